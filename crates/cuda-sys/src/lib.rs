@@ -1,0 +1,88 @@
+//! Hand-written raw bindings to the CUDA driver API (`libcuda`) and the
+//! run-time compiler NVRTC (`libnvrtc`), both opened at run time.
+//!
+//! This crate mirrors CUDA 13.0's `cuda.h` and `nvrtc.h`: C names, C
+//! signatures, no policy. Nothing is linked at build time, so it builds on a
+//! machine with no CUDA at all. The safe layer is the `cudakit` crate.
+//!
+//! - [`types`]: handles, `CUresult`, the C enums as integer newtypes, and the
+//!   `#[repr(C)]` structs, each with its size checked against the header.
+//! - [`driver`]: the table of libcuda entry points, [`Driver`].
+//! - [`nvrtc`]: NVRTC's types and its table, [`Nvrtc`].
+//! - [`loader`]: where the libraries are looked for.
+//!
+//! ```no_run
+//! let cu = cuda_sys::driver().expect("libcuda");
+//! // SAFETY: cuInit takes flags by value and may be called any number of times.
+//! let rc = unsafe { (cu.cuInit)(0) };
+//! assert_eq!(rc, cuda_sys::CUresult::CUDA_SUCCESS);
+//! ```
+//!
+//! Calling any entry point is `unsafe`: the caller upholds the C API's
+//! contract (valid handles, pointers to live memory of the right size, the
+//! right context current). The `cudakit` crate does that for you.
+
+#![allow(non_camel_case_types, non_snake_case)]
+
+pub mod driver;
+pub mod loader;
+pub mod nvrtc;
+pub(crate) mod table;
+pub mod types;
+
+pub use driver::Driver;
+pub use loader::{Attempt, LoadError, Loaded};
+pub use nvrtc::{nvrtcProgram, nvrtcResult, Nvrtc};
+pub use types::*;
+
+use once_cell::sync::OnceCell;
+
+static DRIVER: OnceCell<Result<(Driver, Loaded), LoadError>> = OnceCell::new();
+static NVRTC: OnceCell<Result<(Nvrtc, Loaded), LoadError>> = OnceCell::new();
+
+/// The process's libcuda table, loaded on first use and kept for the life of
+/// the process.
+///
+/// # Errors
+///
+/// [`LoadError::NotFound`] listing every candidate tried when no libcuda
+/// opens; [`LoadError::MissingSymbol`] when one opens but lacks a required
+/// entry point. The result of the first call is kept: later calls return the
+/// same table or the same error.
+pub fn driver() -> Result<&'static Driver, LoadError> {
+    driver_with_origin().map(|(table, _)| table)
+}
+
+/// Like [`driver`], with where the library came from.
+///
+/// # Errors
+///
+/// As [`driver`].
+pub fn driver_with_origin() -> Result<(&'static Driver, &'static Loaded), LoadError> {
+    match DRIVER.get_or_init(|| Driver::open()) {
+        Ok((table, loaded)) => Ok((table, loaded)),
+        Err(err) => Err(err.clone()),
+    }
+}
+
+/// The process's libnvrtc table, loaded on first use and kept for the life
+/// of the process.
+///
+/// # Errors
+///
+/// As [`driver`], for libnvrtc.
+pub fn nvrtc() -> Result<&'static Nvrtc, LoadError> {
+    nvrtc_with_origin().map(|(table, _)| table)
+}
+
+/// Like [`nvrtc`], with where the library came from.
+///
+/// # Errors
+///
+/// As [`nvrtc`].
+pub fn nvrtc_with_origin() -> Result<(&'static Nvrtc, &'static Loaded), LoadError> {
+    match NVRTC.get_or_init(|| Nvrtc::open()) {
+        Ok((table, loaded)) => Ok((table, loaded)),
+        Err(err) => Err(err.clone()),
+    }
+}

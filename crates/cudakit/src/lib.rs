@@ -1,0 +1,1 @@
+//! cudakit: safe layer (in progress).
