@@ -59,7 +59,7 @@ pub fn driver() -> Result<&'static Driver, LoadError> {
 ///
 /// As [`driver`].
 pub fn driver_with_origin() -> Result<(&'static Driver, &'static Loaded), LoadError> {
-    match DRIVER.get_or_init(|| Driver::open()) {
+    match DRIVER.get_or_init(Driver::open) {
         Ok((table, loaded)) => Ok((table, loaded)),
         Err(err) => Err(err.clone()),
     }
@@ -81,7 +81,7 @@ pub fn nvrtc() -> Result<&'static Nvrtc, LoadError> {
 ///
 /// As [`nvrtc`].
 pub fn nvrtc_with_origin() -> Result<(&'static Nvrtc, &'static Loaded), LoadError> {
-    match NVRTC.get_or_init(|| Nvrtc::open()) {
+    match NVRTC.get_or_init(Nvrtc::open) {
         Ok((table, loaded)) => Ok((table, loaded)),
         Err(err) => Err(err.clone()),
     }

@@ -1,1 +1,57 @@
-//! cudakit: safe layer (in progress).
+//! cudakit: a thin safe layer over the CUDA driver API and NVRTC, both
+//! loaded at run time through [`cuda_sys`] (re-exported as [`sys`]).
+//!
+//! - Every `CUresult` and `nvrtcResult` becomes a typed [`Error`] naming the
+//!   entry point; sticky errors poison the [`Context`], which then refuses
+//!   work with [`Error::ContextPoisoned`] instead of entering the driver.
+//! - Every allocation is recorded in the context's [`Arena`] with its kind,
+//!   size and caller; [`Context::stats`] and [`Context::leak_report`] are one
+//!   call away.
+//! - Buffers ([`DeviceBuffer`], [`PinnedBuffer`], [`UnifiedBuffer`]) borrow
+//!   their context, so none outlives it; asynchronous work runs inside a
+//!   [`Scope`], which keeps what it uses borrowed until the device is done.
+//!
+//! ```no_run
+//! use cudakit::Context;
+//!
+//! fn main() -> cudakit::Result<()> {
+//!     let ctx = Context::new(0)?;
+//!     println!("{} (sm_{}{})", ctx.device().name()?, ctx.limits().compute_capability.0,
+//!              ctx.limits().compute_capability.1);
+//!     let x = ctx.upload(&[1.0f32, 2.0, 3.0])?;
+//!     let y = ctx.alloc::<f32>(3)?;
+//!     y.copy_from(&x)?;
+//!     assert_eq!(y.to_vec()?, vec![1.0, 2.0, 3.0]);
+//!     assert_eq!(ctx.stats().live_count(), 2);
+//!     drop((x, y));
+//!     assert!(ctx.leak_report().is_empty());
+//!     Ok(())
+//! }
+//! ```
+
+pub use cuda_sys as sys;
+
+pub mod arena;
+pub mod context;
+pub mod device;
+mod driver;
+pub mod error;
+pub mod event;
+pub mod memory;
+pub mod metrics;
+pub mod scope;
+pub mod stream;
+
+pub use arena::{AllocKind, AllocRecord, Arena, ArenaStats, KindStats};
+pub use context::Context;
+pub use device::{Device, DeviceLimits};
+pub use driver::driver_version;
+pub use error::{DriverCode, DriverError, Error, LaunchConfigError, NvrtcCode, NvrtcError, Result};
+pub use event::Event;
+pub use memory::{
+    Attach, Bf16, DeviceBuffer, DeviceCopy, DeviceDst, DeviceSrc, DeviceView, PinnedBuffer,
+    UnifiedBuffer, F16,
+};
+pub use metrics::Metrics;
+pub use scope::Scope;
+pub use stream::Stream;

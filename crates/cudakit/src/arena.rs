@@ -1,0 +1,297 @@
+//! The allocation arena: every allocation cudakit makes (device, pinned,
+//! unified, and host storage for its own use) is recorded with its kind,
+//! size and the caller's location, and removed when freed.
+//!
+//! Counters are atomics, so reading [`Arena::stats`] never blocks. The record
+//! map sits behind a mutex that only allocation and free take, never a
+//! launch or a copy: those allocate nothing.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::panic::Location;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// What kind of memory an allocation is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AllocKind {
+    /// Device memory (`cuMemAlloc_v2`).
+    Device,
+    /// Page-locked host memory (`cuMemHostAlloc`).
+    Pinned,
+    /// Unified (managed) memory (`cuMemAllocManaged`).
+    Unified,
+    /// Host memory cudakit allocates for its own use (launch parameter
+    /// storage that does not fit inline, JIT log buffers).
+    HostStorage,
+}
+
+impl AllocKind {
+    /// Every kind, in a stable order.
+    pub const ALL: [AllocKind; 4] = [
+        AllocKind::Device,
+        AllocKind::Pinned,
+        AllocKind::Unified,
+        AllocKind::HostStorage,
+    ];
+
+    fn index(self) -> usize {
+        match self {
+            AllocKind::Device => 0,
+            AllocKind::Pinned => 1,
+            AllocKind::Unified => 2,
+            AllocKind::HostStorage => 3,
+        }
+    }
+}
+
+/// One live allocation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllocRecord {
+    /// Identifier within the arena.
+    pub id: u64,
+    /// Kind of memory.
+    pub kind: AllocKind,
+    /// Size in bytes.
+    pub bytes: usize,
+    /// Where the allocation was asked for (`#[track_caller]`).
+    pub location: &'static Location<'static>,
+}
+
+/// Counters of one kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KindStats {
+    /// Allocations live now.
+    pub live_count: u64,
+    /// Bytes live now.
+    pub live_bytes: u64,
+    /// Highest `live_bytes` seen.
+    pub peak_bytes: u64,
+    /// Allocations made, in total.
+    pub total_allocs: u64,
+    /// Frees, in total.
+    pub total_frees: u64,
+    /// Bytes allocated, in total.
+    pub total_bytes: u64,
+}
+
+/// A snapshot of an arena's counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ArenaStats {
+    /// Per kind, in [`AllocKind::ALL`] order.
+    pub kinds: [KindStats; 4],
+}
+
+impl ArenaStats {
+    /// The counters of one kind.
+    pub fn kind(&self, kind: AllocKind) -> KindStats {
+        self.kinds[kind.index()]
+    }
+
+    /// Live allocations of every kind.
+    pub fn live_count(&self) -> u64 {
+        self.kinds.iter().map(|k| k.live_count).sum()
+    }
+
+    /// Live bytes of every kind.
+    pub fn live_bytes(&self) -> u64 {
+        self.kinds.iter().map(|k| k.live_bytes).sum()
+    }
+}
+
+#[derive(Default)]
+struct Counters {
+    live_count: AtomicU64,
+    live_bytes: AtomicU64,
+    peak_bytes: AtomicU64,
+    total_allocs: AtomicU64,
+    total_frees: AtomicU64,
+    total_bytes: AtomicU64,
+}
+
+/// Records every allocation. One per context, and one process-wide arena for
+/// host storage that belongs to no context ([`host_arena`]).
+#[derive(Default)]
+pub struct Arena {
+    next_id: AtomicU64,
+    counters: [Counters; 4],
+    records: Mutex<HashMap<u64, AllocRecord>>,
+}
+
+impl fmt::Debug for Arena {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Arena").field("stats", &self.stats()).finish()
+    }
+}
+
+impl Arena {
+    /// A new, empty arena.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records an allocation; returns its id for [`Arena::record_free`].
+    pub fn record_alloc(
+        &self,
+        kind: AllocKind,
+        bytes: usize,
+        location: &'static Location<'static>,
+    ) -> u64 {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
+        let c = &self.counters[kind.index()];
+        c.live_count.fetch_add(1, Ordering::Relaxed);
+        let live = c.live_bytes.fetch_add(bytes as u64, Ordering::Relaxed) + bytes as u64;
+        c.peak_bytes.fetch_max(live, Ordering::Relaxed);
+        c.total_allocs.fetch_add(1, Ordering::Relaxed);
+        c.total_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+        let record = AllocRecord {
+            id,
+            kind,
+            bytes,
+            location,
+        };
+        self.lock().insert(id, record);
+        id
+    }
+
+    /// Removes the record of a freed allocation. Unknown ids are ignored.
+    pub fn record_free(&self, id: u64) {
+        let Some(record) = self.lock().remove(&id) else {
+            return;
+        };
+        let c = &self.counters[record.kind.index()];
+        c.live_count.fetch_sub(1, Ordering::Relaxed);
+        c.live_bytes
+            .fetch_sub(record.bytes as u64, Ordering::Relaxed);
+        c.total_frees.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The counters now.
+    pub fn stats(&self) -> ArenaStats {
+        let mut out = ArenaStats::default();
+        for (slot, c) in out.kinds.iter_mut().zip(&self.counters) {
+            *slot = KindStats {
+                live_count: c.live_count.load(Ordering::Relaxed),
+                live_bytes: c.live_bytes.load(Ordering::Relaxed),
+                peak_bytes: c.peak_bytes.load(Ordering::Relaxed),
+                total_allocs: c.total_allocs.load(Ordering::Relaxed),
+                total_frees: c.total_frees.load(Ordering::Relaxed),
+                total_bytes: c.total_bytes.load(Ordering::Relaxed),
+            };
+        }
+        out
+    }
+
+    /// Every live allocation, oldest first.
+    pub fn live(&self) -> Vec<AllocRecord> {
+        let mut live: Vec<AllocRecord> = self.lock().values().cloned().collect();
+        live.sort_by_key(|r| r.id);
+        live
+    }
+
+    /// A readable report of what is live and where it was allocated; empty
+    /// when nothing is.
+    pub fn leak_report(&self) -> String {
+        let live = self.live();
+        if live.is_empty() {
+            return String::new();
+        }
+        let bytes: usize = live.iter().map(|r| r.bytes).sum();
+        let mut out = format!("{} live allocation(s), {} bytes:\n", live.len(), bytes);
+        for r in &live {
+            out.push_str(&format!(
+                "  #{} {:?} {} bytes at {}:{}:{}\n",
+                r.id,
+                r.kind,
+                r.bytes,
+                r.location.file(),
+                r.location.line(),
+                r.location.column()
+            ));
+        }
+        out
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, AllocRecord>> {
+        // A panic while the map was held cannot leave it half-updated
+        // (insert and remove are single calls), so a poisoned lock is safe
+        // to keep using.
+        match self.records.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+}
+
+/// The process-wide arena for host storage that belongs to no context
+/// (launch parameter lists too large for their inline storage).
+pub fn host_arena() -> &'static Arena {
+    static HOST: once_cell::sync::Lazy<Arena> = once_cell::sync::Lazy::new(Arena::new);
+    &HOST
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accounting_tracks_live_peak_and_totals_per_kind() {
+        let arena = Arena::new();
+        let here = Location::caller();
+        let a = arena.record_alloc(AllocKind::Device, 100, here);
+        let b = arena.record_alloc(AllocKind::Device, 50, here);
+        let c = arena.record_alloc(AllocKind::Pinned, 7, here);
+        let s = arena.stats();
+        assert_eq!(s.kind(AllocKind::Device).live_count, 2);
+        assert_eq!(s.kind(AllocKind::Device).live_bytes, 150);
+        assert_eq!(s.kind(AllocKind::Pinned).live_bytes, 7);
+        assert_eq!(s.live_count(), 3);
+        arena.record_free(a);
+        let s = arena.stats();
+        assert_eq!(s.kind(AllocKind::Device).live_bytes, 50);
+        assert_eq!(s.kind(AllocKind::Device).peak_bytes, 150);
+        assert_eq!(s.kind(AllocKind::Device).total_allocs, 2);
+        assert_eq!(s.kind(AllocKind::Device).total_frees, 1);
+        assert_eq!(s.kind(AllocKind::Device).total_bytes, 150);
+        // Freeing twice or an unknown id changes nothing.
+        arena.record_free(a);
+        arena.record_free(999);
+        assert_eq!(arena.stats().kind(AllocKind::Device).total_frees, 1);
+        arena.record_free(b);
+        arena.record_free(c);
+        let s = arena.stats();
+        assert_eq!(s.live_count(), 0);
+        assert_eq!(s.live_bytes(), 0);
+        assert!(arena.leak_report().is_empty());
+    }
+
+    #[test]
+    fn the_leak_report_names_kind_size_and_caller() {
+        let arena = Arena::new();
+        let id = arena.record_alloc(AllocKind::Unified, 4096, Location::caller());
+        let report = arena.leak_report();
+        assert!(report.starts_with("1 live allocation(s), 4096 bytes"), "{report}");
+        assert!(report.contains("Unified 4096 bytes at"), "{report}");
+        assert!(report.contains(file!()), "{report}");
+        assert_eq!(arena.live()[0].id, id);
+    }
+
+    #[test]
+    fn concurrent_allocations_balance() {
+        let arena = Arena::new();
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for i in 0..1000 {
+                        let id = arena.record_alloc(AllocKind::HostStorage, i, Location::caller());
+                        arena.record_free(id);
+                    }
+                });
+            }
+        });
+        let s = arena.stats().kind(AllocKind::HostStorage);
+        assert_eq!((s.live_count, s.live_bytes), (0, 0));
+        assert_eq!((s.total_allocs, s.total_frees), (4000, 4000));
+    }
+}

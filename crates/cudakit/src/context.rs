@@ -1,0 +1,385 @@
+//! Contexts: the device's primary context, retained and released, with the
+//! arena, the metrics and the sticky-error record that every object of the
+//! context shares.
+//!
+//! # Sticky errors
+//!
+//! Some errors leave a CUDA context unusable (an illegal address, a device
+//! assert, a launch failure: see [`DriverCode::is_sticky`]). The driver's
+//! only guarantee after one is that a new process works; every later call on
+//! the context may return the same error. cudakit records the first sticky
+//! error a context sees; from then on every operation on that context
+//! returns [`Error::ContextPoisoned`] naming the original error and call,
+//! without entering the driver. Drops on a poisoned context still hand the
+//! resources back (the driver answers at once with the sticky error, which
+//! is recorded, never panicked on).
+//!
+//! What cudakit offers beyond a new process is best effort: drop every
+//! object of the context, then [`Context::reset`], which releases the
+//! primary context and resets it (`cuDevicePrimaryCtxReset_v2`). Whether the
+//! device is usable afterwards in the same process is up to the driver; the
+//! hardware suite tests what actually happens.
+//!
+//! [`DriverCode::is_sticky`]: crate::DriverCode::is_sticky
+
+use std::ptr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use cuda_sys::{CUcontext, CUlimit, Driver};
+use once_cell::sync::OnceCell;
+
+use crate::arena::{Arena, ArenaStats};
+use crate::device::{Device, DeviceLimits};
+use crate::driver::cu;
+use crate::error::{check, DriverError, Error, Result};
+use crate::metrics::{Metrics, MetricsCounters};
+
+/// A device's primary context. Cheap to clone (clones share one retained
+/// context). Buffers, streams and modules borrow it, so none can outlive it:
+///
+/// ```compile_fail
+/// # fn main() -> cudakit::Result<()> {
+/// let buffer = {
+///     let ctx = cudakit::Context::new(0)?;
+///     ctx.alloc::<f32>(16)?
+/// }; // error: `ctx` does not live long enough
+/// # drop(buffer); Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Context {
+    shared: Arc<Shared>,
+}
+
+pub(crate) struct Shared {
+    device: Device,
+    raw: CUcontext,
+    limits: DeviceLimits,
+    poison: OnceCell<DriverError>,
+    drop_errors: Mutex<Vec<DriverError>>,
+    arena: Arena,
+    metrics: MetricsCounters,
+    kernel_timing: AtomicBool,
+    released: AtomicBool,
+}
+
+// SAFETY: CUcontext is a handle the driver API accepts from any thread; all
+// other fields are thread-safe.
+unsafe impl Send for Shared {}
+// SAFETY: as above; the driver API is thread-safe and the shared state is
+// behind atomics, OnceCell and Mutex.
+unsafe impl Sync for Shared {}
+
+static REGISTRY: Mutex<Vec<(i32, Weak<Shared>)>> = Mutex::new(Vec::new());
+
+fn registry() -> std::sync::MutexGuard<'static, Vec<(i32, Weak<Shared>)>> {
+    match REGISTRY.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("device", &self.shared.device.ordinal())
+            .field("poisoned", &self.shared.poison.get())
+            .finish()
+    }
+}
+
+impl Context {
+    /// The primary context of device `ordinal`, retained
+    /// (`cuDevicePrimaryCtxRetain`). Every `Context` of one device shares
+    /// one primary context, one arena, one metrics record and one
+    /// sticky-error record.
+    ///
+    /// # Errors
+    ///
+    /// Load and `cuInit` errors, [`Error::NoSuchDevice`], driver errors.
+    #[track_caller]
+    pub fn new(ordinal: usize) -> Result<Context> {
+        Self::on(Device::get(ordinal)?)
+    }
+
+    /// The primary context of `device`. See [`Context::new`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::new`].
+    pub fn on(device: Device) -> Result<Context> {
+        let mut reg = registry();
+        reg.retain(|(_, w)| w.strong_count() > 0);
+        if let Some(shared) = reg
+            .iter()
+            .find(|(d, _)| *d == device.ordinal())
+            .and_then(|(_, w)| w.upgrade())
+        {
+            return Ok(Context { shared });
+        }
+        let cu = cu()?;
+        let limits = device.limits()?;
+        let mut raw: CUcontext = ptr::null_mut();
+        // SAFETY: a valid out-pointer and a device handle from cuDeviceGet.
+        check("cuDevicePrimaryCtxRetain", unsafe {
+            (cu.cuDevicePrimaryCtxRetain)(&mut raw, device.as_raw())
+        })?;
+        let shared = Arc::new(Shared {
+            device,
+            raw,
+            limits,
+            poison: OnceCell::new(),
+            drop_errors: Mutex::new(Vec::new()),
+            arena: Arena::new(),
+            metrics: MetricsCounters::default(),
+            kernel_timing: AtomicBool::new(false),
+            released: AtomicBool::new(false),
+        });
+        reg.push((device.ordinal(), Arc::downgrade(&shared)));
+        Ok(Context { shared })
+    }
+
+    /// The device.
+    pub fn device(&self) -> Device {
+        self.shared.device
+    }
+
+    /// The raw primary context handle.
+    pub fn as_raw(&self) -> CUcontext {
+        self.shared.raw
+    }
+
+    /// The device's launch limits, read when the context was created.
+    pub fn limits(&self) -> &DeviceLimits {
+        &self.shared.limits
+    }
+
+    /// The arena of this context's allocations.
+    pub fn arena(&self) -> &Arena {
+        &self.shared.arena
+    }
+
+    /// The arena's counters (live, peak, totals per kind).
+    pub fn stats(&self) -> ArenaStats {
+        self.shared.arena.stats()
+    }
+
+    /// What is live and where it was allocated; empty when nothing is.
+    pub fn leak_report(&self) -> String {
+        self.shared.arena.leak_report()
+    }
+
+    /// Bytes and time of copies, compiles, module loads; launches; kernel
+    /// time per function when [`Context::set_kernel_timing`] is on.
+    pub fn metrics(&self) -> Metrics {
+        self.shared.metrics.snapshot()
+    }
+
+    pub(crate) fn counters(&self) -> &MetricsCounters {
+        &self.shared.metrics
+    }
+
+    /// Turns event timing of launches and asynchronous copies on or off.
+    /// Off by default: the default launch path records nothing.
+    pub fn set_kernel_timing(&self, on: bool) {
+        self.shared.kernel_timing.store(on, Ordering::Relaxed);
+    }
+
+    pub(crate) fn kernel_timing(&self) -> bool {
+        self.shared.kernel_timing.load(Ordering::Relaxed)
+    }
+
+    /// The sticky error that poisoned this context, if any.
+    pub fn poisoned(&self) -> Option<DriverError> {
+        self.shared.poison.get().copied()
+    }
+
+    /// Errors that drops of this context's objects met (they never panic).
+    pub fn drop_errors(&self) -> Vec<DriverError> {
+        match self.shared.drop_errors.lock() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    /// Whether two handles share one primary context.
+    pub fn same(&self, other: &Context) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// Refuses work on a poisoned context, and makes the context current on
+    /// the calling thread. Every operation starts here.
+    #[inline]
+    pub(crate) fn enter(&self) -> Result<&'static Driver> {
+        if let Some(cause) = self.shared.poison.get() {
+            return Err(Error::ContextPoisoned {
+                device: self.shared.device.ordinal(),
+                cause: *cause,
+            });
+        }
+        let cu = cu()?;
+        let mut current: CUcontext = ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        self.check("cuCtxGetCurrent", unsafe { (cu.cuCtxGetCurrent)(&mut current) })?;
+        if current != self.shared.raw {
+            // SAFETY: the primary context is retained for as long as `self`.
+            self.check("cuCtxSetCurrent", unsafe { (cu.cuCtxSetCurrent)(self.shared.raw) })?;
+        }
+        Ok(cu)
+    }
+
+    /// Checks a driver result; a sticky error poisons the context.
+    #[inline]
+    pub(crate) fn check(&self, call: &'static str, rc: cuda_sys::CUresult) -> Result<()> {
+        match check(call, rc) {
+            Ok(()) => Ok(()),
+            Err(err) => {
+                if err.is_sticky() {
+                    let _ = self.shared.poison.set(err);
+                }
+                Err(Error::Driver(err))
+            }
+        }
+    }
+
+    /// Records an error met while dropping an object of this context.
+    pub(crate) fn record_drop_error(&self, call: &'static str, rc: cuda_sys::CUresult) {
+        if let Err(err) = check(call, rc) {
+            if err.is_sticky() {
+                let _ = self.shared.poison.set(err);
+            }
+            if let Ok(mut g) = self.shared.drop_errors.lock() {
+                g.push(err);
+            }
+        }
+    }
+
+    /// For drops: makes the context current without refusing a poisoned one
+    /// (resources are still handed back). `None` when not even that works.
+    pub(crate) fn enter_for_drop(&self) -> Option<&'static Driver> {
+        let cu = cu().ok()?;
+        // SAFETY: the primary context is retained for as long as `self`.
+        let rc = unsafe { (cu.cuCtxSetCurrent)(self.shared.raw) };
+        self.record_drop_error("cuCtxSetCurrent", rc);
+        Some(cu)
+    }
+
+    /// Waits for all work of the context (`cuCtxSynchronize`).
+    ///
+    /// # Errors
+    ///
+    /// Driver errors, including the sticky error of a faulted kernel (which
+    /// poisons the context); [`Error::ContextPoisoned`].
+    pub fn synchronize(&self) -> Result<()> {
+        let cu = self.enter()?;
+        // SAFETY: the context is current.
+        self.check("cuCtxSynchronize", unsafe { (cu.cuCtxSynchronize)() })
+    }
+
+    /// Free and total device memory in bytes (`cuMemGetInfo_v2`).
+    ///
+    /// # Errors
+    ///
+    /// Driver errors; [`Error::ContextPoisoned`].
+    pub fn memory_info(&self) -> Result<(usize, usize)> {
+        let cu = self.enter()?;
+        let (mut free, mut total) = (0usize, 0usize);
+        // SAFETY: valid out-pointers; the context is current.
+        self.check("cuMemGetInfo_v2", unsafe { (cu.cuMemGetInfo)(&mut free, &mut total) })?;
+        Ok((free, total))
+    }
+
+    /// Reads a context limit (`cuCtxGetLimit`).
+    ///
+    /// # Errors
+    ///
+    /// Driver errors; [`Error::ContextPoisoned`].
+    pub fn limit(&self, limit: CUlimit) -> Result<usize> {
+        let cu = self.enter()?;
+        let mut value = 0usize;
+        // SAFETY: a valid out-pointer; the context is current.
+        self.check("cuCtxGetLimit", unsafe { (cu.cuCtxGetLimit)(&mut value, limit) })?;
+        Ok(value)
+    }
+
+    /// Sets a context limit (`cuCtxSetLimit`).
+    ///
+    /// # Errors
+    ///
+    /// Driver errors; [`Error::ContextPoisoned`].
+    pub fn set_limit(&self, limit: CUlimit, value: usize) -> Result<()> {
+        let cu = self.enter()?;
+        // SAFETY: the context is current; both arguments by value.
+        self.check("cuCtxSetLimit", unsafe { (cu.cuCtxSetLimit)(limit, value) })
+    }
+
+    /// The range of stream priorities as (least, greatest); the greatest
+    /// priority is the numerically lowest (`cuCtxGetStreamPriorityRange`).
+    ///
+    /// # Errors
+    ///
+    /// Driver errors; [`Error::ContextPoisoned`].
+    pub fn stream_priority_range(&self) -> Result<(i32, i32)> {
+        let cu = self.enter()?;
+        let (mut least, mut greatest) = (0, 0);
+        // SAFETY: valid out-pointers; the context is current.
+        self.check("cuCtxGetStreamPriorityRange", unsafe {
+            (cu.cuCtxGetStreamPriorityRange)(&mut least, &mut greatest)
+        })?;
+        Ok((least, greatest))
+    }
+
+    /// Best-effort recovery after a sticky error: releases this (last)
+    /// handle of the primary context and resets it
+    /// (`cuDevicePrimaryCtxRelease_v2`, `cuDevicePrimaryCtxReset_v2`). A new
+    /// [`Context::new`] afterwards retains a fresh primary context, if the
+    /// driver can give one; a new process is the dependable recovery.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] while other handles of this context exist
+    /// (every buffer, stream and module borrows one, so they are gone by
+    /// now); driver errors from the reset.
+    pub fn reset(self) -> Result<()> {
+        let shared = match Arc::try_unwrap(self.shared) {
+            Ok(shared) => shared,
+            Err(shared) => {
+                return Err(Error::InvalidArgument(format!(
+                    "Context::reset needs the last handle of device {}'s context; {} exist",
+                    shared.device.ordinal(),
+                    Arc::strong_count(&shared)
+                )))
+            }
+        };
+        let cu = cu()?;
+        shared.released.store(true, Ordering::Relaxed);
+        // SAFETY: releases the retain taken in Context::on, exactly once (the
+        // `released` flag stops Drop from releasing again).
+        let _ = unsafe { (cu.cuDevicePrimaryCtxRelease)(shared.device.as_raw()) };
+        // SAFETY: resets the device's primary context; no cudakit object of
+        // it is alive (they borrow a Context, and this was the last one).
+        let rc = unsafe { (cu.cuDevicePrimaryCtxReset)(shared.device.as_raw()) };
+        drop(shared);
+        check("cuDevicePrimaryCtxReset_v2", rc)?;
+        Ok(())
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        let report = self.arena.leak_report();
+        if !report.is_empty() {
+            eprintln!(
+                "cudakit: the context of device {} is dropped with {report}",
+                self.device.ordinal()
+            );
+        }
+        if self.released.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Ok(cu) = cu() {
+            // SAFETY: releases the retain taken in Context::on, exactly once.
+            let _ = unsafe { (cu.cuDevicePrimaryCtxRelease)(self.device.as_raw()) };
+        }
+    }
+}

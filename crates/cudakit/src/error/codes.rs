@@ -1,0 +1,608 @@
+//! Typed result codes: [`DriverCode`] for the driver's `CUresult`,
+//! [`NvrtcCode`] for NVRTC's `nvrtcResult`.
+//!
+//! This module is the one place where a raw code becomes a typed one. Each
+//! enum is declared together with its table by a single macro invocation: one
+//! line per code of CUDA 13.0's header, giving the variant, the header's
+//! constant (taken from `cuda-sys`, so the number is never written twice), a
+//! one-line meaning paraphrasing the header, and for driver codes whether the
+//! code is *sticky*. Every method looks its answer up in that table.
+//!
+//! A sticky code is one the header says leaves the process in an
+//! inconsistent state: every later CUDA call returns an error, and the only
+//! dependable way to use CUDA again is a new process.
+//!
+//! A code the table does not know (a newer driver's, say) becomes `Other`
+//! and keeps its number, so nothing is lost on the way up.
+
+use cuda_sys::{nvrtcResult, CUresult};
+
+/// One row of a code table.
+struct Row<R, C> {
+    /// The raw value, as `cuda-sys` declares it.
+    raw: R,
+    /// The typed code.
+    code: C,
+    /// The header's name for the code.
+    name: &'static str,
+    /// A one-line paraphrase of the header's description.
+    meaning: &'static str,
+    /// Whether the header says the process must be relaunched after it.
+    sticky: bool,
+}
+
+/// `true` for a row marked `sticky`, `false` for an unmarked one.
+macro_rules! sticky {
+    () => {
+        false
+    };
+    (sticky) => {
+        true
+    };
+}
+
+/// Declares a code enum and its table from one list of rows, so that the
+/// two cannot disagree: each variant is documented with its header name and
+/// meaning, and `Other(i32)` is added for codes the list does not name.
+macro_rules! code_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident: $raw:ident from $header:literal, table $table:ident {
+            $( $variant:ident = $cname:ident, $meaning:literal $(, $sticky:ident)?; )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[non_exhaustive]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $(
+                #[doc = concat!("`", stringify!($cname), "`: ", $meaning, ".")]
+                $variant,
+            )*
+            #[doc = concat!(
+                "A code not in CUDA 13.0's `", $header,
+                "` (from a newer library, say); the number is kept."
+            )]
+            Other(i32),
+        }
+
+        #[doc = concat!(
+            "Every error code of CUDA 13.0's `", $header,
+            "`, in header order: the only code-to-variant mapping."
+        )]
+        const $table: &[Row<$raw, $name>] = &[
+            $(
+                Row {
+                    raw: $raw::$cname,
+                    code: $name::$variant,
+                    name: stringify!($cname),
+                    meaning: $meaning,
+                    sticky: sticky!($($sticky)?),
+                },
+            )*
+        ];
+    };
+}
+
+code_enum! {
+    /// A driver error code: one variant per error `CUresult` of CUDA 13.0's
+    /// `cuda.h` (`CUDA_SUCCESS` is no error and has none), plus
+    /// [`DriverCode::Other`] for codes these bindings do not know.
+    pub enum DriverCode: CUresult from "cuda.h", table DRIVER_TABLE {
+        InvalidValue = CUDA_ERROR_INVALID_VALUE,
+            "a parameter is outside its acceptable range";
+        OutOfMemory = CUDA_ERROR_OUT_OF_MEMORY, "out of memory";
+        NotInitialized = CUDA_ERROR_NOT_INITIALIZED,
+            "the driver is not initialized (cuInit was not called or failed)";
+        Deinitialized = CUDA_ERROR_DEINITIALIZED, "the driver is shutting down";
+        ProfilerDisabled = CUDA_ERROR_PROFILER_DISABLED,
+            "the profiler is disabled for this run (an external profiling tool may be attached)";
+        ProfilerNotInitialized = CUDA_ERROR_PROFILER_NOT_INITIALIZED,
+            "profiler not initialized (deprecated since CUDA 5.0)";
+        ProfilerAlreadyStarted = CUDA_ERROR_PROFILER_ALREADY_STARTED,
+            "profiling already started (deprecated since CUDA 5.0)";
+        ProfilerAlreadyStopped = CUDA_ERROR_PROFILER_ALREADY_STOPPED,
+            "profiling already stopped (deprecated since CUDA 5.0)";
+        StubLibrary = CUDA_ERROR_STUB_LIBRARY,
+            "the loaded libcuda is a stub library, not a real driver";
+        CallRequiresNewerDriver = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER,
+            "the call needs a newer CUDA driver than the one installed";
+        DeviceUnavailable = CUDA_ERROR_DEVICE_UNAVAILABLE,
+            "the device is unavailable now (exclusive-process or prohibited compute mode)";
+        NoDevice = CUDA_ERROR_NO_DEVICE, "no CUDA-capable device was detected";
+        InvalidDevice = CUDA_ERROR_INVALID_DEVICE,
+            "the device ordinal is invalid, or the action is invalid for the device";
+        DeviceNotLicensed = CUDA_ERROR_DEVICE_NOT_LICENSED, "the grid license is not applied";
+        InvalidImage = CUDA_ERROR_INVALID_IMAGE, "the kernel image or module is invalid";
+        InvalidContext = CUDA_ERROR_INVALID_CONTEXT,
+            "no context is current to the thread, or the context handle is invalid";
+        ContextAlreadyCurrent = CUDA_ERROR_CONTEXT_ALREADY_CURRENT,
+            "the context is already current (deprecated since CUDA 3.2)";
+        MapFailed = CUDA_ERROR_MAP_FAILED, "a map or register operation failed";
+        UnmapFailed = CUDA_ERROR_UNMAP_FAILED, "an unmap or unregister operation failed";
+        ArrayIsMapped = CUDA_ERROR_ARRAY_IS_MAPPED,
+            "the array is mapped and cannot be destroyed";
+        AlreadyMapped = CUDA_ERROR_ALREADY_MAPPED, "the resource is already mapped";
+        NoBinaryForGpu = CUDA_ERROR_NO_BINARY_FOR_GPU,
+            "no kernel image in the module suits this device";
+        AlreadyAcquired = CUDA_ERROR_ALREADY_ACQUIRED, "the resource is already acquired";
+        NotMapped = CUDA_ERROR_NOT_MAPPED, "the resource is not mapped";
+        NotMappedAsArray = CUDA_ERROR_NOT_MAPPED_AS_ARRAY,
+            "the mapped resource is not available as an array";
+        NotMappedAsPointer = CUDA_ERROR_NOT_MAPPED_AS_POINTER,
+            "the mapped resource is not available as a pointer";
+        // Not sticky: unlike the codes below, the header does not say the
+        // process must be relaunched. The hardware may still be unhealthy.
+        EccUncorrectable = CUDA_ERROR_ECC_UNCORRECTABLE,
+            "an uncorrectable ECC error was detected during execution";
+        UnsupportedLimit = CUDA_ERROR_UNSUPPORTED_LIMIT,
+            "the limit is not supported by the device";
+        ContextAlreadyInUse = CUDA_ERROR_CONTEXT_ALREADY_IN_USE,
+            "the context is already bound to another CPU thread";
+        PeerAccessUnsupported = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED,
+            "peer access is not supported between these devices";
+        InvalidPtx = CUDA_ERROR_INVALID_PTX, "just-in-time compilation of PTX failed";
+        InvalidGraphicsContext = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT,
+            "an error with the OpenGL or DirectX context";
+        // Not sticky, as ECC_UNCORRECTABLE above.
+        NvlinkUncorrectable = CUDA_ERROR_NVLINK_UNCORRECTABLE,
+            "an uncorrectable NVLink error was detected during execution";
+        JitCompilerNotFound = CUDA_ERROR_JIT_COMPILER_NOT_FOUND,
+            "the PTX JIT compiler library was not found";
+        UnsupportedPtxVersion = CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
+            "the PTX was produced by an unsupported toolchain";
+        JitCompilationDisabled = CUDA_ERROR_JIT_COMPILATION_DISABLED,
+            "just-in-time compilation of PTX is disabled";
+        UnsupportedExecAffinity = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY,
+            "the execution affinity type is not supported by the device";
+        UnsupportedDevsideSync = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC,
+            "the code to JIT-compile calls cudaDeviceSynchronize, which is unsupported";
+        // Sticky: the header says the process is left inconsistent and must be
+        // terminated and relaunched to use CUDA again.
+        Contained = CUDA_ERROR_CONTAINED,
+            "a device exception was contained by the GPU's error containment", sticky;
+        InvalidSource = CUDA_ERROR_INVALID_SOURCE,
+            "the device kernel source is invalid (compile or link errors)";
+        FileNotFound = CUDA_ERROR_FILE_NOT_FOUND, "the file was not found";
+        SharedObjectSymbolNotFound = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND,
+            "a link to a shared object failed to resolve";
+        SharedObjectInitFailed = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED,
+            "initialization of a shared object failed";
+        OperatingSystem = CUDA_ERROR_OPERATING_SYSTEM, "an operating system call failed";
+        InvalidHandle = CUDA_ERROR_INVALID_HANDLE,
+            "a resource handle (stream, event, ...) is invalid";
+        IllegalState = CUDA_ERROR_ILLEGAL_STATE,
+            "a resource the call needs is not in a valid state for it";
+        LossyQuery = CUDA_ERROR_LOSSY_QUERY,
+            "the query would discard semantically important information";
+        NotFound = CUDA_ERROR_NOT_FOUND, "named symbol not found";
+        NotReady = CUDA_ERROR_NOT_READY,
+            "asynchronous work has not completed yet (not an error as such)";
+        // Sticky: the header says the process is left inconsistent and must be
+        // terminated and relaunched to use CUDA again.
+        IllegalAddress = CUDA_ERROR_ILLEGAL_ADDRESS,
+            "a kernel loaded or stored at an illegal memory address", sticky;
+        LaunchOutOfResources = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+            "the launch lacks resources (too many threads for its registers, or bad parameter sizes)";
+        // Sticky: same header wording as ILLEGAL_ADDRESS (process inconsistent,
+        // terminate and relaunch).
+        LaunchTimeout = CUDA_ERROR_LAUNCH_TIMEOUT,
+            "the kernel ran past the execution timeout", sticky;
+        LaunchIncompatibleTexturing = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING,
+            "the launch uses an incompatible texturing mode";
+        PeerAccessAlreadyEnabled = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED,
+            "peer access to the context is already enabled";
+        PeerAccessNotEnabled = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED,
+            "peer access to the context was never enabled";
+        PrimaryContextActive = CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE,
+            "the device's primary context is already initialized";
+        ContextIsDestroyed = CUDA_ERROR_CONTEXT_IS_DESTROYED,
+            "the current context was destroyed, or is a primary context not yet initialized";
+        // Sticky: the header says the context can no longer be used and must be
+        // destroyed, and all of its device allocations are invalid.
+        Assert = CUDA_ERROR_ASSERT,
+            "a device-side assert triggered during kernel execution", sticky;
+        TooManyPeers = CUDA_ERROR_TOO_MANY_PEERS,
+            "the hardware resources for peer access are exhausted";
+        HostMemoryAlreadyRegistered = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
+            "the host memory range is already registered";
+        HostMemoryNotRegistered = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED,
+            "the host pointer is not in any registered memory range";
+        // Sticky: process inconsistent, terminate and relaunch (header).
+        HardwareStackError = CUDA_ERROR_HARDWARE_STACK_ERROR,
+            "a kernel hit a stack error (corruption or the stack size limit)", sticky;
+        // Sticky: process inconsistent, terminate and relaunch (header).
+        IllegalInstruction = CUDA_ERROR_ILLEGAL_INSTRUCTION,
+            "a kernel executed an illegal instruction", sticky;
+        // Sticky: process inconsistent, terminate and relaunch (header).
+        MisalignedAddress = CUDA_ERROR_MISALIGNED_ADDRESS,
+            "a kernel loaded or stored at a misaligned address", sticky;
+        // Sticky: process inconsistent, terminate and relaunch (header).
+        InvalidAddressSpace = CUDA_ERROR_INVALID_ADDRESS_SPACE,
+            "a kernel gave an instruction an address outside the address spaces it allows", sticky;
+        // Sticky: process inconsistent, terminate and relaunch (header).
+        InvalidPc = CUDA_ERROR_INVALID_PC,
+            "a kernel's program counter wrapped its address space", sticky;
+        // Sticky: process inconsistent, terminate and relaunch (header).
+        LaunchFailed = CUDA_ERROR_LAUNCH_FAILED,
+            "an exception occurred on the device while executing a kernel", sticky;
+        CooperativeLaunchTooLarge = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+            "a cooperative launch has more blocks than can be resident at once";
+        // Sticky: process inconsistent, terminate and relaunch (header).
+        TensorMemoryLeak = CUDA_ERROR_TENSOR_MEMORY_LEAK,
+            "a kernel exited without freeing all of its tensor memory", sticky;
+        NotPermitted = CUDA_ERROR_NOT_PERMITTED, "the operation is not permitted";
+        NotSupported = CUDA_ERROR_NOT_SUPPORTED,
+            "the operation is not supported on this system or device";
+        SystemNotReady = CUDA_ERROR_SYSTEM_NOT_READY,
+            "the system is not ready for CUDA work (check its configuration and driver daemons)";
+        SystemDriverMismatch = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,
+            "the display driver and the CUDA driver versions do not match";
+        CompatNotSupportedOnDevice = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE,
+            "forward compatibility is not supported on the visible hardware";
+        MpsConnectionFailed = CUDA_ERROR_MPS_CONNECTION_FAILED,
+            "the MPS client could not connect to the MPS control daemon or server";
+        MpsRpcFailure = CUDA_ERROR_MPS_RPC_FAILURE,
+            "a remote procedure call between the MPS server and client failed";
+        MpsServerNotReady = CUDA_ERROR_MPS_SERVER_NOT_READY,
+            "the MPS server is not ready for new clients";
+        MpsMaxClientsReached = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED,
+            "the hardware resources for another MPS client are exhausted";
+        MpsMaxConnectionsReached = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED,
+            "the hardware resources for device connections are exhausted";
+        // Sticky: the header says the process must be terminated and relaunched
+        // to use CUDA again.
+        MpsClientTerminated = CUDA_ERROR_MPS_CLIENT_TERMINATED,
+            "the MPS server terminated this client", sticky;
+        CdpNotSupported = CUDA_ERROR_CDP_NOT_SUPPORTED,
+            "dynamic parallelism (CDP) is not supported in this configuration";
+        CdpVersionMismatch = CUDA_ERROR_CDP_VERSION_MISMATCH,
+            "the module mixes incompatible versions of dynamic parallelism";
+        StreamCaptureUnsupported = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+            "the operation is not permitted while the stream is capturing";
+        StreamCaptureInvalidated = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+            "the stream's capture sequence was invalidated by an earlier error";
+        StreamCaptureMerge = CUDA_ERROR_STREAM_CAPTURE_MERGE,
+            "the operation would merge two independent capture sequences";
+        StreamCaptureUnmatched = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED,
+            "the capture was not started in this stream";
+        StreamCaptureUnjoined = CUDA_ERROR_STREAM_CAPTURE_UNJOINED,
+            "the capture sequence has a fork not joined back to the origin stream";
+        StreamCaptureIsolation = CUDA_ERROR_STREAM_CAPTURE_ISOLATION,
+            "a dependency would cross the capture sequence boundary";
+        StreamCaptureImplicit = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,
+            "a disallowed implicit dependency on a capture from the legacy stream";
+        CapturedEvent = CUDA_ERROR_CAPTURED_EVENT,
+            "the operation is not permitted on an event last recorded in a capturing stream";
+        StreamCaptureWrongThread = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD,
+            "a capture not in relaxed mode was ended from a different thread";
+        Timeout = CUDA_ERROR_TIMEOUT, "the wait operation timed out";
+        GraphExecUpdateFailure = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE,
+            "the graph update broke a constraint of executable graph update";
+        // Sticky: process inconsistent, terminate and relaunch (header).
+        ExternalDevice = CUDA_ERROR_EXTERNAL_DEVICE,
+            "an external device signalled an error for data shared with CUDA", sticky;
+        InvalidClusterSize = CUDA_ERROR_INVALID_CLUSTER_SIZE,
+            "the launch's cluster configuration is invalid";
+        FunctionNotLoaded = CUDA_ERROR_FUNCTION_NOT_LOADED, "the function is not loaded";
+        InvalidResourceType = CUDA_ERROR_INVALID_RESOURCE_TYPE,
+            "a resource is not of a valid type for the operation";
+        InvalidResourceConfiguration = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION,
+            "a resource is insufficient or not applicable for the operation";
+        KeyRotation = CUDA_ERROR_KEY_ROTATION, "an error occurred during key rotation";
+        Unknown = CUDA_ERROR_UNKNOWN, "an unknown internal error occurred";
+    }
+}
+
+impl DriverCode {
+    /// The typed code of a raw `CUresult`; a value CUDA 13.0's `cuda.h` does
+    /// not name becomes [`DriverCode::Other`] with its number.
+    ///
+    /// `CUDA_SUCCESS` is not an error and has no variant: passed here, it
+    /// becomes `Other(0)`. Callers check for success before converting.
+    #[must_use]
+    pub fn from_raw(raw: CUresult) -> Self {
+        DRIVER_TABLE
+            .iter()
+            .find(|row| row.raw == raw)
+            .map_or(Self::Other(raw.0), |row| row.code)
+    }
+
+    /// The raw `CUresult` this code stands for.
+    #[must_use]
+    pub fn raw(self) -> CUresult {
+        match self {
+            Self::Other(number) => CUresult(number),
+            // Every named variant has a row: one macro line declares both.
+            named => named
+                .row()
+                .map_or(CUresult::CUDA_ERROR_UNKNOWN, |row| row.raw),
+        }
+    }
+
+    /// The header's name for the code, e.g. `"CUDA_ERROR_OUT_OF_MEMORY"`;
+    /// `"CUDA_ERROR_<unknown>"` for [`DriverCode::Other`].
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        self.row().map_or("CUDA_ERROR_<unknown>", |row| row.name)
+    }
+
+    /// The code's number, e.g. 2 for `CUDA_ERROR_OUT_OF_MEMORY`.
+    #[must_use]
+    pub fn number(self) -> i32 {
+        self.raw().0
+    }
+
+    /// What the code means, in one lowercase line without a trailing
+    /// period, e.g. `"out of memory"`.
+    #[must_use]
+    pub fn meaning(self) -> &'static str {
+        self.row()
+            .map_or("a code CUDA 13.0's cuda.h does not define", |row| {
+                row.meaning
+            })
+    }
+
+    /// Whether the code is sticky: the header says it leaves the process in
+    /// an inconsistent state, every later CUDA call fails, and only a new
+    /// process dependably gets a usable context back. `false` for
+    /// [`DriverCode::Other`], whose nature these bindings cannot know.
+    #[must_use]
+    pub fn is_sticky(self) -> bool {
+        self.row().is_some_and(|row| row.sticky)
+    }
+
+    /// The table row of a named code; `None` for [`DriverCode::Other`].
+    fn row(self) -> Option<&'static Row<CUresult, Self>> {
+        DRIVER_TABLE.iter().find(|row| row.code == self)
+    }
+}
+
+code_enum! {
+    /// An NVRTC error code: one variant per error `nvrtcResult` of CUDA
+    /// 13.0's `nvrtc.h` (`NVRTC_SUCCESS` is no error and has none), plus
+    /// [`NvrtcCode::Other`] for codes these bindings do not know.
+    pub enum NvrtcCode: nvrtcResult from "nvrtc.h", table NVRTC_TABLE {
+        OutOfMemory = NVRTC_ERROR_OUT_OF_MEMORY, "out of host memory";
+        ProgramCreationFailure = NVRTC_ERROR_PROGRAM_CREATION_FAILURE,
+            "the program could not be created";
+        InvalidInput = NVRTC_ERROR_INVALID_INPUT,
+            "an argument is invalid (a null pointer, a negative count, ...)";
+        InvalidProgram = NVRTC_ERROR_INVALID_PROGRAM, "the program handle is invalid";
+        InvalidOption = NVRTC_ERROR_INVALID_OPTION,
+            "a compile option is unknown or has an invalid value";
+        Compilation = NVRTC_ERROR_COMPILATION,
+            "the source did not compile (the program log says why)";
+        BuiltinOperationFailure = NVRTC_ERROR_BUILTIN_OPERATION_FAILURE,
+            "a built-in operation failed (often: libnvrtc-builtins could not be loaded)";
+        NoNameExpressionsAfterCompilation = NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION,
+            "name expressions cannot be added after compiling";
+        NoLoweredNamesBeforeCompilation = NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION,
+            "lowered names are not available before compiling";
+        NameExpressionNotValid = NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID,
+            "the name expression was not added before compiling, or names nothing";
+        InternalError = NVRTC_ERROR_INTERNAL_ERROR, "an internal error in NVRTC";
+        TimeFileWriteFailed = NVRTC_ERROR_TIME_FILE_WRITE_FAILED,
+            "the file named by --time could not be written";
+        NoPchCreateAttempted = NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED,
+            "no precompiled header creation was attempted";
+        PchCreateHeapExhausted = NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED,
+            "the precompiled header heap ran out of space";
+        PchCreate = NVRTC_ERROR_PCH_CREATE,
+            "an error prevented the precompiled header from being created";
+        Cancelled = NVRTC_ERROR_CANCELLED,
+            "compilation was cancelled by the flow callback";
+        TimeTraceFileWriteFailed = NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED,
+            "the time-trace file could not be written";
+    }
+}
+
+impl NvrtcCode {
+    /// The typed code of a raw `nvrtcResult`; a value CUDA 13.0's `nvrtc.h`
+    /// does not name becomes [`NvrtcCode::Other`] with its number.
+    ///
+    /// `NVRTC_SUCCESS` is not an error and has no variant: passed here, it
+    /// becomes `Other(0)`. Callers check for success before converting.
+    #[must_use]
+    pub fn from_raw(raw: nvrtcResult) -> Self {
+        NVRTC_TABLE
+            .iter()
+            .find(|row| row.raw == raw)
+            .map_or(Self::Other(raw.0), |row| row.code)
+    }
+
+    /// The raw `nvrtcResult` this code stands for.
+    #[must_use]
+    pub fn raw(self) -> nvrtcResult {
+        match self {
+            Self::Other(number) => nvrtcResult(number),
+            // Every named variant has a row: one macro line declares both.
+            named => named
+                .row()
+                .map_or(nvrtcResult::NVRTC_ERROR_INTERNAL_ERROR, |row| row.raw),
+        }
+    }
+
+    /// The header's name for the code, e.g. `"NVRTC_ERROR_COMPILATION"`;
+    /// `"NVRTC_ERROR_<unknown>"` for [`NvrtcCode::Other`].
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        self.row().map_or("NVRTC_ERROR_<unknown>", |row| row.name)
+    }
+
+    /// The code's number, e.g. 6 for `NVRTC_ERROR_COMPILATION`.
+    #[must_use]
+    pub fn number(self) -> i32 {
+        self.raw().0
+    }
+
+    /// What the code means, in one lowercase line without a trailing
+    /// period, e.g. `"out of host memory"`.
+    #[must_use]
+    pub fn meaning(self) -> &'static str {
+        self.row()
+            .map_or("a code CUDA 13.0's nvrtc.h does not define", |row| {
+                row.meaning
+            })
+    }
+
+    /// The table row of a named code; `None` for [`NvrtcCode::Other`].
+    fn row(self) -> Option<&'static Row<nvrtcResult, Self>> {
+        NVRTC_TABLE.iter().find(|row| row.code == self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    /// The codes whose description in `cuda.h` 13.0 says the process is left
+    /// in an inconsistent state (or the context unusable) and CUDA can only
+    /// be used again after a relaunch.
+    const EXPECTED_STICKY: &[CUresult] = &[
+        CUresult::CUDA_ERROR_CONTAINED,
+        CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+        CUresult::CUDA_ERROR_LAUNCH_TIMEOUT,
+        CUresult::CUDA_ERROR_ASSERT,
+        CUresult::CUDA_ERROR_HARDWARE_STACK_ERROR,
+        CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION,
+        CUresult::CUDA_ERROR_MISALIGNED_ADDRESS,
+        CUresult::CUDA_ERROR_INVALID_ADDRESS_SPACE,
+        CUresult::CUDA_ERROR_INVALID_PC,
+        CUresult::CUDA_ERROR_LAUNCH_FAILED,
+        CUresult::CUDA_ERROR_TENSOR_MEMORY_LEAK,
+        CUresult::CUDA_ERROR_MPS_CLIENT_TERMINATED,
+        CUresult::CUDA_ERROR_EXTERNAL_DEVICE,
+    ];
+
+    #[test]
+    fn the_tables_have_one_row_per_header_error() {
+        assert_eq!(DRIVER_TABLE.len(), 100);
+        assert_eq!(NVRTC_TABLE.len(), 17);
+        // The headers' enums are these rows plus the success value.
+        assert_eq!(CUresult::ALL.len(), DRIVER_TABLE.len() + 1);
+        assert_eq!(nvrtcResult::ALL.len(), NVRTC_TABLE.len() + 1);
+    }
+
+    #[test]
+    fn every_driver_error_maps_to_its_variant_and_back() {
+        for &(name, raw) in CUresult::ALL {
+            if raw == CUresult::CUDA_SUCCESS {
+                continue;
+            }
+            let code = DriverCode::from_raw(raw);
+            assert!(!matches!(code, DriverCode::Other(_)), "{name} is unmapped");
+            assert_eq!(code.name(), name);
+            assert_eq!(code.raw(), raw, "{name}");
+            assert_eq!(code.number(), raw.0, "{name}");
+        }
+    }
+
+    #[test]
+    fn every_nvrtc_error_maps_to_its_variant_and_back() {
+        for &(name, raw) in nvrtcResult::ALL {
+            if raw == nvrtcResult::NVRTC_SUCCESS {
+                continue;
+            }
+            let code = NvrtcCode::from_raw(raw);
+            assert!(!matches!(code, NvrtcCode::Other(_)), "{name} is unmapped");
+            assert_eq!(code.name(), name);
+            assert_eq!(code.raw(), raw, "{name}");
+            assert_eq!(code.number(), raw.0, "{name}");
+        }
+    }
+
+    #[test]
+    fn unknown_codes_keep_their_number() {
+        for number in [12345, -1, 35, 1000] {
+            let code = DriverCode::from_raw(CUresult(number));
+            assert_eq!(code, DriverCode::Other(number));
+            assert_eq!(code.number(), number);
+            assert_eq!(code.raw(), CUresult(number));
+            assert_eq!(code.name(), "CUDA_ERROR_<unknown>");
+            assert!(!code.is_sticky());
+        }
+        for number in [12345, -1, 18] {
+            let code = NvrtcCode::from_raw(nvrtcResult(number));
+            assert_eq!(code, NvrtcCode::Other(number));
+            assert_eq!(code.number(), number);
+            assert_eq!(code.raw(), nvrtcResult(number));
+            assert_eq!(code.name(), "NVRTC_ERROR_<unknown>");
+        }
+    }
+
+    #[test]
+    fn success_is_no_variant() {
+        assert_eq!(
+            DriverCode::from_raw(CUresult::CUDA_SUCCESS),
+            DriverCode::Other(0)
+        );
+        assert_eq!(
+            NvrtcCode::from_raw(nvrtcResult::NVRTC_SUCCESS),
+            NvrtcCode::Other(0)
+        );
+    }
+
+    #[test]
+    fn the_sticky_set_is_the_headers() {
+        let sticky: HashSet<CUresult> = DRIVER_TABLE
+            .iter()
+            .filter(|row| row.code.is_sticky())
+            .map(|row| row.raw)
+            .collect();
+        let expected: HashSet<CUresult> = EXPECTED_STICKY.iter().copied().collect();
+        assert_eq!(expected.len(), EXPECTED_STICKY.len());
+        assert_eq!(sticky, expected);
+        assert!(NVRTC_TABLE.iter().all(|row| !row.sticky));
+        // The codes DESIGN.md names, and the one measured on hardware.
+        assert!(DriverCode::IllegalAddress.is_sticky());
+        assert!(DriverCode::MisalignedAddress.is_sticky());
+        assert!(DriverCode::LaunchFailed.is_sticky());
+        assert!(DriverCode::InvalidAddressSpace.is_sticky());
+        assert!(!DriverCode::OutOfMemory.is_sticky());
+    }
+
+    #[test]
+    fn no_two_rows_share_a_variant_or_a_code() {
+        let variants: HashSet<DriverCode> = DRIVER_TABLE.iter().map(|row| row.code).collect();
+        let raws: HashSet<CUresult> = DRIVER_TABLE.iter().map(|row| row.raw).collect();
+        let names: HashSet<&str> = DRIVER_TABLE.iter().map(|row| row.name).collect();
+        assert_eq!(variants.len(), DRIVER_TABLE.len());
+        assert_eq!(raws.len(), DRIVER_TABLE.len());
+        assert_eq!(names.len(), DRIVER_TABLE.len());
+
+        let variants: HashSet<NvrtcCode> = NVRTC_TABLE.iter().map(|row| row.code).collect();
+        let raws: HashSet<nvrtcResult> = NVRTC_TABLE.iter().map(|row| row.raw).collect();
+        let names: HashSet<&str> = NVRTC_TABLE.iter().map(|row| row.name).collect();
+        assert_eq!(variants.len(), NVRTC_TABLE.len());
+        assert_eq!(raws.len(), NVRTC_TABLE.len());
+        assert_eq!(names.len(), NVRTC_TABLE.len());
+    }
+
+    /// Non-empty, one line, lowercase first letter, no trailing period.
+    fn assert_meaning_shape(name: &str, meaning: &str) {
+        let first = meaning.chars().next();
+        assert!(
+            first.is_some_and(|c| c.is_ascii_lowercase()),
+            "{name}: {meaning:?}"
+        );
+        assert!(!meaning.ends_with('.'), "{name}: {meaning:?}");
+        assert!(!meaning.contains('\n'), "{name}: {meaning:?}");
+        assert_eq!(meaning.trim(), meaning, "{name}");
+    }
+
+    #[test]
+    fn meanings_are_one_lowercase_line() {
+        for row in DRIVER_TABLE {
+            assert_meaning_shape(row.name, row.code.meaning());
+        }
+        for row in NVRTC_TABLE {
+            assert_meaning_shape(row.name, row.code.meaning());
+        }
+        assert_meaning_shape("other", DriverCode::Other(1).meaning());
+        assert_meaning_shape("other", NvrtcCode::Other(1).meaning());
+        assert_eq!(DriverCode::OutOfMemory.meaning(), "out of memory");
+    }
+}

@@ -1,0 +1,357 @@
+//! Errors: every `CUresult` and `nvrtcResult` becomes a typed error that
+//! names the entry point that produced it.
+//!
+//! Raw codes are mapped in exactly one place, [`codes`]. Driver results pass
+//! through one helper, [`check`], or through a context's check that also
+//! records sticky errors (see [`crate::Context`]).
+
+mod codes;
+
+pub use codes::{DriverCode, NvrtcCode};
+pub use cuda_sys::LoadError;
+
+use cuda_sys::{nvrtcResult, CUresult};
+
+/// A driver entry point returned an error.
+///
+/// Displayed as `cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[error("{call}: {} ({}): {}", code.name(), code.number(), code.meaning())]
+pub struct DriverError {
+    /// The exported symbol that was called (`cuMemAlloc_v2`).
+    pub call: &'static str,
+    /// What it returned.
+    pub code: DriverCode,
+}
+
+impl DriverError {
+    /// Whether the error leaves the context unusable (illegal address,
+    /// device assert, launch failure, ...). See [`DriverCode::is_sticky`].
+    pub fn is_sticky(&self) -> bool {
+        self.code.is_sticky()
+    }
+}
+
+/// An NVRTC entry point returned an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[error("{call}: {} ({}): {}", code.name(), code.number(), code.meaning())]
+pub struct NvrtcError {
+    /// The NVRTC function that was called.
+    pub call: &'static str,
+    /// What it returned.
+    pub code: NvrtcCode,
+}
+
+/// A launch configuration that the device or the function cannot run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LaunchConfigError {
+    /// A dimension or count is zero.
+    #[error("{what} is 0; every grid, block and cluster dimension must be at least 1")]
+    Zero {
+        /// Which dimension (`grid.x`, `block.z`, `cluster.y`, ...).
+        what: &'static str,
+    },
+    /// A value exceeds a limit of the device or the function.
+    #[error("{what} is {value}, over the limit {limit} ({source_of_limit})")]
+    OverLimit {
+        /// What was asked for (`block threads`, `dynamic shared memory`, ...).
+        what: &'static str,
+        /// The value asked for.
+        value: u64,
+        /// The limit.
+        limit: u64,
+        /// Where the limit comes from (a device attribute or a function
+        /// attribute, by its CUDA name).
+        source_of_limit: &'static str,
+    },
+    /// A cluster dimension does not divide the grid.
+    #[error("grid.{axis} = {grid} is not a multiple of cluster.{axis} = {cluster}")]
+    ClusterDoesNotDivideGrid {
+        /// `x`, `y` or `z`.
+        axis: char,
+        /// The grid dimension.
+        grid: u32,
+        /// The cluster dimension.
+        cluster: u32,
+    },
+}
+
+/// Everything that can go wrong in cudakit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// libcuda or libnvrtc could not be loaded.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// A driver entry point failed.
+    #[error(transparent)]
+    Driver(#[from] DriverError),
+    /// An NVRTC entry point failed.
+    #[error(transparent)]
+    Nvrtc(#[from] NvrtcError),
+    /// NVRTC rejected the program; the log has the file:line diagnostics.
+    #[error("compiling {program} failed ({}) with options [{}]:\n{log}", code.name(), options.join(" "))]
+    Compile {
+        /// The program's name (as passed to `nvrtcCreateProgram`).
+        program: String,
+        /// The options it was compiled with.
+        options: Vec<String>,
+        /// What `nvrtcCompileProgram` returned.
+        code: NvrtcCode,
+        /// NVRTC's log.
+        log: String,
+    },
+    /// The driver's JIT rejected a PTX or CUBIN image; the log says why.
+    #[error("{call}: {} ({}): {}; JIT log:\n{log}", code.name(), code.number(), code.meaning())]
+    ModuleLoad {
+        /// The entry point (`cuModuleLoadDataEx`).
+        call: &'static str,
+        /// What it returned.
+        code: DriverCode,
+        /// The JIT error log (and info log, when there is one).
+        log: String,
+    },
+    /// An earlier sticky error left this context unusable; cudakit refuses
+    /// further work on it without entering the driver.
+    #[error(
+        "the context of device {device} is unusable after an earlier sticky error ({cause}); \
+         start a new process (the dependable recovery) or drop every object of the context \
+         and call Context::reset"
+    )]
+    ContextPoisoned {
+        /// The device ordinal.
+        device: i32,
+        /// The error that poisoned the context, with the call that returned it.
+        cause: DriverError,
+    },
+    /// An optional entry point this operation needs is missing from the
+    /// loaded driver or NVRTC.
+    #[error("{feature} is not supported by the loaded library (needs {needs_driver} or newer)")]
+    NotSupported {
+        /// What was asked for, by its entry point (`cuFuncGetParamInfo`).
+        feature: &'static str,
+        /// The first CUDA version whose library has it (`CUDA 12.4`).
+        needs_driver: &'static str,
+    },
+    /// The launch configuration exceeds a limit of the device or function.
+    #[error("invalid launch configuration for {function}: {error}")]
+    LaunchConfig {
+        /// The kernel.
+        function: String,
+        /// Which limit, and the value asked for.
+        error: LaunchConfigError,
+    },
+    /// The number of arguments does not match the kernel's parameters.
+    #[error("{function}: the kernel takes {expected} argument(s), {got} were given")]
+    ArgumentCount {
+        /// The kernel.
+        function: String,
+        /// Parameters the kernel declares (from `cuFuncGetParamInfo`).
+        expected: usize,
+        /// Arguments given.
+        got: usize,
+    },
+    /// An argument's size does not match the kernel's parameter.
+    #[error(
+        "{function}: argument {index} is {got_size} byte(s), the kernel's parameter {index} is {expected_size}"
+    )]
+    ArgumentMismatch {
+        /// The kernel.
+        function: String,
+        /// The parameter index, from 0.
+        index: usize,
+        /// The parameter's size in the kernel.
+        expected_size: usize,
+        /// The argument's size.
+        got_size: usize,
+    },
+    /// A zero-length allocation or copy was asked for.
+    #[error("zero-length {what}: CUDA allocations and copies need at least one element")]
+    ZeroLength {
+        /// What was asked for.
+        what: &'static str,
+    },
+    /// An element count times the element size overflows `usize`.
+    #[error("{len} elements of {elem_size} bytes overflow the address space")]
+    SizeOverflow {
+        /// Element count.
+        len: usize,
+        /// Element size in bytes.
+        elem_size: usize,
+    },
+    /// Two lengths that must match do not.
+    #[error("{what}: lengths differ ({expected} expected, {got} given)")]
+    LengthMismatch {
+        /// The operation.
+        what: &'static str,
+        /// The length required.
+        expected: usize,
+        /// The length given.
+        got: usize,
+    },
+    /// A range does not lie inside the buffer.
+    #[error("range {start}..{end} is out of bounds for a buffer of {len} elements")]
+    OutOfBounds {
+        /// Range start.
+        start: usize,
+        /// Range end.
+        end: usize,
+        /// Buffer length.
+        len: usize,
+    },
+    /// Objects of two different contexts were mixed in one operation.
+    #[error("{what}: objects of different contexts (device {a} and device {b})")]
+    ContextMismatch {
+        /// The operation.
+        what: &'static str,
+        /// One device ordinal.
+        a: i32,
+        /// The other.
+        b: i32,
+    },
+    /// A string handed to C contains a NUL byte.
+    #[error("{what} contains an interior NUL byte")]
+    InteriorNul {
+        /// Which string.
+        what: &'static str,
+    },
+    /// The module has no function of that name.
+    #[error("no function {name:?} in the module; it knows: {}", known.join(", "))]
+    UnknownFunction {
+        /// The name asked for.
+        name: String,
+        /// The names the module knows (name expressions and `extern "C"` names).
+        known: Vec<String>,
+    },
+    /// The module has no global of that name, or its size differs.
+    #[error("global {name:?}: {reason}")]
+    Global {
+        /// The symbol asked for.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A device ordinal that does not exist.
+    #[error("device {ordinal} does not exist ({count} device(s) present)")]
+    NoSuchDevice {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// Devices present.
+        count: usize,
+    },
+    /// A value that the API rejects before the driver sees it.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// A file-system operation failed (module files, the compile cache).
+    #[error("{path}: {message}")]
+    Io {
+        /// The file or folder.
+        path: String,
+        /// The operating system's message.
+        message: String,
+    },
+}
+
+impl Error {
+    /// The driver error inside, if this is one (also the cause of a poisoned
+    /// context).
+    pub fn driver_error(&self) -> Option<DriverError> {
+        match self {
+            Error::Driver(e) => Some(*e),
+            Error::ContextPoisoned { cause, .. } => Some(*cause),
+            _ => None,
+        }
+    }
+
+    /// Whether the error left the context unusable.
+    pub fn is_sticky(&self) -> bool {
+        matches!(self, Error::ContextPoisoned { .. })
+            || self.driver_error().is_some_and(|e| e.is_sticky())
+    }
+}
+
+/// `Result` with cudakit's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The one helper every raw driver result goes through.
+///
+/// # Errors
+///
+/// [`DriverError`] naming `call` when `rc` is not `CUDA_SUCCESS`.
+#[inline]
+pub fn check(call: &'static str, rc: CUresult) -> Result<(), DriverError> {
+    if rc == CUresult::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(DriverError {
+            call,
+            code: DriverCode::from_raw(rc),
+        })
+    }
+}
+
+/// The one helper every raw NVRTC result goes through.
+///
+/// # Errors
+///
+/// [`NvrtcError`] naming `call` when `rc` is not `NVRTC_SUCCESS`.
+#[inline]
+pub fn check_nvrtc(call: &'static str, rc: nvrtcResult) -> Result<(), NvrtcError> {
+    if rc == nvrtcResult::NVRTC_SUCCESS {
+        Ok(())
+    } else {
+        Err(NvrtcError {
+            call,
+            code: NvrtcCode::from_raw(rc),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_driver_error_names_the_call_code_number_and_meaning() {
+        let err = check("cuMemAlloc_v2", CUresult::CUDA_ERROR_OUT_OF_MEMORY).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY (2): {}",
+                DriverCode::from_raw(CUresult::CUDA_ERROR_OUT_OF_MEMORY).meaning()
+            )
+        );
+        assert!(!err.is_sticky());
+        assert!(check("cuInit", CUresult::CUDA_SUCCESS).is_ok());
+    }
+
+    #[test]
+    fn unknown_codes_keep_their_number() {
+        let err = check("cuFoo", CUresult(123_456)).unwrap_err();
+        assert_eq!(err.code.number(), 123_456);
+        assert!(err.to_string().contains("123456"));
+    }
+
+    #[test]
+    fn sticky_errors_are_flagged_through_error() {
+        let err: Error = check("cuCtxSynchronize", CUresult::CUDA_ERROR_ILLEGAL_ADDRESS)
+            .unwrap_err()
+            .into();
+        assert!(err.is_sticky());
+        let poisoned = Error::ContextPoisoned {
+            device: 0,
+            cause: err.driver_error().unwrap(),
+        };
+        assert!(poisoned.is_sticky());
+        let text = poisoned.to_string();
+        assert!(text.contains("cuCtxSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS (700)"), "{text}");
+    }
+
+    #[test]
+    fn nvrtc_errors_name_the_call() {
+        let err = check_nvrtc("nvrtcCompileProgram", nvrtcResult::NVRTC_ERROR_INVALID_OPTION)
+            .unwrap_err();
+        assert!(err.to_string().starts_with("nvrtcCompileProgram: NVRTC_ERROR_INVALID_OPTION (5)"));
+    }
+}

@@ -1,0 +1,170 @@
+//! The copy plumbing every buffer type shares: one function per direction,
+//! each timing itself into the context's metrics.
+
+use std::time::Instant;
+
+use cuda_sys::{CUdeviceptr, CUstream};
+
+use super::{byte_len, DeviceCopy};
+use crate::context::Context;
+use crate::error::{Error, Result};
+
+/// Checks that two lengths match.
+pub(crate) fn same_len(what: &'static str, expected: usize, got: usize) -> Result<()> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            what,
+            expected,
+            got,
+        })
+    }
+}
+
+/// Host to device, synchronous (`cuMemcpyHtoD_v2`). `dst` must hold
+/// `src.len()` elements.
+pub(crate) fn htod<T: DeviceCopy>(ctx: &Context, dst: CUdeviceptr, src: &[T]) -> Result<()> {
+    let bytes = byte_len::<T>(src.len(), "copy")?;
+    let cu = ctx.enter()?;
+    let t = Instant::now();
+    // SAFETY: `src` is `bytes` readable bytes; the caller guarantees `dst`
+    // addresses at least `bytes` bytes of this context's memory.
+    let rc = unsafe { (cu.cuMemcpyHtoD)(dst, src.as_ptr().cast(), bytes) };
+    ctx.check("cuMemcpyHtoD_v2", rc)?;
+    ctx.counters().htod.add(bytes, Some(t.elapsed()));
+    Ok(())
+}
+
+/// Device to host, synchronous (`cuMemcpyDtoH_v2`).
+pub(crate) fn dtoh<T: DeviceCopy>(ctx: &Context, dst: &mut [T], src: CUdeviceptr) -> Result<()> {
+    let bytes = byte_len::<T>(dst.len(), "copy")?;
+    let cu = ctx.enter()?;
+    let t = Instant::now();
+    // SAFETY: `dst` is `bytes` writable bytes of a type valid for every bit
+    // pattern; the caller guarantees `src` addresses `bytes` bytes.
+    let rc = unsafe { (cu.cuMemcpyDtoH)(dst.as_mut_ptr().cast(), src, bytes) };
+    ctx.check("cuMemcpyDtoH_v2", rc)?;
+    ctx.counters().dtoh.add(bytes, Some(t.elapsed()));
+    Ok(())
+}
+
+/// Device to host into a new vector.
+pub(crate) fn dtoh_vec<T: DeviceCopy>(ctx: &Context, src: CUdeviceptr, len: usize) -> Result<Vec<T>> {
+    let bytes = byte_len::<T>(len, "copy")?;
+    let mut out: Vec<T> = Vec::with_capacity(len);
+    let cu = ctx.enter()?;
+    let t = Instant::now();
+    // SAFETY: the vector has capacity for `len` elements (`bytes` bytes);
+    // the caller guarantees `src` addresses `bytes` bytes.
+    let rc = unsafe { (cu.cuMemcpyDtoH)(out.as_mut_ptr().cast(), src, bytes) };
+    ctx.check("cuMemcpyDtoH_v2", rc)?;
+    // SAFETY: the driver wrote all `len` elements, and every bit pattern is
+    // a valid `T` (DeviceCopy's contract).
+    unsafe { out.set_len(len) };
+    ctx.counters().dtoh.add(bytes, Some(t.elapsed()));
+    Ok(out)
+}
+
+/// Device to device, synchronous with respect to the host
+/// (`cuMemcpyDtoD_v2` followed by a wait on the legacy stream's work).
+pub(crate) fn dtod(ctx: &Context, dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) -> Result<()> {
+    let cu = ctx.enter()?;
+    let t = Instant::now();
+    // SAFETY: the caller guarantees both ranges are `bytes` long in this
+    // context's memory.
+    let rc = unsafe { (cu.cuMemcpyDtoD)(dst, src, bytes) };
+    ctx.check("cuMemcpyDtoD_v2", rc)?;
+    // SAFETY: waits on the legacy default stream the copy was queued on.
+    let rc = unsafe { (cu.cuStreamSynchronize)(std::ptr::null_mut()) };
+    ctx.check("cuStreamSynchronize", rc)?;
+    ctx.counters().dtod.add(bytes, Some(t.elapsed()));
+    Ok(())
+}
+
+/// Fills `len` elements at `dst` with `value`: `cuMemsetD8/16/32_v2` for
+/// elements of 1, 2 or 4 bytes; other sizes upload a filled host copy.
+pub(crate) fn fill<T: DeviceCopy>(ctx: &Context, dst: CUdeviceptr, len: usize, value: T) -> Result<()> {
+    byte_len::<T>(len, "fill")?;
+    let size = std::mem::size_of::<T>();
+    if !matches!(size, 1 | 2 | 4) {
+        let host = vec![value; len];
+        return htod(ctx, dst, &host);
+    }
+    let mut raw = [0u8; 4];
+    // SAFETY: `value` is `size` (1, 2 or 4) readable bytes and `raw` has 4.
+    unsafe { std::ptr::copy_nonoverlapping((&value as *const T).cast::<u8>(), raw.as_mut_ptr(), size) };
+    let cu = ctx.enter()?;
+    let (call, rc) = match size {
+        // SAFETY (all three): the caller guarantees `dst` addresses `len`
+        // elements of `size` bytes.
+        1 => ("cuMemsetD8_v2", unsafe { (cu.cuMemsetD8)(dst, raw[0], len) }),
+        2 => ("cuMemsetD16_v2", unsafe {
+            (cu.cuMemsetD16)(dst, u16::from_ne_bytes([raw[0], raw[1]]), len)
+        }),
+        _ => ("cuMemsetD32_v2", unsafe { (cu.cuMemsetD32)(dst, u32::from_ne_bytes(raw), len) }),
+    };
+    ctx.check(call, rc)
+}
+
+/// Host to device on a stream (`cuMemcpyHtoDAsync_v2`).
+///
+/// # Safety
+///
+/// `src` must stay readable and unwritten, and `dst` valid, until the
+/// stream has finished the copy; both must hold `bytes` bytes.
+pub(crate) unsafe fn htod_async(
+    ctx: &Context,
+    stream: CUstream,
+    dst: CUdeviceptr,
+    src: *const u8,
+    bytes: usize,
+) -> Result<()> {
+    let cu = ctx.enter()?;
+    // SAFETY: the caller's contract.
+    let rc = unsafe { (cu.cuMemcpyHtoDAsync)(dst, src.cast(), bytes, stream) };
+    ctx.check("cuMemcpyHtoDAsync_v2", rc)?;
+    ctx.counters().htod.add(bytes, None);
+    Ok(())
+}
+
+/// Device to host on a stream (`cuMemcpyDtoHAsync_v2`).
+///
+/// # Safety
+///
+/// `dst` must stay writable and otherwise untouched, and `src` valid, until
+/// the stream has finished the copy; both must hold `bytes` bytes.
+pub(crate) unsafe fn dtoh_async(
+    ctx: &Context,
+    stream: CUstream,
+    dst: *mut u8,
+    src: CUdeviceptr,
+    bytes: usize,
+) -> Result<()> {
+    let cu = ctx.enter()?;
+    // SAFETY: the caller's contract.
+    let rc = unsafe { (cu.cuMemcpyDtoHAsync)(dst.cast(), src, bytes, stream) };
+    ctx.check("cuMemcpyDtoHAsync_v2", rc)?;
+    ctx.counters().dtoh.add(bytes, None);
+    Ok(())
+}
+
+/// Device to device on a stream (`cuMemcpyDtoDAsync_v2`).
+///
+/// # Safety
+///
+/// Both ranges must stay valid until the stream has finished the copy.
+pub(crate) unsafe fn dtod_async(
+    ctx: &Context,
+    stream: CUstream,
+    dst: CUdeviceptr,
+    src: CUdeviceptr,
+    bytes: usize,
+) -> Result<()> {
+    let cu = ctx.enter()?;
+    // SAFETY: the caller's contract.
+    let rc = unsafe { (cu.cuMemcpyDtoDAsync)(dst, src, bytes, stream) };
+    ctx.check("cuMemcpyDtoDAsync_v2", rc)?;
+    ctx.counters().dtod.add(bytes, None);
+    Ok(())
+}

@@ -1,0 +1,341 @@
+//! Device memory: [`DeviceBuffer`] owns an allocation, [`DeviceView`] is a
+//! sub-range of one.
+
+use std::marker::PhantomData;
+use std::ops::RangeBounds;
+use std::panic::Location;
+
+use cuda_sys::CUdeviceptr;
+
+use super::copy::{self, same_len};
+use super::{byte_len, resolve_range, DeviceCopy, DeviceDst, DeviceSrc, Sealed};
+use crate::arena::AllocKind;
+use crate::context::Context;
+use crate::error::Result;
+
+/// Device memory for `len` elements of `T` (`cuMemAlloc_v2`), freed on drop
+/// (`cuMemFree_v2`) and recorded in the context's arena.
+pub struct DeviceBuffer<'c, T: DeviceCopy> {
+    ctx: &'c Context,
+    ptr: CUdeviceptr,
+    len: usize,
+    id: u64,
+    _marker: PhantomData<T>,
+}
+
+impl<T: DeviceCopy> std::fmt::Debug for DeviceBuffer<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceBuffer")
+            .field("ptr", &format_args!("{:#x}", self.ptr))
+            .field("len", &self.len)
+            .field("type", &std::any::type_name::<T>())
+            .finish()
+    }
+}
+
+impl Context {
+    /// Allocates device memory for `len` elements (`cuMemAlloc_v2`). The
+    /// contents are unspecified (any bit pattern is a valid `T`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ZeroLength`](crate::Error::ZeroLength) and
+    /// [`Error::SizeOverflow`](crate::Error::SizeOverflow) before any driver
+    /// call; driver errors (out of memory); a poisoned context.
+    #[track_caller]
+    pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<'_, T>> {
+        DeviceBuffer::uninit_at(self, len, Location::caller())
+    }
+
+    /// Allocates device memory and zeroes it (`cuMemsetD8_v2`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::alloc`].
+    #[track_caller]
+    pub fn alloc_zeroed<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<'_, T>> {
+        let buf = DeviceBuffer::uninit_at(self, len, Location::caller())?;
+        let bytes = byte_len::<T>(len, "allocation")?;
+        copy::fill::<u8>(self, buf.ptr, bytes, 0)?;
+        Ok(buf)
+    }
+
+    /// Allocates device memory holding a copy of `src`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::alloc`], and copy errors.
+    #[track_caller]
+    pub fn upload<T: DeviceCopy>(&self, src: &[T]) -> Result<DeviceBuffer<'_, T>> {
+        let buf = DeviceBuffer::uninit_at(self, src.len(), Location::caller())?;
+        copy::htod(self, buf.ptr, src)?;
+        Ok(buf)
+    }
+}
+
+impl<'c, T: DeviceCopy> DeviceBuffer<'c, T> {
+    fn uninit_at(ctx: &'c Context, len: usize, location: &'static Location<'static>) -> Result<Self> {
+        let bytes = byte_len::<T>(len, "allocation")?;
+        let cu = ctx.enter()?;
+        let mut ptr: CUdeviceptr = 0;
+        // SAFETY: a valid out-pointer and a non-zero size; the context is
+        // current.
+        ctx.check("cuMemAlloc_v2", unsafe { (cu.cuMemAlloc)(&mut ptr, bytes) })?;
+        let id = ctx.arena().record_alloc(AllocKind::Device, bytes, location);
+        Ok(DeviceBuffer {
+            ctx,
+            ptr,
+            len,
+            id,
+            _marker: PhantomData,
+        })
+    }
+
+    /// The context.
+    pub fn context(&self) -> &'c Context {
+        self.ctx
+    }
+
+    /// The device address.
+    pub fn device_ptr(&self) -> CUdeviceptr {
+        self.ptr
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always `false`: zero-length buffers cannot be made.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Size in bytes.
+    pub fn byte_len(&self) -> usize {
+        self.len * std::mem::size_of::<T>()
+    }
+
+    /// The whole buffer as a view.
+    pub fn as_view(&self) -> DeviceView<'_, T> {
+        DeviceView {
+            ctx: self.ctx,
+            ptr: self.ptr,
+            len: self.len,
+            _marker: PhantomData,
+        }
+    }
+
+    /// A sub-range as a view.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::OutOfBounds`](crate::Error::OutOfBounds) or an empty range.
+    pub fn view(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
+        self.as_view().view(range)
+    }
+
+    /// Copies `src` into the buffer (`cuMemcpyHtoD_v2`); lengths must match.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch); driver errors.
+    pub fn copy_from_host(&self, src: &[T]) -> Result<()> {
+        self.as_view().copy_from_host(src)
+    }
+
+    /// Copies the buffer into `dst` (`cuMemcpyDtoH_v2`); lengths must match.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch); driver errors.
+    pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
+        self.as_view().copy_to_host(dst)
+    }
+
+    /// The contents as a vector (`cuMemcpyDtoH_v2`).
+    ///
+    /// # Errors
+    ///
+    /// Driver errors.
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        self.as_view().to_vec()
+    }
+
+    /// Copies device memory into the buffer (`cuMemcpyDtoD_v2`); lengths
+    /// must match; both must belong to this context.
+    ///
+    /// # Errors
+    ///
+    /// Length and context mismatches; driver errors.
+    pub fn copy_from<'s>(&self, src: impl DeviceSrc<'s, T>) -> Result<()> {
+        self.as_view().copy_from(src)
+    }
+
+    /// Sets every element to `value`.
+    ///
+    /// # Errors
+    ///
+    /// Driver errors.
+    pub fn fill(&self, value: T) -> Result<()> {
+        self.as_view().fill(value)
+    }
+}
+
+impl<T: DeviceCopy> Drop for DeviceBuffer<'_, T> {
+    fn drop(&mut self) {
+        if let Some(cu) = self.ctx.enter_for_drop() {
+            // SAFETY: frees the allocation made in `uninit_at`, once. No
+            // device work can still use it: asynchronous work borrows the
+            // buffer inside a scope, which synchronizes before it ends.
+            let rc = unsafe { (cu.cuMemFree)(self.ptr) };
+            self.ctx.record_drop_error("cuMemFree_v2", rc);
+        }
+        self.ctx.arena().record_free(self.id);
+    }
+}
+
+/// A sub-range of device memory, borrowed from a [`DeviceBuffer`]. `Copy`:
+/// device memory is not Rust memory, so views may alias; what a kernel does
+/// with aliasing views is the kernel's business.
+pub struct DeviceView<'a, T: DeviceCopy> {
+    ctx: &'a Context,
+    ptr: CUdeviceptr,
+    len: usize,
+    _marker: PhantomData<&'a T>,
+}
+
+impl<T: DeviceCopy> Clone for DeviceView<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: DeviceCopy> Copy for DeviceView<'_, T> {}
+
+impl<T: DeviceCopy> std::fmt::Debug for DeviceView<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceView")
+            .field("ptr", &format_args!("{:#x}", self.ptr))
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+impl<'a, T: DeviceCopy> DeviceView<'a, T> {
+    /// The device address of the first element.
+    pub fn device_ptr(&self) -> CUdeviceptr {
+        self.ptr
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always `false`.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The context.
+    pub fn context(&self) -> &'a Context {
+        self.ctx
+    }
+
+    /// A sub-range of this view.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::OutOfBounds`](crate::Error::OutOfBounds) or an empty range.
+    pub fn view(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'a, T>> {
+        let (start, end) = resolve_range(range, self.len)?;
+        Ok(DeviceView {
+            ctx: self.ctx,
+            ptr: self.ptr + (start * std::mem::size_of::<T>()) as u64,
+            len: end - start,
+            _marker: PhantomData,
+        })
+    }
+
+    /// Copies `src` in (`cuMemcpyHtoD_v2`).
+    ///
+    /// # Errors
+    ///
+    /// Length mismatch; driver errors.
+    pub fn copy_from_host(&self, src: &[T]) -> Result<()> {
+        same_len("copy_from_host", self.len, src.len())?;
+        copy::htod(self.ctx, self.ptr, src)
+    }
+
+    /// Copies out (`cuMemcpyDtoH_v2`).
+    ///
+    /// # Errors
+    ///
+    /// Length mismatch; driver errors.
+    pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
+        same_len("copy_to_host", self.len, dst.len())?;
+        copy::dtoh(self.ctx, dst, self.ptr)
+    }
+
+    /// The contents as a vector.
+    ///
+    /// # Errors
+    ///
+    /// Driver errors.
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        copy::dtoh_vec(self.ctx, self.ptr, self.len)
+    }
+
+    /// Copies device memory in (`cuMemcpyDtoD_v2`).
+    ///
+    /// # Errors
+    ///
+    /// Length and context mismatches; driver errors.
+    pub fn copy_from<'s>(&self, src: impl DeviceSrc<'s, T>) -> Result<()> {
+        same_len("copy_from", self.len, src.len())?;
+        crate::stream::same_context("copy_from", self.ctx, src.context())?;
+        let bytes = byte_len::<T>(self.len, "copy")?;
+        copy::dtod(self.ctx, self.ptr, src.device_ptr(), bytes)
+    }
+
+    /// Sets every element to `value`.
+    ///
+    /// # Errors
+    ///
+    /// Driver errors.
+    pub fn fill(&self, value: T) -> Result<()> {
+        copy::fill(self.ctx, self.ptr, self.len, value)
+    }
+}
+
+impl<T: DeviceCopy> Sealed for &DeviceBuffer<'_, T> {}
+impl<T: DeviceCopy> Sealed for DeviceView<'_, T> {}
+
+macro_rules! device_memory_impls {
+    ($trait:ident) => {
+        impl<'a, T: DeviceCopy> $trait<'a, T> for &'a DeviceBuffer<'_, T> {
+            fn context(&self) -> &'a Context {
+                self.ctx
+            }
+            fn device_ptr(&self) -> CUdeviceptr {
+                self.ptr
+            }
+            fn len(&self) -> usize {
+                self.len
+            }
+        }
+        impl<'a, T: DeviceCopy> $trait<'a, T> for DeviceView<'a, T> {
+            fn context(&self) -> &'a Context {
+                self.ctx
+            }
+            fn device_ptr(&self) -> CUdeviceptr {
+                self.ptr
+            }
+            fn len(&self) -> usize {
+                self.len
+            }
+        }
+    };
+}
+device_memory_impls!(DeviceSrc);
+device_memory_impls!(DeviceDst);

@@ -1,0 +1,182 @@
+//! The plain-data element trait: what may live in a CUDA buffer and be
+//! passed to a kernel by value.
+
+/// Plain data that can be copied byte for byte between host and device.
+///
+/// # Safety
+///
+/// Implement it only for types that are
+/// - `Copy` and without references, pointers to host memory or drop glue
+///   (the bytes are copied to the device and back, never dropped there);
+/// - valid for **every** bit pattern: whatever a kernel writes, or what an
+///   unwritten allocation holds, becomes a value of the type on the host.
+///   `bool`, `char`, enums and `NonZero*` are therefore excluded;
+/// - laid out as the kernel expects: `#[repr(C)]` (or `#[repr(transparent)]`)
+///   for structs, with the same field order, sizes and alignment as the
+///   CUDA C++ side.
+///
+/// Padding bytes of a struct are copied as they are; they carry no meaning.
+pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {}
+
+macro_rules! impl_device_copy {
+    ($($t:ty),*) => { $(
+        // SAFETY: a primitive number: Copy, no pointers, every bit pattern valid.
+        unsafe impl DeviceCopy for $t {}
+    )* };
+}
+impl_device_copy!(u8, i8, u16, i16, u32, i32, u64, i64, u128, i128, usize, isize, f32, f64);
+
+// SAFETY: an array of plain data is plain data, with the element's layout.
+unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
+
+/// IEEE 754 half precision (`__half`), kept as its bits.
+#[repr(transparent)]
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct F16(pub u16);
+
+/// bfloat16 (`__nv_bfloat16`), kept as its bits.
+#[repr(transparent)]
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Bf16(pub u16);
+
+// SAFETY: a transparent u16.
+unsafe impl DeviceCopy for F16 {}
+// SAFETY: a transparent u16.
+unsafe impl DeviceCopy for Bf16 {}
+
+impl F16 {
+    /// Rounds an f32 to the nearest half (ties to even); overflow becomes
+    /// infinity, NaN stays NaN.
+    pub fn from_f32(x: f32) -> F16 {
+        let bits = x.to_bits();
+        let sign = ((bits >> 16) & 0x8000) as u16;
+        let exp = ((bits >> 23) & 0xff) as i32;
+        let mant = bits & 0x7f_ffff;
+        if exp == 0xff {
+            let nan = if mant != 0 { 0x200 } else { 0 };
+            return F16(sign | 0x7c00 | nan);
+        }
+        let e = exp - 127 + 15;
+        if e >= 0x1f {
+            return F16(sign | 0x7c00);
+        }
+        if e <= 0 {
+            if e < -10 {
+                return F16(sign);
+            }
+            let m = mant | 0x80_0000;
+            let shift = (14 - e) as u32;
+            let half = 1u32 << (shift - 1);
+            let rest = m & ((1u32 << shift) - 1);
+            let mut v = m >> shift;
+            if rest > half || (rest == half && (v & 1) == 1) {
+                v += 1;
+            }
+            return F16(sign | v as u16);
+        }
+        let mut v = ((e as u32) << 10) | (mant >> 13);
+        let rest = mant & 0x1fff;
+        if rest > 0x1000 || (rest == 0x1000 && (v & 1) == 1) {
+            v += 1;
+        }
+        F16(sign | v as u16)
+    }
+
+    /// The exact f32 value.
+    pub fn to_f32(self) -> f32 {
+        let h = self.0 as u32;
+        let sign = (h & 0x8000) << 16;
+        let exp = (h >> 10) & 0x1f;
+        let mant = h & 0x3ff;
+        let bits = if exp == 0 {
+            if mant == 0 {
+                sign
+            } else {
+                let mut e = 127 - 15 + 1;
+                let mut m = mant;
+                while m & 0x400 == 0 {
+                    m <<= 1;
+                    e -= 1;
+                }
+                sign | ((e as u32) << 23) | ((m & 0x3ff) << 13)
+            }
+        } else if exp == 0x1f {
+            sign | 0x7f80_0000 | (mant << 13)
+        } else {
+            sign | ((exp + 127 - 15) << 23) | (mant << 13)
+        };
+        f32::from_bits(bits)
+    }
+}
+
+impl Bf16 {
+    /// Rounds an f32 to the nearest bfloat16 (ties to even); NaN stays NaN.
+    pub fn from_f32(x: f32) -> Bf16 {
+        let bits = x.to_bits();
+        if x.is_nan() {
+            return Bf16(((bits >> 16) as u16) | 0x40);
+        }
+        let round = 0x7fff + ((bits >> 16) & 1);
+        Bf16((bits.wrapping_add(round) >> 16) as u16)
+    }
+
+    /// The exact f32 value.
+    pub fn to_f32(self) -> f32 {
+        f32::from_bits((self.0 as u32) << 16)
+    }
+}
+
+impl std::fmt::Debug for F16 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}f16", self.to_f32())
+    }
+}
+
+impl std::fmt::Debug for Bf16 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}bf16", self.to_f32())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f16_round_trips_every_finite_half() {
+        for bits in 0..=u16::MAX {
+            let h = F16(bits);
+            let x = h.to_f32();
+            if x.is_nan() {
+                assert!(F16::from_f32(x).to_f32().is_nan());
+            } else {
+                assert_eq!(F16::from_f32(x).0, bits, "bits {bits:#06x} -> {x}");
+            }
+        }
+    }
+
+    #[test]
+    fn f16_rounds_to_nearest_even() {
+        assert_eq!(F16::from_f32(1.0).0, 0x3c00);
+        // 1 + 2^-11 lies halfway between 1 and 1 + 2^-10: ties to even (1).
+        assert_eq!(F16::from_f32(1.0 + 2f32.powi(-11)).0, 0x3c00);
+        assert_eq!(F16::from_f32(1.0 + 3.0 * 2f32.powi(-11)).0, 0x3c02);
+        assert_eq!(F16::from_f32(65520.0).0, 0x7c00);
+        assert_eq!(F16::from_f32(-2.0).0, 0xc000);
+        assert_eq!(F16::from_f32(5.96e-8).0, 0x0001);
+    }
+
+    #[test]
+    fn bf16_round_trips_and_rounds() {
+        for bits in (0..=u16::MAX).step_by(7) {
+            let x = Bf16(bits).to_f32();
+            if !x.is_nan() {
+                assert_eq!(Bf16::from_f32(x).0, bits);
+            }
+        }
+        assert_eq!(Bf16::from_f32(1.0).0, 0x3f80);
+        assert_eq!(Bf16::from_f32(1.0 + 2f32.powi(-8)).0, 0x3f80);
+        assert_eq!(Bf16::from_f32(1.0 + 3.0 * 2f32.powi(-8)).0, 0x3f82);
+        assert!(Bf16::from_f32(f32::NAN).to_f32().is_nan());
+    }
+}

@@ -1,0 +1,314 @@
+//! Unified (managed) memory (`cuMemAllocManaged`).
+
+use std::marker::PhantomData;
+use std::panic::Location;
+
+use cuda_sys::{
+    CUdeviceptr, CUmemLocation, CUmemLocationType, CUmem_advise, CU_MEM_ATTACH_GLOBAL,
+    CU_MEM_ATTACH_HOST,
+};
+
+use super::copy::{self, same_len};
+use super::{byte_len, DeviceCopy, DeviceDst, DeviceSrc, Sealed};
+use crate::arena::AllocKind;
+use crate::context::Context;
+use crate::driver::optional;
+use crate::error::Result;
+
+/// Where a unified allocation is first attached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Attach {
+    /// Any stream of any device may access it (`CU_MEM_ATTACH_GLOBAL`).
+    Global,
+    /// Host only until attached to a stream (`CU_MEM_ATTACH_HOST`).
+    Host,
+}
+
+/// Unified memory for `len` elements: one address valid on the host and the
+/// device.
+///
+/// The host reaches the contents only through [`UnifiedBuffer::as_slice`]
+/// and [`UnifiedBuffer::as_mut_slice`], and only once no device work can
+/// still use the buffer: device work that writes it borrows it exclusively
+/// (`&mut`) until its [`Scope`](crate::Scope) has synchronized, so a host
+/// slice cannot be held across it:
+///
+/// ```compile_fail
+/// # fn main() -> cudakit::Result<()> {
+/// let ctx = cudakit::Context::new(0)?;
+/// let stream = ctx.stream()?;
+/// let mut unified = ctx.alloc_unified::<f32>(4)?;
+/// let device = ctx.upload(&[1.0f32; 4])?;
+/// let host = unified.as_slice()?;          // host view of the buffer ...
+/// ctx.scope(|s| s.copy(&stream, &device, &mut unified))?; // error: borrowed
+/// println!("{}", host[0]);                 // ... still in use here
+/// # Ok(()) }
+/// ```
+pub struct UnifiedBuffer<'c, T: DeviceCopy> {
+    ctx: &'c Context,
+    ptr: CUdeviceptr,
+    len: usize,
+    id: u64,
+    _marker: PhantomData<T>,
+}
+
+impl<T: DeviceCopy> std::fmt::Debug for UnifiedBuffer<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UnifiedBuffer")
+            .field("ptr", &format_args!("{:#x}", self.ptr))
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+impl Context {
+    /// Allocates unified memory for `len` elements, attached globally, and
+    /// zeroes it (`cuMemAllocManaged`, `cuMemsetD8_v2`).
+    ///
+    /// # Errors
+    ///
+    /// Zero length and overflow before any driver call; driver errors
+    /// (`CUDA_ERROR_NOT_SUPPORTED` on devices without managed memory).
+    #[track_caller]
+    pub fn alloc_unified<T: DeviceCopy>(&self, len: usize) -> Result<UnifiedBuffer<'_, T>> {
+        UnifiedBuffer::new_at(self, len, Attach::Global, Location::caller())
+    }
+
+    /// Like [`Context::alloc_unified`] with an explicit attachment.
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::alloc_unified`].
+    #[track_caller]
+    pub fn alloc_unified_attached<T: DeviceCopy>(
+        &self,
+        len: usize,
+        attach: Attach,
+    ) -> Result<UnifiedBuffer<'_, T>> {
+        UnifiedBuffer::new_at(self, len, attach, Location::caller())
+    }
+}
+
+impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
+    fn new_at(
+        ctx: &'c Context,
+        len: usize,
+        attach: Attach,
+        location: &'static Location<'static>,
+    ) -> Result<Self> {
+        let bytes = byte_len::<T>(len, "unified allocation")?;
+        let cu = ctx.enter()?;
+        let flags = match attach {
+            Attach::Global => CU_MEM_ATTACH_GLOBAL,
+            Attach::Host => CU_MEM_ATTACH_HOST,
+        };
+        let mut ptr: CUdeviceptr = 0;
+        // SAFETY: a valid out-pointer, a non-zero size, a defined flag.
+        ctx.check("cuMemAllocManaged", unsafe {
+            (cu.cuMemAllocManaged)(&mut ptr, bytes, flags.0 as u32)
+        })?;
+        let id = ctx.arena().record_alloc(AllocKind::Unified, bytes, location);
+        let buf = UnifiedBuffer {
+            ctx,
+            ptr,
+            len,
+            id,
+            _marker: PhantomData,
+        };
+        // SAFETY: `bytes` bytes at `ptr` were just allocated and no other
+        // work knows them; zeroing makes the host view initialised.
+        unsafe { std::ptr::write_bytes(ptr as usize as *mut u8, 0, bytes) };
+        Ok(buf)
+    }
+
+    /// The context.
+    pub fn context(&self) -> &'c Context {
+        self.ctx
+    }
+
+    /// The address (valid on host and device).
+    pub fn device_ptr(&self) -> CUdeviceptr {
+        self.ptr
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always `false`.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Waits, where the device cannot share managed memory with a running
+    /// host (no `CONCURRENT_MANAGED_ACCESS`), for all work of the context.
+    /// With concurrent access, the borrow rules already guarantee that no
+    /// device work uses this buffer.
+    fn settle(&self) -> Result<()> {
+        if self.ctx.limits().concurrent_managed_access {
+            self.ctx.enter().map(|_| ())
+        } else {
+            self.ctx.synchronize()
+        }
+    }
+
+    /// The contents as a host slice. No device work can be using the buffer
+    /// (see the type's documentation); on devices without concurrent managed
+    /// access the context is synchronized first.
+    ///
+    /// # Errors
+    ///
+    /// A poisoned context; synchronization errors.
+    pub fn as_slice(&self) -> Result<&[T]> {
+        self.settle()?;
+        // SAFETY: `len` initialised elements (zeroed at allocation, written
+        // since only as T); no device write can be in flight (it would hold
+        // `&mut self`).
+        Ok(unsafe { std::slice::from_raw_parts(self.ptr as usize as *const T, self.len) })
+    }
+
+    /// The contents as a mutable host slice. See [`UnifiedBuffer::as_slice`].
+    ///
+    /// # Errors
+    ///
+    /// As [`UnifiedBuffer::as_slice`].
+    pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
+        self.settle()?;
+        // SAFETY: as above, and `&mut self` excludes every other access.
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr as usize as *mut T, self.len) })
+    }
+
+    /// Copies device memory in (`cuMemcpyDtoD_v2`).
+    ///
+    /// # Errors
+    ///
+    /// Length and context mismatches; driver errors.
+    pub fn copy_from<'s>(&mut self, src: impl DeviceSrc<'s, T>) -> Result<()> {
+        same_len("copy_from", self.len, src.len())?;
+        crate::stream::same_context("copy_from", self.ctx, src.context())?;
+        let bytes = byte_len::<T>(self.len, "copy")?;
+        copy::dtod(self.ctx, self.ptr, src.device_ptr(), bytes)
+    }
+
+    /// Prefetches the buffer to the device (`cuMemPrefetchAsync_v2` with a
+    /// `CU_MEM_LOCATION_TYPE_DEVICE` location) on the legacy stream, and
+    /// waits for it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotSupported`](crate::Error::NotSupported) on drivers before
+    /// CUDA 12.2; driver errors.
+    pub fn prefetch_to_device(&self) -> Result<()> {
+        self.prefetch(device_location(self.ctx))
+    }
+
+    /// Prefetches the buffer to host memory (`CU_MEM_LOCATION_TYPE_HOST`).
+    ///
+    /// # Errors
+    ///
+    /// As [`UnifiedBuffer::prefetch_to_device`].
+    pub fn prefetch_to_host(&self) -> Result<()> {
+        self.prefetch(host_location())
+    }
+
+    fn prefetch(&self, location: CUmemLocation) -> Result<()> {
+        let to_device = location.type_ == CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
+        self.prefetch_on(std::ptr::null_mut(), to_device)?;
+        let cu = self.ctx.enter()?;
+        // SAFETY: waits on the legacy stream the prefetch was queued on.
+        let rc = unsafe { (cu.cuStreamSynchronize)(std::ptr::null_mut()) };
+        self.ctx.check("cuStreamSynchronize", rc)
+    }
+
+    /// Queues a prefetch on `stream` (`cuMemPrefetchAsync_v2`).
+    pub(crate) fn prefetch_on(&self, stream: cuda_sys::CUstream, to_device: bool) -> Result<()> {
+        let cu = self.ctx.enter()?;
+        let f = optional!(cu, cuMemPrefetchAsync, "CUDA 12.2");
+        let location = if to_device {
+            device_location(self.ctx)
+        } else {
+            host_location()
+        };
+        let bytes = self.len * std::mem::size_of::<T>();
+        // SAFETY: the range is this allocation, which the caller keeps alive
+        // until the stream has run the prefetch; the location is a valid
+        // CUmemLocation by value; flags must be 0.
+        let rc = unsafe { f(self.ptr, bytes, location, 0, stream) };
+        self.ctx.check("cuMemPrefetchAsync_v2", rc)
+    }
+
+    /// Gives the driver a hint about the buffer (`cuMemAdvise_v2`), for the
+    /// device (`on_host = false`) or the host.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotSupported`](crate::Error::NotSupported) on drivers before
+    /// CUDA 12.2; driver errors.
+    pub fn advise(&self, advice: CUmem_advise, on_host: bool) -> Result<()> {
+        let cu = self.ctx.enter()?;
+        let f = optional!(cu, cuMemAdvise, "CUDA 12.2");
+        let location = if on_host {
+            host_location()
+        } else {
+            device_location(self.ctx)
+        };
+        let bytes = self.len * std::mem::size_of::<T>();
+        // SAFETY: the range is this allocation; advice and location by value.
+        let rc = unsafe { f(self.ptr, bytes, advice, location) };
+        self.ctx.check("cuMemAdvise_v2", rc)
+    }
+}
+
+fn device_location(ctx: &Context) -> CUmemLocation {
+    CUmemLocation {
+        type_: CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+        id: ctx.device().ordinal(),
+    }
+}
+
+fn host_location() -> CUmemLocation {
+    CUmemLocation {
+        type_: CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST,
+        id: 0,
+    }
+}
+
+impl<T: DeviceCopy> Drop for UnifiedBuffer<'_, T> {
+    fn drop(&mut self) {
+        if let Some(cu) = self.ctx.enter_for_drop() {
+            // SAFETY: frees the allocation from cuMemAllocManaged, once; no
+            // device work can still use it (scopes synchronize first).
+            let rc = unsafe { (cu.cuMemFree)(self.ptr) };
+            self.ctx.record_drop_error("cuMemFree_v2", rc);
+        }
+        self.ctx.arena().record_free(self.id);
+    }
+}
+
+impl<T: DeviceCopy> Sealed for &UnifiedBuffer<'_, T> {}
+impl<T: DeviceCopy> Sealed for &mut UnifiedBuffer<'_, T> {}
+
+impl<'a, T: DeviceCopy> DeviceSrc<'a, T> for &'a UnifiedBuffer<'_, T> {
+    fn context(&self) -> &'a Context {
+        self.ctx
+    }
+    fn device_ptr(&self) -> CUdeviceptr {
+        self.ptr
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
+impl<'a, T: DeviceCopy> DeviceDst<'a, T> for &'a mut UnifiedBuffer<'_, T> {
+    fn context(&self) -> &'a Context {
+        self.ctx
+    }
+    fn device_ptr(&self) -> CUdeviceptr {
+        self.ptr
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+}
