@@ -37,6 +37,7 @@ pub mod device;
 mod driver;
 pub mod error;
 pub mod event;
+pub mod launch;
 pub mod memory;
 pub mod metrics;
 pub mod scope;

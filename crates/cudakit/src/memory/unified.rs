@@ -4,8 +4,7 @@ use std::marker::PhantomData;
 use std::panic::Location;
 
 use cuda_sys::{
-    CUdeviceptr, CUmemLocation, CUmemLocationType, CUmem_advise, CU_MEM_ATTACH_GLOBAL,
-    CU_MEM_ATTACH_HOST,
+    CUdeviceptr, CUmemAttach_flags, CUmemLocation, CUmemLocationType, CUmem_advise,
 };
 
 use super::copy::{self, same_len};
@@ -99,8 +98,8 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
         let bytes = byte_len::<T>(len, "unified allocation")?;
         let cu = ctx.enter()?;
         let flags = match attach {
-            Attach::Global => CU_MEM_ATTACH_GLOBAL,
-            Attach::Host => CU_MEM_ATTACH_HOST,
+            Attach::Global => CUmemAttach_flags::CU_MEM_ATTACH_GLOBAL,
+            Attach::Host => CUmemAttach_flags::CU_MEM_ATTACH_HOST,
         };
         let mut ptr: CUdeviceptr = 0;
         // SAFETY: a valid out-pointer, a non-zero size, a defined flag.
@@ -213,7 +212,7 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
     }
 
     fn prefetch(&self, location: CUmemLocation) -> Result<()> {
-        let to_device = location.type_ == CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
+        let to_device = location.r#type == CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
         self.prefetch_on(std::ptr::null_mut(), to_device)?;
         let cu = self.ctx.enter()?;
         // SAFETY: waits on the legacy stream the prefetch was queued on.
@@ -262,14 +261,14 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
 
 fn device_location(ctx: &Context) -> CUmemLocation {
     CUmemLocation {
-        type_: CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+        r#type: CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
         id: ctx.device().ordinal(),
     }
 }
 
 fn host_location() -> CUmemLocation {
     CUmemLocation {
-        type_: CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST,
+        r#type: CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST,
         id: 0,
     }
 }

@@ -1,0 +1,688 @@
+//! The launch path: a configuration validated against the device's and the
+//! function's limits before the driver sees it, parameters marshaled
+//! explicitly ([`params`]) and checked against the kernel's own parameter
+//! table, then one driver call.
+//!
+//! # What is checked, and what cannot be
+//!
+//! Checked before the driver is entered, each violation a typed error:
+//! - every grid, block and cluster dimension is at least 1, within the
+//!   device's maxima, and the block's thread count within the device's and
+//!   the function's (register-limited) maximum;
+//! - dynamic plus static shared memory within the device's opt-in maximum;
+//!   above the function's current limit (48 KiB by default) the limit is
+//!   raised (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`) first;
+//! - a cluster divides the grid, fits the portable cluster size (8) and
+//!   needs a device with cluster launch; a cooperative grid fits on the
+//!   device at once (occupancy × multiprocessors);
+//! - the argument count and each argument's size against
+//!   `cuFuncGetParamInfo` (CUDA 12.4+), read once per function. Where the
+//!   driver lacks it, the check is reported as unavailable
+//!   ([`ParamCheck::Unavailable`]), never faked;
+//! - argument kinds, at compile time: only plain data and cudakit buffers
+//!   can be arguments, and buffers stay borrowed (exclusively where the
+//!   host can see the memory) until the [`Scope`] has synchronized.
+//!
+//! Not checkable: what the kernel does with its pointers (how far it
+//! indexes, whether it writes through one it should only read), and
+//! whether a value of the right size has the right type (an `f32` where the
+//! kernel takes an `int`). Hence [`Scope::launch`] is `unsafe`, and its
+//! contract says exactly that.
+
+pub mod params;
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use cuda_sys::{
+    CUfunction_attribute as FA, CUlaunchAttribute, CUlaunchAttributeID, CUlaunchAttributeValue,
+    CUlaunchConfig, CUresult,
+};
+use once_cell::sync::{Lazy, OnceCell};
+
+pub use params::{ArgKind, KernelArg, ParamDescription, ParamList};
+
+use crate::context::Context;
+use crate::error::{Error, LaunchConfigError, Result};
+use crate::module::Function;
+use crate::scope::{Scope, Timed};
+use crate::stream::{same_context, Stream};
+use params::PointerArray;
+
+/// Three dimensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dim3 {
+    /// x
+    pub x: u32,
+    /// y
+    pub y: u32,
+    /// z
+    pub z: u32,
+}
+
+impl Dim3 {
+    /// The product of the three.
+    pub fn volume(&self) -> u64 {
+        u64::from(self.x) * u64::from(self.y) * u64::from(self.z)
+    }
+}
+
+impl From<u32> for Dim3 {
+    fn from(x: u32) -> Self {
+        Dim3 { x, y: 1, z: 1 }
+    }
+}
+impl From<(u32, u32)> for Dim3 {
+    fn from((x, y): (u32, u32)) -> Self {
+        Dim3 { x, y, z: 1 }
+    }
+}
+impl From<(u32, u32, u32)> for Dim3 {
+    fn from((x, y, z): (u32, u32, u32)) -> Self {
+        Dim3 { x, y, z }
+    }
+}
+
+/// How a kernel is launched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in the grid.
+    pub grid: Dim3,
+    /// Threads in a block.
+    pub block: Dim3,
+    /// Dynamic shared memory per block, in bytes.
+    pub shared_bytes: u32,
+    /// Thread-block cluster dimensions (sm_90 and newer).
+    pub cluster: Option<Dim3>,
+    /// A cooperative launch (grid-wide synchronization).
+    pub cooperative: bool,
+    /// A launch priority (lower is higher), overriding the stream's.
+    pub priority: Option<i32>,
+}
+
+impl LaunchConfig {
+    /// A grid of `grid` blocks of `block` threads.
+    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> Self {
+        LaunchConfig {
+            grid: grid.into(),
+            block: block.into(),
+            shared_bytes: 0,
+            cluster: None,
+            cooperative: false,
+            priority: None,
+        }
+    }
+
+    /// One thread per element of `n`, in blocks of `block` threads.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for `n == 0`, `block == 0` or more blocks
+    /// than a grid dimension holds (2³¹ − 1).
+    pub fn for_elements(n: usize, block: u32) -> Result<Self> {
+        Ok(Self::new(blocks_for(n, block, "n")?, block))
+    }
+
+    /// One thread per element of a `width` × `height` array, in blocks of
+    /// `block`.
+    ///
+    /// # Errors
+    ///
+    /// As [`LaunchConfig::for_elements`].
+    pub fn for_elements_2d(width: usize, height: usize, block: (u32, u32)) -> Result<Self> {
+        Ok(Self::new(
+            (blocks_for(width, block.0, "width")?, blocks_for(height, block.1, "height")?),
+            block,
+        ))
+    }
+
+    /// One thread per element of a `width` × `height` × `depth` array.
+    ///
+    /// # Errors
+    ///
+    /// As [`LaunchConfig::for_elements`].
+    pub fn for_elements_3d(
+        width: usize,
+        height: usize,
+        depth: usize,
+        block: (u32, u32, u32),
+    ) -> Result<Self> {
+        Ok(Self::new(
+            (
+                blocks_for(width, block.0, "width")?,
+                blocks_for(height, block.1, "height")?,
+                blocks_for(depth, block.2, "depth")?,
+            ),
+            block,
+        ))
+    }
+
+    /// With `bytes` of dynamic shared memory per block.
+    pub fn shared(mut self, bytes: u32) -> Self {
+        self.shared_bytes = bytes;
+        self
+    }
+
+    /// With thread-block clusters of `dims` blocks.
+    pub fn cluster(mut self, dims: impl Into<Dim3>) -> Self {
+        self.cluster = Some(dims.into());
+        self
+    }
+
+    /// As a cooperative launch.
+    pub fn cooperative(mut self) -> Self {
+        self.cooperative = true;
+        self
+    }
+
+    /// With a launch priority.
+    pub fn priority(mut self, priority: i32) -> Self {
+        self.priority = Some(priority);
+        self
+    }
+}
+
+fn blocks_for(n: usize, block: u32, what: &str) -> Result<u32> {
+    if n == 0 || block == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "launch configuration for {what} = {n} elements in blocks of {block}: both must be at least 1"
+        )));
+    }
+    let blocks = n.div_ceil(block as usize);
+    u32::try_from(blocks)
+        .ok()
+        .filter(|&b| b <= i32::MAX as u32)
+        .ok_or_else(|| Error::InvalidArgument(format!("{what} = {n} needs {blocks} blocks, more than a grid holds")))
+}
+
+/// What the launch path caches on each function.
+#[derive(Debug, Default)]
+pub(crate) struct LaunchState {
+    params: OnceCell<ParamCheck>,
+    limits: OnceCell<FunctionLimits>,
+    dynamic_shared_limit: AtomicU32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct FunctionLimits {
+    max_threads: u32,
+    static_shared: u32,
+}
+
+/// Whether arguments can be checked against a kernel's parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamCheck {
+    /// The kernel's parameters as (offset, size), from `cuFuncGetParamInfo`.
+    Available(Vec<(usize, usize)>),
+    /// The driver lacks `cuFuncGetParamInfo` (before CUDA 12.4): counts and
+    /// sizes are not checked.
+    Unavailable,
+}
+
+impl Function<'_> {
+    /// The kernel's parameter table (`cuFuncGetParamInfo`), read once and
+    /// cached; [`ParamCheck::Unavailable`] when the driver lacks the entry
+    /// point.
+    ///
+    /// # Errors
+    ///
+    /// Driver errors other than the end of the parameter list.
+    pub fn param_check(&self) -> Result<&ParamCheck> {
+        self.launch_state.params.get_or_try_init(|| {
+            let ctx = self.context();
+            let cu = ctx.enter()?;
+            let Some(info) = cu.cuFuncGetParamInfo else {
+                return Ok(ParamCheck::Unavailable);
+            };
+            let mut params = Vec::new();
+            loop {
+                let (mut offset, mut size) = (0usize, 0usize);
+                // SAFETY: a live function of a loaded module, valid
+                // out-pointers; an index past the last parameter returns
+                // CUDA_ERROR_INVALID_VALUE.
+                let rc = unsafe { info(self.as_raw(), params.len(), &mut offset, &mut size) };
+                if rc == CUresult::CUDA_ERROR_INVALID_VALUE {
+                    break;
+                }
+                ctx.check("cuFuncGetParamInfo", rc)?;
+                params.push((offset, size));
+            }
+            Ok(ParamCheck::Available(params))
+        })
+    }
+
+    fn limits(&self) -> Result<FunctionLimits> {
+        self.launch_state
+            .limits
+            .get_or_try_init(|| {
+                let attrs = self.attributes()?;
+                self.launch_state
+                    .dynamic_shared_limit
+                    .store(attrs.max_dynamic_shared_bytes, Ordering::Relaxed);
+                Ok(FunctionLimits {
+                    max_threads: attrs.max_threads_per_block,
+                    static_shared: attrs.static_shared_bytes,
+                })
+            })
+            .copied()
+    }
+
+    /// Checks `params` against the kernel's parameter table.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ArgumentCount`], [`Error::ArgumentMismatch`], or
+    /// [`Error::InvalidArgument`] for an argument that could not be stored.
+    pub fn check_params(&self, params: &ParamList<'_>) -> Result<()> {
+        if let Some(msg) = params.error() {
+            return Err(Error::InvalidArgument(format!("{}: {msg}", self.name())));
+        }
+        match self.param_check()? {
+            ParamCheck::Unavailable => Ok(()),
+            ParamCheck::Available(expected) => {
+                if expected.len() != params.len() {
+                    return Err(Error::ArgumentCount {
+                        function: self.name().to_owned(),
+                        expected: expected.len(),
+                        got: params.len(),
+                    });
+                }
+                for (index, (&(_, want), got)) in expected.iter().zip(params.sizes()).enumerate() {
+                    if want != got {
+                        return Err(Error::ArgumentMismatch {
+                            function: self.name().to_owned(),
+                            index,
+                            expected_size: want,
+                            got_size: got,
+                        });
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Validates `config` against the device's and this function's limits,
+    /// raising the function's dynamic shared-memory limit when more than
+    /// its current one is asked for and the device allows it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LaunchConfig`] naming the limit and the value; driver errors.
+    pub fn validate(&self, config: &LaunchConfig) -> Result<()> {
+        let ctx = self.context();
+        let fail = |error| Error::LaunchConfig {
+            function: self.name().to_owned(),
+            error,
+        };
+        let dev = ctx.limits();
+        let axes = [("x", 0usize), ("y", 1), ("z", 2)];
+        let grid = [config.grid.x, config.grid.y, config.grid.z];
+        let block = [config.block.x, config.block.y, config.block.z];
+        for (name, i) in axes {
+            if grid[i] == 0 {
+                return Err(fail(LaunchConfigError::Zero { what: GRID[i] }));
+            }
+            if block[i] == 0 {
+                return Err(fail(LaunchConfigError::Zero { what: BLOCK[i] }));
+            }
+            if block[i] > dev.max_block_dim[i] {
+                return Err(fail(over(BLOCK[i], block[i], dev.max_block_dim[i], BLOCK_ATTR[i])));
+            }
+            if grid[i] > dev.max_grid_dim[i] {
+                return Err(fail(over(GRID[i], grid[i], dev.max_grid_dim[i], GRID_ATTR[i])));
+            }
+            let _ = name;
+        }
+        let threads = config.block.volume();
+        if threads > u64::from(dev.max_threads_per_block) {
+            return Err(fail(LaunchConfigError::OverLimit {
+                what: "threads per block",
+                value: threads,
+                limit: u64::from(dev.max_threads_per_block),
+                source_of_limit: "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK",
+            }));
+        }
+        let f = self.limits()?;
+        if threads > u64::from(f.max_threads) {
+            return Err(fail(LaunchConfigError::OverLimit {
+                what: "threads per block",
+                value: threads,
+                limit: u64::from(f.max_threads),
+                source_of_limit: "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (register use)",
+            }));
+        }
+        let total_shared = u64::from(f.static_shared) + u64::from(config.shared_bytes);
+        if total_shared > u64::from(dev.max_shared_per_block_optin) {
+            return Err(fail(LaunchConfigError::OverLimit {
+                what: "static + dynamic shared memory per block",
+                value: total_shared,
+                limit: u64::from(dev.max_shared_per_block_optin),
+                source_of_limit: "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",
+            }));
+        }
+        if config.shared_bytes > self.launch_state.dynamic_shared_limit.load(Ordering::Relaxed) {
+            self.set_max_dynamic_shared_memory(config.shared_bytes)?;
+            self.launch_state
+                .dynamic_shared_limit
+                .store(config.shared_bytes, Ordering::Relaxed);
+        }
+        if let Some(cluster) = config.cluster {
+            if !dev.cluster_launch {
+                return Err(Error::NotSupported {
+                    feature: "thread-block clusters (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)",
+                    needs_driver: "a device of compute capability 9.0",
+                });
+            }
+            let c = [cluster.x, cluster.y, cluster.z];
+            for (name, i) in axes {
+                if c[i] == 0 {
+                    return Err(fail(LaunchConfigError::Zero { what: CLUSTER[i] }));
+                }
+                if grid[i] % c[i] != 0 {
+                    return Err(fail(LaunchConfigError::ClusterDoesNotDivideGrid {
+                        axis: name.chars().next().unwrap_or('x'),
+                        grid: grid[i],
+                        cluster: c[i],
+                    }));
+                }
+            }
+            if cluster.volume() > PORTABLE_CLUSTER_SIZE {
+                return Err(fail(LaunchConfigError::OverLimit {
+                    what: "blocks per cluster",
+                    value: cluster.volume(),
+                    limit: PORTABLE_CLUSTER_SIZE,
+                    source_of_limit: "the portable cluster size of CUDA",
+                }));
+            }
+        }
+        if config.cooperative {
+            if !dev.cooperative_launch {
+                return Err(Error::NotSupported {
+                    feature: "cooperative launch (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)",
+                    needs_driver: "a device with cooperative launch",
+                });
+            }
+            let per_sm = self.max_active_blocks_per_multiprocessor(threads as u32, config.shared_bytes)?;
+            let limit = u64::from(per_sm) * u64::from(dev.multiprocessors);
+            if config.grid.volume() > limit {
+                return Err(fail(LaunchConfigError::OverLimit {
+                    what: "blocks in a cooperative grid",
+                    value: config.grid.volume(),
+                    limit,
+                    source_of_limit: "cuOccupancyMaxActiveBlocksPerMultiprocessor × multiprocessors",
+                }));
+            }
+        }
+        Ok(())
+    }
+
+    /// Blocks of `block_threads` threads and `shared_bytes` dynamic shared
+    /// memory that fit on one multiprocessor at once
+    /// (`cuOccupancyMaxActiveBlocksPerMultiprocessor`).
+    ///
+    /// # Errors
+    ///
+    /// Driver errors.
+    pub fn max_active_blocks_per_multiprocessor(&self, block_threads: u32, shared_bytes: u32) -> Result<u32> {
+        let ctx = self.context();
+        let cu = ctx.enter()?;
+        let mut blocks = 0;
+        // SAFETY: a valid out-pointer and a live function.
+        ctx.check("cuOccupancyMaxActiveBlocksPerMultiprocessor", unsafe {
+            (cu.cuOccupancyMaxActiveBlocksPerMultiprocessor)(
+                &mut blocks,
+                self.as_raw(),
+                block_threads as i32,
+                shared_bytes as usize,
+            )
+        })?;
+        Ok(blocks.max(0) as u32)
+    }
+
+    /// The block size that maximizes occupancy for `shared_bytes` of dynamic
+    /// shared memory per block, and the smallest grid that reaches it
+    /// (`cuOccupancyMaxPotentialBlockSize`), as (grid, block).
+    ///
+    /// # Errors
+    ///
+    /// Driver errors.
+    pub fn suggested_block_size(&self, shared_bytes: u32) -> Result<(u32, u32)> {
+        let ctx = self.context();
+        let cu = ctx.enter()?;
+        let (mut grid, mut block) = (0, 0);
+        // SAFETY: valid out-pointers, a live function, no size callback.
+        ctx.check("cuOccupancyMaxPotentialBlockSize", unsafe {
+            (cu.cuOccupancyMaxPotentialBlockSize)(
+                &mut grid,
+                &mut block,
+                self.as_raw(),
+                None,
+                shared_bytes as usize,
+                0,
+            )
+        })?;
+        Ok((grid.max(0) as u32, block.max(0) as u32))
+    }
+
+    /// The largest cooperative grid of `block_threads`-thread blocks: every
+    /// block resident at once.
+    ///
+    /// # Errors
+    ///
+    /// Driver errors.
+    pub fn max_cooperative_grid(&self, block_threads: u32, shared_bytes: u32) -> Result<u32> {
+        let per_sm = self.max_active_blocks_per_multiprocessor(block_threads, shared_bytes)?;
+        Ok(per_sm * self.context().limits().multiprocessors)
+    }
+}
+
+const GRID: [&str; 3] = ["grid.x", "grid.y", "grid.z"];
+const BLOCK: [&str; 3] = ["block.x", "block.y", "block.z"];
+const CLUSTER: [&str; 3] = ["cluster.x", "cluster.y", "cluster.z"];
+const GRID_ATTR: [&str; 3] = [
+    "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X",
+    "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y",
+    "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z",
+];
+const BLOCK_ATTR: [&str; 3] = [
+    "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X",
+    "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y",
+    "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z",
+];
+const PORTABLE_CLUSTER_SIZE: u64 = 8;
+
+fn over(what: &'static str, value: u32, limit: u32, source_of_limit: &'static str) -> LaunchConfigError {
+    LaunchConfigError::OverLimit {
+        what,
+        value: u64::from(value),
+        limit: u64::from(limit),
+        source_of_limit,
+    }
+}
+
+static TRACE: Lazy<bool> = Lazy::new(|| std::env::var_os("CUDAKIT_TRACE_LAUNCH").is_some_and(|v| v == "1"));
+
+impl<'s, 'env> Scope<'s, 'env> {
+    /// Launches `function` on `stream` with `config` and `params`, after
+    /// checking both (see the [module documentation](self)). Buffers in
+    /// `params` stay borrowed until the scope has synchronized.
+    /// `CUDAKIT_TRACE_LAUNCH=1` prints the parameter table of every launch
+    /// to stderr.
+    ///
+    /// Plain launches go through `cuLaunchKernel`; clusters, priorities
+    /// and cooperative launches through `cuLaunchKernelEx` (cooperative
+    /// falls back to `cuLaunchCooperativeKernel` where `cuLaunchKernelEx`
+    /// is missing).
+    ///
+    /// # Safety
+    ///
+    /// The kernel must do with its arguments only what their types allow:
+    /// stay within the bounds of every buffer it is given, not write
+    /// through a buffer it was given for reading where that memory is
+    /// host-visible (a shared `&UnifiedBuffer` cannot be an argument, but a
+    /// kernel can compute any address), and take parameters whose types,
+    /// not only sizes, match the arguments. cudakit checks everything it
+    /// can see; this is what it cannot.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LaunchConfig`], [`Error::ArgumentCount`],
+    /// [`Error::ArgumentMismatch`], [`Error::NotSupported`],
+    /// [`Error::ContextMismatch`], driver errors; a poisoned context.
+    pub unsafe fn launch(
+        &self,
+        stream: &'s Stream<'_>,
+        function: &'s Function<'_>,
+        config: &LaunchConfig,
+        params: &ParamList<'s>,
+    ) -> Result<()> {
+        let ctx: &Context = self.context();
+        same_context("launch", ctx, function.context())?;
+        let raw_stream = self.use_stream(stream)?;
+        function.check_params(params)?;
+        function.validate(config)?;
+        if *TRACE {
+            eprintln!(
+                "cudakit launch {} grid {:?} block {:?} shared {}:\n{}",
+                function.name(),
+                config.grid,
+                config.block,
+                config.shared_bytes,
+                params.describe_table()
+            );
+        }
+        let cu = ctx.enter()?;
+        let mut pointers = PointerArray::new();
+        params.pointers(&mut pointers);
+        let timer = self.time_start(stream)?;
+        let needs_ex = config.cluster.is_some() || config.priority.is_some() || config.cooperative;
+        let (call, rc) = if !needs_ex {
+            // SAFETY: `kernelParams` has one pointer per kernel parameter
+            // (count and sizes checked above where the driver can report
+            // them), each pointing at a value inside `params`' storage, which
+            // is borrowed until this call returns; the driver copies the
+            // values during the call. The function and stream are live; the
+            // configuration was validated. `extra` is NULL.
+            let rc = unsafe {
+                (cu.cuLaunchKernel)(
+                    function.as_raw(),
+                    config.grid.x,
+                    config.grid.y,
+                    config.grid.z,
+                    config.block.x,
+                    config.block.y,
+                    config.block.z,
+                    config.shared_bytes,
+                    raw_stream,
+                    pointers.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            };
+            ("cuLaunchKernel", rc)
+        } else if let Some(ex) = cu.cuLaunchKernelEx {
+            let mut attrs: [CUlaunchAttribute; 3] = [zero_attribute(); 3];
+            let mut n = 0;
+            if let Some(c) = config.cluster {
+                attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+                attrs[n].value.clusterDim.x = c.x;
+                attrs[n].value.clusterDim.y = c.y;
+                attrs[n].value.clusterDim.z = c.z;
+                n += 1;
+            }
+            if config.cooperative {
+                attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+                attrs[n].value.cooperative = 1;
+                n += 1;
+            }
+            if let Some(p) = config.priority {
+                attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY;
+                attrs[n].value.priority = p;
+                n += 1;
+            }
+            let cfg = CUlaunchConfig {
+                gridDimX: config.grid.x,
+                gridDimY: config.grid.y,
+                gridDimZ: config.grid.z,
+                blockDimX: config.block.x,
+                blockDimY: config.block.y,
+                blockDimZ: config.block.z,
+                sharedMemBytes: config.shared_bytes,
+                hStream: raw_stream,
+                attrs: attrs.as_mut_ptr(),
+                numAttrs: n as u32,
+            };
+            // SAFETY: as for cuLaunchKernel; `cfg` and `attrs` (n entries,
+            // each with the union member its id names) live across the call.
+            let rc = unsafe { ex(&cfg, function.as_raw(), pointers.as_mut_ptr(), std::ptr::null_mut()) };
+            ("cuLaunchKernelEx", rc)
+        } else if config.cooperative && config.cluster.is_none() && config.priority.is_none() {
+            // SAFETY: as for cuLaunchKernel.
+            let rc = unsafe {
+                (cu.cuLaunchCooperativeKernel)(
+                    function.as_raw(),
+                    config.grid.x,
+                    config.grid.y,
+                    config.grid.z,
+                    config.block.x,
+                    config.block.y,
+                    config.block.z,
+                    config.shared_bytes,
+                    raw_stream,
+                    pointers.as_mut_ptr(),
+                )
+            };
+            ("cuLaunchCooperativeKernel", rc)
+        } else {
+            return Err(Error::NotSupported {
+                feature: "cuLaunchKernelEx (cluster and priority launch attributes)",
+                needs_driver: "CUDA 11.8",
+            });
+        };
+        ctx.check(call, rc)?;
+        ctx.counters().launches.fetch_add(1, Ordering::Relaxed);
+        self.time_end(Timed::Kernel(function.name().to_owned()), stream, timer)
+    }
+}
+
+fn zero_attribute() -> CUlaunchAttribute {
+    CUlaunchAttribute {
+        id: CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_IGNORE,
+        pad: [0; 4],
+        value: CUlaunchAttributeValue { pad: [0; 64] },
+    }
+}
+
+/// Reads a function attribute, used by [`Function`]'s attribute getters.
+pub(crate) fn function_attribute(function: &Function<'_>, attribute: FA) -> Result<i32> {
+    let ctx = function.context();
+    let cu = ctx.enter()?;
+    let mut value = 0;
+    // SAFETY: a valid out-pointer and a live function.
+    ctx.check("cuFuncGetAttribute", unsafe {
+        (cu.cuFuncGetAttribute)(&mut value, attribute, function.as_raw())
+    })?;
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn element_helpers_round_up_and_refuse_zero() {
+        let c = LaunchConfig::for_elements(1000, 256).unwrap();
+        assert_eq!((c.grid, c.block), (Dim3::from(4), Dim3::from(256)));
+        let c = LaunchConfig::for_elements_2d(33, 17, (16, 16)).unwrap();
+        assert_eq!(c.grid, Dim3::from((3, 2)));
+        let c = LaunchConfig::for_elements_3d(8, 8, 9, (4, 4, 4)).unwrap();
+        assert_eq!(c.grid, Dim3::from((2, 2, 3)));
+        assert!(LaunchConfig::for_elements(0, 256).is_err());
+        assert!(LaunchConfig::for_elements(10, 0).is_err());
+        assert!(LaunchConfig::for_elements(usize::MAX, 1).is_err());
+        let c = LaunchConfig::new(8, 128).shared(1024).cluster(2).cooperative().priority(-1);
+        assert_eq!(c.cluster, Some(Dim3::from(2)));
+        assert!(c.cooperative);
+        assert_eq!(c.priority, Some(-1));
+        assert_eq!(Dim3::from((2, 3, 4)).volume(), 24);
+    }
+}

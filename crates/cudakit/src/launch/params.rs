@@ -1,0 +1,617 @@
+//! Kernel parameters, marshaled explicitly. This file is the part of the
+//! launch path an FFI auditor reads from start to finish.
+//!
+//! `cuLaunchKernel` takes `void** kernelParams`: an array with one entry per
+//! kernel parameter, each entry a *pointer to the parameter's value*. The
+//! classic bug is to put a device pointer's value where a pointer to it
+//! belongs, and get `CUDA_ERROR_ILLEGAL_ADDRESS` (700). Here:
+//!
+//! 1. [`ParamList::arg`] copies each argument's value (for a buffer: its
+//!    device address, a `u64`) into storage owned by the list, at an offset
+//!    aligned for the value's type. Up to [`INLINE_ARGS`] arguments and
+//!    [`INLINE_BYTES`] bytes live inline: no heap allocation, and never one
+//!    allocation per argument. Beyond that, the storage moves to one heap
+//!    block, recorded in the process's host arena.
+//! 2. Right before the driver call, [`ParamList::pointers`] fills an array
+//!    with `storage + offset` for each argument: pointers *into* the list's
+//!    own storage, which lives (borrowed) until the call returns. The driver
+//!    copies the values during `cuLaunchKernel`; nothing needs to outlive it.
+//! 3. [`ParamList::describe`] prints the table an auditor holds against the
+//!    kernel's signature: index, Rust type, size, alignment, offset,
+//!    pointer handed to the driver, value bytes in hex.
+//!
+//! What is checked: the kinds of argument (only [`DeviceCopy`] values and
+//! cudakit's buffers implement [`KernelArg`]: a host reference does not
+//! compile), and, before each launch, the count and sizes against the
+//! kernel's own parameter table (`cuFuncGetParamInfo`, see
+//! [`super::ParamCheck`]). What cannot be checked: what the kernel does with
+//! a pointer (how far it indexes, whether it writes through a pointer it
+//! was given to read). That is why launching is `unsafe`.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::panic::Location;
+
+use crate::arena::{host_arena, AllocKind};
+use crate::memory::{DeviceBuffer, DeviceCopy, DeviceView, UnifiedBuffer};
+
+/// Arguments that fit without a heap allocation.
+pub const INLINE_ARGS: usize = 16;
+/// Bytes of argument values that fit without a heap allocation.
+pub const INLINE_BYTES: usize = 256;
+/// The strictest alignment an argument may have (CUDA's `float4`,
+/// `double2` and `__align__(16)` structs).
+pub const MAX_ALIGN: usize = 16;
+
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+struct Chunk([u8; 16]);
+
+/// What an argument is, for the audit table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgKind {
+    /// A value copied as it is (a scalar, a struct, an array).
+    Value,
+    /// The device address of a buffer of `len` elements.
+    DevicePointer {
+        /// Elements in the buffer.
+        len: usize,
+    },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    offset: usize,
+    size: usize,
+    align: usize,
+    type_name: &'static str,
+    kind: ArgKind,
+}
+
+const EMPTY: Entry = Entry {
+    offset: 0,
+    size: 0,
+    align: 1,
+    type_name: "",
+    kind: ArgKind::Value,
+};
+
+enum Storage {
+    Inline([Chunk; INLINE_BYTES / 16], [Entry; INLINE_ARGS]),
+    Heap {
+        bytes: Vec<Chunk>,
+        entries: Vec<Entry>,
+        arena_id: u64,
+    },
+}
+
+/// A kernel's arguments: values in aligned storage owned by the list, plus
+/// what each one is. `'a` is how long the buffers it names stay borrowed.
+///
+/// ```
+/// use cudakit::launch::ParamList;
+/// let params = ParamList::new().arg(7i32).arg(2.5f64).arg([1u8, 2, 3]);
+/// let table = params.describe();
+/// assert_eq!(table[0].offset, 0);
+/// assert_eq!(table[1].offset, 8); // f64 aligned to 8
+/// assert_eq!(table[2].bytes_hex, "010203");
+/// ```
+pub struct ParamList<'a> {
+    storage: Storage,
+    len: usize,
+    used: usize,
+    error: Option<String>,
+    _borrows: PhantomData<&'a ()>,
+}
+
+impl Default for ParamList<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'a> ParamList<'a> {
+    /// An empty list; no allocation.
+    pub fn new() -> Self {
+        ParamList {
+            storage: Storage::Inline([Chunk([0; 16]); INLINE_BYTES / 16], [EMPTY; INLINE_ARGS]),
+            len: 0,
+            used: 0,
+            error: None,
+            _borrows: PhantomData,
+        }
+    }
+
+    /// Appends an argument: a [`DeviceCopy`] value, `&DeviceBuffer`,
+    /// [`DeviceView`] or `&mut UnifiedBuffer`.
+    #[allow(clippy::should_implement_trait)]
+    #[track_caller]
+    pub fn arg(mut self, arg: impl KernelArg<'a>) -> Self {
+        arg.push_into(&mut self);
+        self
+    }
+
+    /// Appends an argument in place.
+    #[track_caller]
+    pub fn push(&mut self, arg: impl KernelArg<'a>) {
+        arg.push_into(self);
+    }
+
+    /// Number of arguments.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether the storage moved to the heap (more than [`INLINE_ARGS`]
+    /// arguments or [`INLINE_BYTES`] bytes).
+    pub fn is_spilled(&self) -> bool {
+        matches!(self.storage, Storage::Heap { .. })
+    }
+
+    /// An argument that could not be stored (over-aligned type), reported
+    /// by the launch as a typed error.
+    pub(crate) fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// The sizes of the arguments, in order.
+    pub(crate) fn sizes(&self) -> impl Iterator<Item = usize> + '_ {
+        self.entries().iter().map(|e| e.size)
+    }
+
+    fn entries(&self) -> &[Entry] {
+        match &self.storage {
+            Storage::Inline(_, entries) => &entries[..self.len],
+            Storage::Heap { entries, .. } => entries,
+        }
+    }
+
+    fn base(&self) -> *const u8 {
+        match &self.storage {
+            Storage::Inline(bytes, _) => bytes.as_ptr().cast(),
+            Storage::Heap { bytes, .. } => bytes.as_ptr().cast(),
+        }
+    }
+
+    fn capacity(&self) -> usize {
+        match &self.storage {
+            Storage::Inline(..) => INLINE_BYTES,
+            Storage::Heap { bytes, .. } => bytes.len() * 16,
+        }
+    }
+
+    /// Copies `size` bytes at `value` in, aligned to `align`.
+    #[track_caller]
+    fn push_bytes(&mut self, value: &[u8], align: usize, type_name: &'static str, kind: ArgKind) {
+        if align > MAX_ALIGN || !align.is_power_of_two() {
+            self.error.get_or_insert_with(|| {
+                format!(
+                    "argument {} ({type_name}) needs {align}-byte alignment; kernel parameters \
+                     are aligned to at most {MAX_ALIGN}",
+                    self.len
+                )
+            });
+            return;
+        }
+        let offset = self.used.next_multiple_of(align);
+        let end = offset + value.len();
+        let spill = self.len == INLINE_ARGS || end > self.capacity();
+        if spill {
+            self.grow(end);
+        }
+        let entry = Entry {
+            offset,
+            size: value.len(),
+            align,
+            type_name,
+            kind,
+        };
+        match &mut self.storage {
+            Storage::Inline(bytes, entries) => {
+                // SAFETY: `end <= INLINE_BYTES` (checked above; otherwise the
+                // storage was moved to the heap), so the range is inside
+                // the inline array.
+                let dst = unsafe { bytes.as_mut_ptr().cast::<u8>().add(offset) };
+                // SAFETY: `value` is `value.len()` readable bytes; `dst` has
+                // that many writable bytes; they do not overlap.
+                unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), dst, value.len()) };
+                entries[self.len] = entry;
+            }
+            Storage::Heap { bytes, entries, .. } => {
+                // SAFETY: `grow` made the heap block at least `end` bytes.
+                let dst = unsafe { bytes.as_mut_ptr().cast::<u8>().add(offset) };
+                // SAFETY: as above.
+                unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), dst, value.len()) };
+                entries.push(entry);
+            }
+        }
+        self.used = end;
+        self.len += 1;
+    }
+
+    /// Moves the storage to (or grows) one heap block of at least `needed`
+    /// bytes, recorded in the host arena.
+    #[track_caller]
+    fn grow(&mut self, needed: usize) {
+        let chunks = needed.max(2 * self.capacity()).div_ceil(16);
+        let mut bytes = vec![Chunk([0; 16]); chunks];
+        let old_used = self.used;
+        // SAFETY: the new block has `chunks * 16 >= needed > used` bytes;
+        // the old storage has `used` initialised bytes; distinct blocks.
+        unsafe { std::ptr::copy_nonoverlapping(self.base(), bytes.as_mut_ptr().cast::<u8>(), old_used) };
+        let entries: Vec<Entry> = self.entries().to_vec();
+        let arena_id = host_arena().record_alloc(AllocKind::HostStorage, chunks * 16, Location::caller());
+        let old = std::mem::replace(
+            &mut self.storage,
+            Storage::Heap {
+                bytes,
+                entries,
+                arena_id,
+            },
+        );
+        if let Storage::Heap { arena_id, .. } = old {
+            host_arena().record_free(arena_id);
+        }
+    }
+
+    /// The array handed to the driver as `kernelParams`: entry `i` points at
+    /// argument `i`'s value inside this list's storage. Valid while `self`
+    /// is borrowed and unchanged, which the launch guarantees by holding
+    /// `&self` across the driver call.
+    pub(crate) fn pointers(&self, out: &mut PointerArray) {
+        let base = self.base();
+        out.clear();
+        for e in self.entries() {
+            // SAFETY: every entry's range lies inside the storage (push_bytes
+            // checked `offset + size <= capacity`).
+            out.push(unsafe { base.add(e.offset) }.cast_mut().cast());
+        }
+    }
+
+    /// The audit table: one row per argument.
+    pub fn describe(&self) -> Vec<ParamDescription> {
+        let base = self.base();
+        self.entries()
+            .iter()
+            .enumerate()
+            .map(|(index, e)| {
+                // SAFETY: the entry's range lies inside the storage and was
+                // written by push_bytes.
+                let bytes = unsafe { std::slice::from_raw_parts(base.add(e.offset), e.size) };
+                ParamDescription {
+                    index,
+                    type_name: e.type_name,
+                    size: e.size,
+                    align: e.align,
+                    offset: e.offset,
+                    pointer: base as usize + e.offset,
+                    bytes_hex: bytes.iter().map(|b| format!("{b:02x}")).collect(),
+                    kind: e.kind,
+                }
+            })
+            .collect()
+    }
+
+    /// The audit table as text, one line per argument.
+    pub fn describe_table(&self) -> String {
+        let mut out = String::from("idx  size align offset pointer             type / value bytes\n");
+        for d in self.describe() {
+            out.push_str(&d.to_string());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+impl Drop for ParamList<'_> {
+    fn drop(&mut self) {
+        if let Storage::Heap { arena_id, .. } = self.storage {
+            host_arena().record_free(arena_id);
+        }
+    }
+}
+
+impl fmt::Debug for ParamList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.describe()).finish()
+    }
+}
+
+/// One row of [`ParamList::describe`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamDescription {
+    /// Parameter index, from 0.
+    pub index: usize,
+    /// The Rust type (`std::any::type_name`).
+    pub type_name: &'static str,
+    /// Size in bytes.
+    pub size: usize,
+    /// Alignment in bytes.
+    pub align: usize,
+    /// Offset in the list's storage.
+    pub offset: usize,
+    /// The pointer the driver receives for this parameter (storage + offset).
+    pub pointer: usize,
+    /// The value's bytes, in memory order, as hex.
+    pub bytes_hex: String,
+    /// A value or a buffer's device address.
+    pub kind: ArgKind,
+}
+
+impl fmt::Display for ParamDescription {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.kind {
+            ArgKind::Value => String::new(),
+            ArgKind::DevicePointer { len } => format!(" (device pointer, {len} elements)"),
+        };
+        write!(
+            f,
+            "{:>3} {:>5} {:>5} {:>6} {:#018x}  {}{} = {}",
+            self.index,
+            self.size,
+            self.align,
+            self.offset,
+            self.pointer,
+            self.type_name,
+            kind,
+            self.bytes_hex
+        )
+    }
+}
+
+/// The `void*` array handed to the driver; inline for up to
+/// [`INLINE_ARGS`] entries.
+pub(crate) struct PointerArray {
+    inline: [*mut std::ffi::c_void; INLINE_ARGS],
+    heap: Vec<*mut std::ffi::c_void>,
+    len: usize,
+}
+
+impl PointerArray {
+    pub(crate) fn new() -> Self {
+        PointerArray {
+            inline: [std::ptr::null_mut(); INLINE_ARGS],
+            heap: Vec::new(),
+            len: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+        self.heap.clear();
+    }
+
+    fn push(&mut self, p: *mut std::ffi::c_void) {
+        if self.len < INLINE_ARGS {
+            self.inline[self.len] = p;
+        } else {
+            if self.heap.is_empty() {
+                self.heap.extend_from_slice(&self.inline);
+            }
+            self.heap.push(p);
+        }
+        self.len += 1;
+    }
+
+    /// The array as the driver wants it (NULL when empty).
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut *mut std::ffi::c_void {
+        if self.len == 0 {
+            std::ptr::null_mut()
+        } else if self.len <= INLINE_ARGS {
+            self.inline.as_mut_ptr()
+        } else {
+            self.heap.as_mut_ptr()
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn as_slice(&self) -> &[*mut std::ffi::c_void] {
+        if self.len <= INLINE_ARGS {
+            &self.inline[..self.len]
+        } else {
+            &self.heap
+        }
+    }
+}
+
+/// What may be passed to a kernel: [`DeviceCopy`] values (copied), and
+/// cudakit's buffers (their device address), borrowed for `'a`. A host
+/// reference or pointer does not implement it, so it cannot be passed by
+/// mistake.
+pub trait KernelArg<'a>: sealed::Sealed {
+    /// Appends the argument to `list`.
+    fn push_into(self, list: &mut ParamList<'a>);
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+impl<T: DeviceCopy> sealed::Sealed for T {}
+impl<T: DeviceCopy> KernelArg<'_> for T {
+    #[track_caller]
+    fn push_into(self, list: &mut ParamList<'_>) {
+        // SAFETY: `self` is a live `T`; viewing its `size_of::<T>()` bytes is
+        // sound for a Copy type (padding bytes are copied as they are, as
+        // DeviceCopy documents).
+        let bytes = unsafe {
+            std::slice::from_raw_parts((&self as *const T).cast::<u8>(), std::mem::size_of::<T>())
+        };
+        list.push_bytes(bytes, std::mem::align_of::<T>(), std::any::type_name::<T>(), ArgKind::Value);
+    }
+}
+
+fn push_pointer(list: &mut ParamList<'_>, address: u64, len: usize, type_name: &'static str) {
+    list.push_bytes(&address.to_ne_bytes(), 8, type_name, ArgKind::DevicePointer { len });
+}
+
+impl<T: DeviceCopy> sealed::Sealed for &DeviceBuffer<'_, T> {}
+impl<'a, T: DeviceCopy> KernelArg<'a> for &'a DeviceBuffer<'_, T> {
+    fn push_into(self, list: &mut ParamList<'a>) {
+        push_pointer(list, self.device_ptr(), self.len(), std::any::type_name::<*mut T>());
+    }
+}
+
+impl<T: DeviceCopy> sealed::Sealed for DeviceView<'_, T> {}
+impl<'a, T: DeviceCopy> KernelArg<'a> for DeviceView<'a, T> {
+    fn push_into(self, list: &mut ParamList<'a>) {
+        push_pointer(list, self.device_ptr(), self.len(), std::any::type_name::<*mut T>());
+    }
+}
+
+impl<T: DeviceCopy> sealed::Sealed for &mut UnifiedBuffer<'_, T> {}
+impl<'a, T: DeviceCopy> KernelArg<'a> for &'a mut UnifiedBuffer<'_, T> {
+    fn push_into(self, list: &mut ParamList<'a>) {
+        push_pointer(list, self.device_ptr(), self.len(), std::any::type_name::<*mut T>());
+    }
+}
+
+/// Builds a [`ParamList`] from arguments: `params![&a, &b, &mut unified, n]`.
+#[macro_export]
+macro_rules! params {
+    ($($arg:expr),* $(,)?) => {
+        $crate::launch::ParamList::new()$(.arg($arg))*
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Padded {
+        a: u8,
+        b: f64,
+        c: u16,
+    }
+    // SAFETY: repr(C), plain numbers, every bit pattern valid.
+    unsafe impl DeviceCopy for Padded {}
+
+    #[repr(C, align(32))]
+    #[derive(Clone, Copy)]
+    struct OverAligned([u8; 32]);
+    // SAFETY: plain bytes.
+    unsafe impl DeviceCopy for OverAligned {}
+
+    fn value_at(list: &ParamList<'_>, ptrs: &PointerArray, i: usize, size: usize) -> Vec<u8> {
+        let p = ptrs.as_slice()[i] as *const u8;
+        let d = &list.describe()[i];
+        assert_eq!(p as usize, d.pointer, "pointer array entry {i} = describe()'s pointer");
+        // SAFETY: the pointer points into the list's storage, `size` bytes.
+        unsafe { std::slice::from_raw_parts(p, size) }.to_vec()
+    }
+
+    #[test]
+    fn values_are_copied_aligned_and_the_array_points_at_them() {
+        let list = ParamList::new()
+            .arg(0x11u8)
+            .arg(-2i16)
+            .arg(0x0102_0304u32)
+            .arg(1.5f64)
+            .arg(-7i64)
+            .arg(3.25f32)
+            .arg([9u16, 8, 7]);
+        let d = list.describe();
+        let offsets: Vec<usize> = d.iter().map(|r| r.offset).collect();
+        assert_eq!(offsets, vec![0, 2, 4, 8, 16, 24, 28]);
+        for r in &d {
+            assert_eq!(r.offset % r.align, 0);
+            assert_eq!(r.pointer % r.align, 0, "the storage itself is 16-aligned");
+        }
+        assert_eq!(d[0].bytes_hex, "11");
+        assert_eq!(d[1].bytes_hex, hex(&(-2i16).to_ne_bytes()));
+        assert_eq!(d[3].bytes_hex, hex(&1.5f64.to_ne_bytes()));
+        assert_eq!(d[6].bytes_hex, hex(&[9, 0, 8, 0, 7, 0]));
+        let mut ptrs = PointerArray::new();
+        list.pointers(&mut ptrs);
+        assert_eq!(ptrs.as_slice().len(), 7);
+        assert_eq!(value_at(&list, &ptrs, 2, 4), 0x0102_0304u32.to_ne_bytes());
+        assert_eq!(value_at(&list, &ptrs, 4, 8), (-7i64).to_ne_bytes());
+        assert_eq!(value_at(&list, &ptrs, 5, 4), 3.25f32.to_ne_bytes());
+        assert!(!list.is_spilled());
+    }
+
+    #[test]
+    fn structs_keep_their_layout_and_padding_is_sized() {
+        let v = Padded { a: 1, b: 2.0, c: 3 };
+        let list = ParamList::new().arg(1u8).arg(v);
+        let d = list.describe();
+        assert_eq!(d[1].size, std::mem::size_of::<Padded>());
+        assert_eq!(d[1].size, 24);
+        assert_eq!(d[1].offset, 8);
+        let mut ptrs = PointerArray::new();
+        list.pointers(&mut ptrs);
+        let bytes = value_at(&list, &ptrs, 1, 24);
+        assert_eq!(bytes[0], 1);
+        assert_eq!(&bytes[8..16], &2.0f64.to_ne_bytes());
+        assert_eq!(&bytes[16..18], &3u16.to_ne_bytes());
+    }
+
+    #[test]
+    fn sixteen_small_arguments_stay_inline_and_more_spill_once() {
+        let host_before = host_arena().stats().kind(AllocKind::HostStorage);
+        let mut list = ParamList::new();
+        for i in 0..16u64 {
+            list.push(i);
+        }
+        assert!(!list.is_spilled());
+        assert_eq!(host_arena().stats().kind(AllocKind::HostStorage).total_allocs, host_before.total_allocs);
+        for i in 16..40u64 {
+            list.push(i);
+        }
+        assert!(list.is_spilled());
+        let mut ptrs = PointerArray::new();
+        list.pointers(&mut ptrs);
+        assert_eq!(ptrs.as_slice().len(), 40);
+        for i in 0..40 {
+            assert_eq!(value_at(&list, &ptrs, i, 8), (i as u64).to_ne_bytes());
+        }
+        let during = host_arena().stats().kind(AllocKind::HostStorage);
+        assert!(during.live_count > host_before.live_count.saturating_sub(1));
+        drop(list);
+    }
+
+    #[test]
+    fn large_values_spill_to_one_block() {
+        let list = ParamList::new().arg([7u8; 200]).arg([9u64; 16]);
+        assert!(list.is_spilled());
+        let d = list.describe();
+        assert_eq!(d[1].offset, 200);
+        assert_eq!(d[1].size, 128);
+        let mut ptrs = PointerArray::new();
+        list.pointers(&mut ptrs);
+        assert_eq!(value_at(&list, &ptrs, 0, 200), vec![7u8; 200]);
+    }
+
+    #[test]
+    fn over_aligned_types_are_an_error_not_a_misaligned_value() {
+        let list = ParamList::new().arg(OverAligned([0; 32]));
+        assert!(list.error().unwrap().contains("32-byte alignment"));
+        assert_eq!(list.len(), 0);
+    }
+
+    #[test]
+    fn the_macro_builds_the_same_list() {
+        let a = params![1u32, 2.0f32];
+        let b = ParamList::new().arg(1u32).arg(2.0f32);
+        assert_eq!(a.describe(), {
+            let mut d = b.describe();
+            for (x, y) in d.iter_mut().zip(a.describe()) {
+                x.pointer = y.pointer;
+            }
+            d
+        });
+        assert!(params![].is_empty());
+        assert!(a.describe_table().contains("u32"));
+    }
+
+    fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+}

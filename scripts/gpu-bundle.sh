@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds every test binary (and the cudakit CLI, when present) in release,
+# strips them, and puts them with a runner into bundle/ (ignored by git), to
+# be carried to a GPU machine that has no cargo:
+#
+#   scripts/gpu-bundle.sh && (on the GPU machine) bash bundle/run.sh
+#
+# bundle/run.sh runs every binary with --include-ignored, prints
+# `N passed, N failed`, then runs them again under
+# `compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1`
+# (tests named `fault_*`, which provoke device faults on purpose, are
+# skipped there) and prints the sanitizer's verdict. It exits non-zero on any
+# failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=bundle
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/stub"
+
+# Test binaries, release.
+cargo test --workspace --release --no-run --message-format=json 2>/dev/null \
+  | python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m.get("profile", {}).get("test"):
+        t = m["target"]
+        print(m["executable"], m["package_id"].split("#")[-1].split("@")[0].split("/")[-1] + "-" + t["name"])
+' | while read -r exe name; do
+    cp "$exe" "$out/bin/$name"
+done
+
+# The CLI, if the workspace has it.
+if cargo metadata --no-deps --format-version 1 | grep -q '"name":"cudakit-cli"'; then
+    cargo build --release -p cudakit-cli
+    cp target/release/cudakit "$out/bin-cudakit"
+fi
+
+# Prebuilt stand-in libcuda for the loader tests (no cargo on the GPU machine).
+for features in "" omit-mem-alloc; do
+    tag=${features:-default}
+    cargo build --quiet --release --manifest-path tests/stub-libcuda/Cargo.toml \
+        --target-dir target/stub-$tag ${features:+--features $features}
+    mkdir -p "$out/stub/stub-$tag/debug"
+    cp target/stub-$tag/release/libstub_libcuda.so "$out/stub/stub-$tag/debug/"
+done
+
+strip "$out"/bin/* 2>/dev/null || true
+[ -e "$out/bin-cudakit" ] && strip "$out/bin-cudakit"
+cp scripts/gpu-run.sh "$out/run.sh"
+du -sh "$out"
+ls "$out/bin"
