@@ -17,6 +17,9 @@
 //!   `stub_set_params`; `cuLaunchKernel` reads `kernelParams` exactly as the
 //!   driver does, one pointer per parameter, and copies that many bytes from
 //!   each pointer into its record, which `stub_last_launch` returns.
+//! - One device (sm_90 limits), a primary context, streams, and modules
+//!   whose every name resolves to one function are faked well enough for
+//!   cudakit's launch path to run against it.
 //! - Every other symbol of the table returns CUDA_ERROR_NOT_SUPPORTED (801).
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
@@ -178,6 +181,180 @@ pub unsafe extern "C" fn cuLaunchKernel(
     }
     s.last_launch = record;
     s.launches += 1;
+    CUDA_SUCCESS
+}
+
+/// `cuDeviceGet`: ordinal 0 only.
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceGet(device: *mut i32, ordinal: i32) -> i32 {
+    if device.is_null() || ordinal != 0 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: a valid out-pointer.
+    unsafe { device.write(0) };
+    CUDA_SUCCESS
+}
+
+/// `cuDeviceGetAttribute`: H100-like limits for the attributes the launch
+/// path reads, 0 for the rest.
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceGetAttribute(value: *mut i32, attribute: i32, _device: i32) -> i32 {
+    let v = match attribute {
+        1 => 1024,                // MAX_THREADS_PER_BLOCK
+        2 | 3 => 1024,            // MAX_BLOCK_DIM_X, _Y
+        4 => 64,                  // MAX_BLOCK_DIM_Z
+        5 => i32::MAX,            // MAX_GRID_DIM_X
+        6 | 7 => 65535,           // MAX_GRID_DIM_Y, _Z
+        8 => 48 * 1024,           // MAX_SHARED_MEMORY_PER_BLOCK
+        10 => 32,                 // WARP_SIZE
+        16 => 132,                // MULTIPROCESSOR_COUNT
+        75 => 9,                  // COMPUTE_CAPABILITY_MAJOR
+        76 => 0,                  // COMPUTE_CAPABILITY_MINOR
+        83 => 1,                  // MANAGED_MEMORY
+        89 => 1,                  // CONCURRENT_MANAGED_ACCESS
+        95 => 1,                  // COOPERATIVE_LAUNCH
+        97 => 227 * 1024,         // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+        120 => 1,                 // CLUSTER_LAUNCH
+        _ => 0,
+    };
+    if value.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: a valid out-pointer.
+    unsafe { value.write(v) };
+    CUDA_SUCCESS
+}
+
+/// A fake context handle.
+const CONTEXT: usize = 0xC0_0000;
+/// A fake module handle.
+const MODULE: usize = 0x30_0000;
+/// A fake function handle.
+const FUNCTION: usize = 0xF0_0000;
+
+thread_local! {
+    static CURRENT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// `cuDevicePrimaryCtxRetain`: a fake context.
+#[no_mangle]
+pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(ctx: *mut *mut c_void, _device: i32) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { ctx.write(CONTEXT as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuDevicePrimaryCtxRelease_v2`.
+#[no_mangle]
+pub unsafe extern "C" fn cuDevicePrimaryCtxRelease_v2(_device: i32) -> i32 {
+    CUDA_SUCCESS
+}
+
+/// `cuCtxGetCurrent`.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxGetCurrent(ctx: *mut *mut c_void) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { ctx.write(CURRENT.with(|c| c.get()) as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuCtxSetCurrent`.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxSetCurrent(ctx: *mut c_void) -> i32 {
+    CURRENT.with(|c| c.set(ctx as usize));
+    CUDA_SUCCESS
+}
+
+/// `cuCtxSynchronize`, `cuStreamSynchronize`: nothing is ever pending.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxSynchronize() -> i32 {
+    CUDA_SUCCESS
+}
+
+/// See [`cuCtxSynchronize`].
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamSynchronize(_stream: *mut c_void) -> i32 {
+    CUDA_SUCCESS
+}
+
+/// `cuStreamCreateWithPriority`: a fake stream.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamCreateWithPriority(stream: *mut *mut c_void, _flags: u32, _priority: i32) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { stream.write(0x5_0000 as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuStreamGetPriority`: 0.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetPriority(_stream: *mut c_void, priority: *mut i32) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { priority.write(0) };
+    CUDA_SUCCESS
+}
+
+/// `cuStreamDestroy_v2`.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamDestroy_v2(_stream: *mut c_void) -> i32 {
+    CUDA_SUCCESS
+}
+
+/// `cuModuleLoadDataEx`: any image is a module with one function.
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleLoadDataEx(
+    module: *mut *mut c_void,
+    _image: *const c_void,
+    _num_options: u32,
+    _options: *mut i32,
+    _values: *mut *mut c_void,
+) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { module.write(MODULE as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuModuleLoadData`: as [`cuModuleLoadDataEx`].
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleLoadData(module: *mut *mut c_void, _image: *const c_void) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { module.write(MODULE as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuModuleUnload`.
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleUnload(_module: *mut c_void) -> i32 {
+    CUDA_SUCCESS
+}
+
+/// `cuModuleGetFunction`: every name resolves to the one function.
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleGetFunction(f: *mut *mut c_void, _module: *mut c_void, _name: *const i8) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { f.write(FUNCTION as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuFuncGetAttribute`: 1024 threads, no static shared memory, 48 KiB
+/// dynamic, 32 registers.
+#[no_mangle]
+pub unsafe extern "C" fn cuFuncGetAttribute(value: *mut i32, attribute: i32, _f: *mut c_void) -> i32 {
+    let v = match attribute {
+        0 => 1024,      // MAX_THREADS_PER_BLOCK
+        4 => 32,        // NUM_REGS
+        5 => 90,        // PTX_VERSION
+        6 => 90,        // BINARY_VERSION
+        8 => 48 * 1024, // MAX_DYNAMIC_SHARED_SIZE_BYTES
+        _ => 0,
+    };
+    // SAFETY: a valid out-pointer.
+    unsafe { value.write(v) };
+    CUDA_SUCCESS
+}
+
+/// `cuFuncSetAttribute`: accepted.
+#[no_mangle]
+pub unsafe extern "C" fn cuFuncSetAttribute(_f: *mut c_void, _attribute: i32, _value: i32) -> i32 {
     CUDA_SUCCESS
 }
 

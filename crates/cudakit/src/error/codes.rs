@@ -309,7 +309,6 @@ impl DriverCode {
     }
 
     /// The raw `CUresult` this code stands for.
-    #[must_use]
     pub fn raw(self) -> CUresult {
         match self {
             Self::Other(number) => CUresult(number),
@@ -412,7 +411,6 @@ impl NvrtcCode {
     }
 
     /// The raw `nvrtcResult` this code stands for.
-    #[must_use]
     pub fn raw(self) -> nvrtcResult {
         match self {
             Self::Other(number) => nvrtcResult(number),

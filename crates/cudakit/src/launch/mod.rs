@@ -34,7 +34,7 @@ pub mod params;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use cuda_sys::{
-    CUfunction_attribute as FA, CUlaunchAttribute, CUlaunchAttributeID, CUlaunchAttributeValue,
+    CUlaunchAttribute, CUlaunchAttributeID, CUlaunchAttributeValue,
     CUlaunchConfig, CUresult,
 };
 use once_cell::sync::{Lazy, OnceCell};
@@ -650,18 +650,6 @@ fn zero_attribute() -> CUlaunchAttribute {
         pad: [0; 4],
         value: CUlaunchAttributeValue { pad: [0; 64] },
     }
-}
-
-/// Reads a function attribute, used by [`Function`]'s attribute getters.
-pub(crate) fn function_attribute(function: &Function<'_>, attribute: FA) -> Result<i32> {
-    let ctx = function.context();
-    let cu = ctx.enter()?;
-    let mut value = 0;
-    // SAFETY: a valid out-pointer and a live function.
-    ctx.check("cuFuncGetAttribute", unsafe {
-        (cu.cuFuncGetAttribute)(&mut value, attribute, function.as_raw())
-    })?;
-    Ok(value)
 }
 
 #[cfg(test)]

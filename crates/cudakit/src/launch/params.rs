@@ -76,6 +76,9 @@ const EMPTY: Entry = Entry {
     kind: ArgKind::Value,
 };
 
+// The inline variant is large on purpose: it is what spares the common launch
+// a heap allocation.
+#[allow(clippy::large_enum_variant)]
 enum Storage {
     Inline([Chunk; INLINE_BYTES / 16], [Entry; INLINE_ARGS]),
     Heap {

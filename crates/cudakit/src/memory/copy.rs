@@ -95,13 +95,15 @@ pub(crate) fn fill<T: DeviceCopy>(ctx: &Context, dst: CUdeviceptr, len: usize, v
     // SAFETY: `value` is `size` (1, 2 or 4) readable bytes and `raw` has 4.
     unsafe { std::ptr::copy_nonoverlapping((&value as *const T).cast::<u8>(), raw.as_mut_ptr(), size) };
     let cu = ctx.enter()?;
+    // The caller guarantees `dst` addresses `len` elements of `size` bytes.
     let (call, rc) = match size {
-        // SAFETY (all three): the caller guarantees `dst` addresses `len`
-        // elements of `size` bytes.
+        // SAFETY: `len` 1-byte elements at `dst` (the caller's guarantee).
         1 => ("cuMemsetD8_v2", unsafe { (cu.cuMemsetD8)(dst, raw[0], len) }),
+        // SAFETY: `len` 2-byte elements at `dst`.
         2 => ("cuMemsetD16_v2", unsafe {
             (cu.cuMemsetD16)(dst, u16::from_ne_bytes([raw[0], raw[1]]), len)
         }),
+        // SAFETY: `len` 4-byte elements at `dst`.
         _ => ("cuMemsetD32_v2", unsafe { (cu.cuMemsetD32)(dst, u32::from_ne_bytes(raw), len) }),
     };
     ctx.check(call, rc)
