@@ -32,14 +32,18 @@
 pub use cuda_sys as sys;
 
 pub mod arena;
+pub mod cache;
 pub mod context;
 pub mod device;
 mod driver;
 pub mod error;
 pub mod event;
 pub mod launch;
+pub mod linker;
 pub mod memory;
 pub mod metrics;
+pub mod module;
+pub mod program;
 pub mod scope;
 pub mod stream;
 

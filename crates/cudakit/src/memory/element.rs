@@ -15,7 +15,10 @@
 ///   for structs, with the same field order, sizes and alignment as the
 ///   CUDA C++ side.
 ///
-/// Padding bytes of a struct are copied as they are; they carry no meaning.
+/// - without implicit padding: every byte of the value is read as a byte
+///   (to copy it and to show it in the launch audit), and reading padding
+///   is undefined behaviour in Rust. Declare padding as explicit fields
+///   (`_pad: [u8; 7]`) so the layout still matches the C side.
 pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {}
 
 macro_rules! impl_device_copy {

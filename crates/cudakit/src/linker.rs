@@ -1,0 +1,706 @@
+//! The driver's JIT linker (`cuLinkCreate_v2`, `cuLinkAddData_v2`,
+//! `cuLinkAddFile_v2`, `cuLinkComplete`, `cuLinkDestroy`): several PTX,
+//! CUBIN or fatbin pieces compiled with relocatable device code
+//! ([`Program::relocatable_device_code`]), plus libraries such as
+//! `libcudadevrt.a` (device-side launches), linked into one [`Module`].
+//!
+//! ```no_run
+//! use cudakit::linker::{LinkOptions, Linker};
+//! use cudakit::program::{Output, Program};
+//!
+//! fn main() -> cudakit::Result<()> {
+//!     let ctx = cudakit::Context::new(0)?;
+//!     let helper = Program::new("helper.cu", "__device__ float twice(float x) { return 2 * x; }")
+//!         .relocatable_device_code(true)
+//!         .output(Output::Ptx)
+//!         .compile_for(&ctx)?;
+//!     let main = Program::new(
+//!         "main.cu",
+//!         r#"__device__ float twice(float);
+//!            extern "C" __global__ void k(float* x) { x[threadIdx.x] = twice(x[threadIdx.x]); }"#,
+//!     )
+//!     .relocatable_device_code(true)
+//!     .output(Output::Ptx)
+//!     .compile_for(&ctx)?;
+//!     let mut linker = Linker::new(&ctx, &LinkOptions::new())?;
+//!     linker.add_compiled(&helper)?.add_compiled(&main)?;
+//!     let module = linker.complete()?;
+//!     let _k = module.function("k")?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Errors of every step are [`Error::ModuleLoad`] naming the entry point
+//! and carrying the linker's error and info logs.
+//!
+//! LTO-IR: the driver's linker accepts only LTO-IR made by toolkits before
+//! CUDA 12.0 (`CU_JIT_INPUT_NVVM` is deprecated); CUDA 12 and later LTO-IR
+//! (what NVRTC 13's `-dlto` makes) is linked by nvJitLink, which cudakit
+//! does not bind. [`Linker::add_lto_ir`] passes it to the driver anyway and
+//! returns the driver's answer.
+//!
+//! [`Program::relocatable_device_code`]: crate::program::Program::relocatable_device_code
+
+use std::collections::BTreeMap;
+use std::ffi::{c_uint, c_void, CString};
+use std::fmt;
+use std::panic::Location;
+use std::path::{Path, PathBuf};
+use std::ptr;
+
+use cuda_sys::{CUjitInputType, CUjit_option, CUlinkState};
+
+use crate::arena::AllocKind;
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::module::{jit_error, join_logs, load_image, log_text, prepare_image, ImageKind, Module, JIT_LOG_BYTES};
+use crate::program::Compiled;
+
+/// Options of a link (`cuLinkCreate_v2`'s JIT options). A builder.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LinkOptions {
+    max_registers: Option<u32>,
+    optimization_level: Option<u32>,
+    debug_info: bool,
+    line_info: bool,
+    quiet: bool,
+    lto: bool,
+}
+
+impl LinkOptions {
+    /// The defaults: the driver's optimization level, verbose info log.
+    pub fn new() -> LinkOptions {
+        LinkOptions::default()
+    }
+
+    /// `CU_JIT_MAX_REGISTERS`: at most `n` registers per thread.
+    pub fn max_registers(mut self, n: u32) -> LinkOptions {
+        self.max_registers = Some(n);
+        self
+    }
+
+    /// `CU_JIT_OPTIMIZATION_LEVEL`: 0 to 4 (4, the default, is the highest).
+    pub fn optimization_level(mut self, level: u32) -> LinkOptions {
+        self.optimization_level = Some(level);
+        self
+    }
+
+    /// `CU_JIT_GENERATE_DEBUG_INFO`.
+    pub fn debug_info(mut self, on: bool) -> LinkOptions {
+        self.debug_info = on;
+        self
+    }
+
+    /// `CU_JIT_GENERATE_LINE_INFO`.
+    pub fn line_info(mut self, on: bool) -> LinkOptions {
+        self.line_info = on;
+        self
+    }
+
+    /// Turns off `CU_JIT_LOG_VERBOSE` (on by default: the info log reports
+    /// registers and spills of every kernel).
+    pub fn quiet(mut self, on: bool) -> LinkOptions {
+        self.quiet = on;
+        self
+    }
+
+    /// `CU_JIT_LTO` (deprecated by CUDA 12): link-time optimization of
+    /// pre-12.0 LTO-IR inputs.
+    pub fn lto(mut self, on: bool) -> LinkOptions {
+        self.lto = on;
+        self
+    }
+}
+
+/// What a linker input is (`CUjitInputType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LinkInput {
+    /// PTX text (`CU_JIT_INPUT_PTX`).
+    Ptx,
+    /// A CUBIN (`CU_JIT_INPUT_CUBIN`).
+    Cubin,
+    /// A fatbin (`CU_JIT_INPUT_FATBINARY`).
+    Fatbin,
+    /// A host object with embedded device code (`CU_JIT_INPUT_OBJECT`).
+    Object,
+    /// An archive of such objects, e.g. `libcudadevrt.a`
+    /// (`CU_JIT_INPUT_LIBRARY`).
+    Library,
+    /// LTO-IR (`CU_JIT_INPUT_NVVM`; see the [module](self) docs).
+    LtoIr,
+}
+
+impl LinkInput {
+    fn raw(self) -> CUjitInputType {
+        match self {
+            LinkInput::Ptx => CUjitInputType::CU_JIT_INPUT_PTX,
+            LinkInput::Cubin => CUjitInputType::CU_JIT_INPUT_CUBIN,
+            LinkInput::Fatbin => CUjitInputType::CU_JIT_INPUT_FATBINARY,
+            LinkInput::Object => CUjitInputType::CU_JIT_INPUT_OBJECT,
+            LinkInput::Library => CUjitInputType::CU_JIT_INPUT_LIBRARY,
+            LinkInput::LtoIr => CUjitInputType::CU_JIT_INPUT_NVVM,
+        }
+    }
+}
+
+/// A heap array handed to the driver for the life of a link state. Held as
+/// a raw pointer (no Rust reference exists while the driver writes it), and
+/// freed on drop.
+struct DriverArray<T> {
+    ptr: *mut T,
+    len: usize,
+}
+
+impl<T> DriverArray<T> {
+    fn new(items: Vec<T>) -> DriverArray<T> {
+        let boxed = items.into_boxed_slice();
+        let len = boxed.len();
+        DriverArray {
+            ptr: Box::into_raw(boxed).cast::<T>(),
+            len,
+        }
+    }
+
+    /// Reads element `i`.
+    fn get(&self, i: usize) -> T
+    where
+        T: Copy,
+    {
+        assert!(i < self.len);
+        // SAFETY: `i` is in bounds of the live allocation; no reference to
+        // it exists, and the driver writes it only during our calls.
+        unsafe { self.ptr.add(i).read() }
+    }
+}
+
+impl DriverArray<u8> {
+    /// The log text now in the buffer, up to `written` bytes and the first NUL.
+    fn text(&self, written: usize) -> String {
+        // SAFETY: the allocation holds `len` initialized bytes (zeroed at
+        // creation), and the driver is not writing it now (it writes only
+        // during our calls on `&mut Linker`).
+        let bytes = unsafe { std::slice::from_raw_parts(self.ptr, self.len) };
+        log_text(bytes, written)
+    }
+}
+
+impl<T> Drop for DriverArray<T> {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` and `len` came from `Box::into_raw` of a boxed slice
+        // of `len` elements, freed only here.
+        drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(self.ptr, self.len)) });
+    }
+}
+
+/// A pending link (`cuLinkCreate_v2`), destroyed on drop (`cuLinkDestroy`).
+/// Its log buffers and option arrays live as long as it, recorded in the
+/// context's arena as host storage.
+pub struct Linker<'c> {
+    ctx: &'c Context,
+    state: CUlinkState,
+    error_log: DriverArray<u8>,
+    info_log: DriverArray<u8>,
+    _options: DriverArray<CUjit_option>,
+    values: DriverArray<*mut c_void>,
+    arena_id: u64,
+    lowered: BTreeMap<String, String>,
+    inputs: Vec<String>,
+}
+
+// SAFETY: the link state and the driver-owned buffers are used only through
+// `&mut self` (or in drop), so never from two threads at once; the driver
+// API is thread-safe and every call makes the context current first.
+unsafe impl Send for Linker<'_> {}
+
+impl fmt::Debug for Linker<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Linker")
+            .field("state", &self.state)
+            .field("inputs", &self.inputs)
+            .finish()
+    }
+}
+
+/// Slots of the log options in every link's option arrays.
+const ERROR_SIZE_SLOT: usize = 1;
+const INFO_SIZE_SLOT: usize = 3;
+
+impl<'c> Linker<'c> {
+    /// Starts a link in `ctx` (`cuLinkCreate_v2`) with error and info log
+    /// buffers of 64 KiB each.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ModuleLoad`] when the driver refuses the options;
+    /// [`Error::ContextPoisoned`].
+    #[track_caller]
+    pub fn new(ctx: &'c Context, options: &LinkOptions) -> Result<Linker<'c>> {
+        let location = Location::caller();
+        let cu = ctx.enter()?;
+        let error_log = DriverArray::new(vec![0u8; JIT_LOG_BYTES]);
+        let info_log = DriverArray::new(vec![0u8; JIT_LOG_BYTES]);
+        // Option values sit in pointer-sized slots: buffers as pointers,
+        // integers cast to pointers.
+        let mut pairs: Vec<(CUjit_option, *mut c_void)> = vec![
+            (CUjit_option::CU_JIT_ERROR_LOG_BUFFER, error_log.ptr.cast()),
+            (CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, JIT_LOG_BYTES as *mut c_void),
+            (CUjit_option::CU_JIT_INFO_LOG_BUFFER, info_log.ptr.cast()),
+            (CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, JIT_LOG_BYTES as *mut c_void),
+            (CUjit_option::CU_JIT_LOG_VERBOSE, usize::from(!options.quiet) as *mut c_void),
+        ];
+        if let Some(n) = options.max_registers {
+            pairs.push((CUjit_option::CU_JIT_MAX_REGISTERS, n as usize as *mut c_void));
+        }
+        if let Some(level) = options.optimization_level {
+            pairs.push((CUjit_option::CU_JIT_OPTIMIZATION_LEVEL, level as usize as *mut c_void));
+        }
+        if options.debug_info {
+            pairs.push((CUjit_option::CU_JIT_GENERATE_DEBUG_INFO, 1usize as *mut c_void));
+        }
+        if options.line_info {
+            pairs.push((CUjit_option::CU_JIT_GENERATE_LINE_INFO, 1usize as *mut c_void));
+        }
+        if options.lto {
+            pairs.push((CUjit_option::CU_JIT_LTO, 1usize as *mut c_void));
+        }
+        let count = pairs.len();
+        let option_array = DriverArray::new(pairs.iter().map(|p| p.0).collect());
+        let values = DriverArray::new(pairs.iter().map(|p| p.1).collect());
+        let storage = 2 * JIT_LOG_BYTES
+            + count * (std::mem::size_of::<CUjit_option>() + std::mem::size_of::<*mut c_void>());
+        let mut state: CUlinkState = ptr::null_mut();
+        // SAFETY: `count` options and values; the log buffers have the sizes
+        // their size slots say; all four arrays stay allocated (and are not
+        // referenced by Rust) for the life of the link state, as the driver
+        // requires for output options; a valid out-pointer; the context is
+        // current.
+        let rc = unsafe { (cu.cuLinkCreate)(count as c_uint, option_array.ptr, values.ptr, &mut state) };
+        jit_error(ctx, "cuLinkCreate_v2", rc, || {
+            join_logs(&error_log.text(JIT_LOG_BYTES), &info_log.text(JIT_LOG_BYTES))
+        })?;
+        let arena_id = ctx.arena().record_alloc(AllocKind::HostStorage, storage, location);
+        Ok(Linker {
+            ctx,
+            state,
+            error_log,
+            info_log,
+            _options: option_array,
+            values,
+            arena_id,
+            lowered: BTreeMap::new(),
+            inputs: Vec::new(),
+        })
+    }
+
+    /// The context.
+    pub fn context(&self) -> &'c Context {
+        self.ctx
+    }
+
+    /// The inputs added so far, by name.
+    pub fn inputs(&self) -> &[String] {
+        &self.inputs
+    }
+
+    /// The error and info logs so far.
+    fn logs(&self) -> String {
+        let written = |slot: usize| self.values.get(slot) as usize;
+        join_logs(
+            &self.error_log.text(written(ERROR_SIZE_SLOT)),
+            &self.info_log.text(written(INFO_SIZE_SLOT)),
+        )
+    }
+
+    /// The info log so far (verbose by default).
+    pub fn info_log(&self) -> String {
+        self.info_log.text(self.values.get(INFO_SIZE_SLOT) as usize)
+    }
+
+    /// Adds an input from memory (`cuLinkAddData_v2`). PTX gets its NUL;
+    /// CUBIN and fatbin are checked as by
+    /// [`Context::load_module_image`](crate::Context::load_module_image).
+    /// `name` labels the input in the logs.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ModuleLoad`] with the logs when the driver rejects the
+    /// input; [`Error::ZeroLength`], [`Error::InteriorNul`],
+    /// [`Error::InvalidArgument`] for malformed inputs;
+    /// [`Error::ContextPoisoned`].
+    pub fn add(&mut self, kind: LinkInput, name: &str, data: &[u8]) -> Result<&mut Self> {
+        let name_c = CString::new(name).map_err(|_| Error::InteriorNul {
+            what: "link input name",
+        })?;
+        if data.is_empty() {
+            return Err(Error::ZeroLength { what: "link input" });
+        }
+        let prepared;
+        let aligned: Vec<u64>;
+        let (ptr, len): (*const c_void, usize) = match kind {
+            LinkInput::Ptx | LinkInput::Cubin | LinkInput::Fatbin => {
+                prepared = prepare_image(data)?;
+                let expected = match kind {
+                    LinkInput::Ptx => ImageKind::Ptx,
+                    LinkInput::Cubin => ImageKind::Cubin,
+                    _ => ImageKind::Fatbin,
+                };
+                if prepared.kind != expected {
+                    return Err(Error::InvalidArgument(format!(
+                        "link input {name}: given as {kind:?}, but the bytes are {:?}",
+                        prepared.kind
+                    )));
+                }
+                (prepared.as_ptr(), prepared.len())
+            }
+            LinkInput::Object | LinkInput::Library | LinkInput::LtoIr => {
+                if data.as_ptr().align_offset(8) == 0 {
+                    (data.as_ptr().cast(), data.len())
+                } else {
+                    let mut words = vec![0u64; data.len().div_ceil(8)];
+                    // SAFETY: `words` has at least `data.len()` bytes; the
+                    // allocations do not overlap.
+                    unsafe {
+                        ptr::copy_nonoverlapping(data.as_ptr(), words.as_mut_ptr().cast::<u8>(), data.len())
+                    };
+                    aligned = words;
+                    (aligned.as_ptr().cast(), data.len())
+                }
+            }
+        };
+        let cu = self.ctx.enter()?;
+        // SAFETY: a live link state; `ptr` addresses `len` readable bytes of
+        // the input (the driver keeps no reference after the call); a C
+        // string name; no per-input options; the context is current.
+        let rc = unsafe {
+            (cu.cuLinkAddData)(
+                self.state,
+                kind.raw(),
+                ptr.cast_mut(),
+                len,
+                name_c.as_ptr(),
+                0,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        jit_error(self.ctx, "cuLinkAddData_v2", rc, || {
+            format!("input {name} ({kind:?}):\n{}", self.logs())
+        })?;
+        self.inputs.push(name.to_owned());
+        Ok(self)
+    }
+
+    /// Adds PTX text.
+    ///
+    /// # Errors
+    ///
+    /// As [`Linker::add`].
+    pub fn add_ptx(&mut self, name: &str, ptx: &str) -> Result<&mut Self> {
+        self.add(LinkInput::Ptx, name, ptx.as_bytes())
+    }
+
+    /// Adds a CUBIN.
+    ///
+    /// # Errors
+    ///
+    /// As [`Linker::add`].
+    pub fn add_cubin(&mut self, name: &str, cubin: &[u8]) -> Result<&mut Self> {
+        self.add(LinkInput::Cubin, name, cubin)
+    }
+
+    /// Adds a fatbin.
+    ///
+    /// # Errors
+    ///
+    /// As [`Linker::add`].
+    pub fn add_fatbin(&mut self, name: &str, fatbin: &[u8]) -> Result<&mut Self> {
+        self.add(LinkInput::Fatbin, name, fatbin)
+    }
+
+    /// Adds LTO-IR (`CU_JIT_INPUT_NVVM`); create the linker with
+    /// [`LinkOptions::lto`]. See the [module](self) docs: the driver links
+    /// only pre-12.0 LTO-IR.
+    ///
+    /// # Errors
+    ///
+    /// As [`Linker::add`]; the driver's rejection of CUDA 12+ LTO-IR.
+    pub fn add_lto_ir(&mut self, name: &str, lto_ir: &[u8]) -> Result<&mut Self> {
+        self.add(LinkInput::LtoIr, name, lto_ir)
+    }
+
+    /// Adds a compiled program: its CUBIN when it has one, else its PTX,
+    /// else its LTO-IR; its name expressions carry over to the linked
+    /// module.
+    ///
+    /// # Errors
+    ///
+    /// As [`Linker::add`].
+    pub fn add_compiled(&mut self, compiled: &Compiled) -> Result<&mut Self> {
+        let name = compiled.program().to_owned();
+        match (compiled.cubin(), compiled.ptx(), compiled.lto_ir()) {
+            (Some(cubin), _, _) => self.add(LinkInput::Cubin, &name, cubin)?,
+            (None, Some(ptx), _) => self.add(LinkInput::Ptx, &name, ptx.as_bytes())?,
+            (None, None, Some(lto)) => self.add(LinkInput::LtoIr, &name, lto)?,
+            (None, None, None) => {
+                return Err(Error::InvalidArgument(format!("program {name} holds no code to link")))
+            }
+        };
+        self.lowered
+            .extend(compiled.lowered_names().iter().map(|(k, v)| (k.clone(), v.clone())));
+        Ok(self)
+    }
+
+    /// Adds a file (`cuLinkAddFile_v2`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the file does not exist; [`Error::InteriorNul`];
+    /// [`Error::ModuleLoad`] with the logs when the driver rejects it;
+    /// [`Error::ContextPoisoned`].
+    pub fn add_file(&mut self, kind: LinkInput, path: impl AsRef<Path>) -> Result<&mut Self> {
+        let path = path.as_ref();
+        if !path.is_file() {
+            return Err(Error::Io {
+                path: path.display().to_string(),
+                message: "no such file".to_owned(),
+            });
+        }
+        let display = path.display().to_string();
+        let path_c = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| Error::InteriorNul {
+            what: "link input path",
+        })?;
+        let cu = self.ctx.enter()?;
+        // SAFETY: a live link state; a C string path; no per-input options;
+        // the context is current.
+        let rc = unsafe {
+            (cu.cuLinkAddFile)(
+                self.state,
+                kind.raw(),
+                path_c.as_ptr(),
+                0,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        jit_error(self.ctx, "cuLinkAddFile_v2", rc, || {
+            format!("input {display} ({kind:?}):\n{}", self.logs())
+        })?;
+        self.inputs.push(display);
+        Ok(self)
+    }
+
+    /// Adds a static library of device code (`CU_JIT_INPUT_LIBRARY`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Linker::add_file`].
+    pub fn add_library_file(&mut self, path: impl AsRef<Path>) -> Result<&mut Self> {
+        self.add_file(LinkInput::Library, path)
+    }
+
+    /// Adds the device runtime, `libcudadevrt.a`, which device-side kernel
+    /// launches (dynamic parallelism) need; found by [`cudadevrt_path`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] listing where it was looked for when it is not found;
+    /// as [`Linker::add_file`].
+    pub fn add_cudadevrt(&mut self) -> Result<&mut Self> {
+        let path = cudadevrt_path()?;
+        self.add_library_file(path)
+    }
+
+    /// Finishes the link (`cuLinkComplete`) and loads the linked CUBIN into
+    /// the context (`cuModuleLoadDataEx`). The module knows the name
+    /// expressions of the programs added with [`Linker::add_compiled`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ModuleLoad`] with the logs (unresolved symbols, ...);
+    /// [`Error::ContextPoisoned`].
+    pub fn complete(mut self) -> Result<Module<'c>> {
+        let (cubin, size) = self.finish()?;
+        // SAFETY: cuLinkComplete returned a CUBIN of `size` bytes owned by
+        // the link state, which lives until `self` drops, after the load.
+        let bytes = unsafe { std::slice::from_raw_parts(cubin.cast::<u8>(), size) };
+        let image = prepare_image(bytes)?;
+        let (raw, load_log) = load_image(self.ctx, &image)?;
+        let mut info = self.info_log();
+        if !load_log.is_empty() {
+            if !info.is_empty() {
+                info.push('\n');
+            }
+            info.push_str(&load_log);
+        }
+        let lowered = std::mem::take(&mut self.lowered);
+        Ok(Module::from_parts(self.ctx, raw, lowered, info))
+    }
+
+    /// Finishes the link (`cuLinkComplete`) and returns a copy of the
+    /// linked CUBIN, to store or to load later with
+    /// [`Context::load_module_image`](crate::Context::load_module_image).
+    ///
+    /// # Errors
+    ///
+    /// As [`Linker::complete`].
+    pub fn complete_image(self) -> Result<Vec<u8>> {
+        let (cubin, size) = self.finish()?;
+        // SAFETY: as in `complete`: `size` bytes owned by the live link state.
+        Ok(unsafe { std::slice::from_raw_parts(cubin.cast::<u8>(), size) }.to_vec())
+    }
+
+    fn finish(&self) -> Result<(*mut c_void, usize)> {
+        let cu = self.ctx.enter()?;
+        let mut cubin: *mut c_void = ptr::null_mut();
+        let mut size = 0usize;
+        // SAFETY: a live link state and valid out-pointers; the context is
+        // current.
+        let rc = unsafe { (cu.cuLinkComplete)(self.state, &mut cubin, &mut size) };
+        jit_error(self.ctx, "cuLinkComplete", rc, || self.logs())?;
+        if cubin.is_null() || size == 0 {
+            return Err(Error::ModuleLoad {
+                call: "cuLinkComplete",
+                code: crate::error::DriverCode::InvalidImage,
+                log: format!("the linker produced no image\n{}", self.logs()),
+            });
+        }
+        Ok((cubin, size))
+    }
+}
+
+impl Drop for Linker<'_> {
+    fn drop(&mut self) {
+        if let Some(cu) = self.ctx.enter_for_drop() {
+            // SAFETY: destroys the link state created in `new`, once; the
+            // buffers it writes are freed only after this (fields drop after
+            // this body).
+            let rc = unsafe { (cu.cuLinkDestroy)(self.state) };
+            self.ctx.record_drop_error("cuLinkDestroy", rc);
+        }
+        self.ctx.arena().record_free(self.arena_id);
+    }
+}
+
+/// Where `libcudadevrt.a` is looked for, in order, given an environment
+/// and the folder of the loaded NVRTC.
+pub(crate) fn cudadevrt_candidates(
+    env: &dyn Fn(&str) -> Option<String>,
+    nvrtc_folder: Option<PathBuf>,
+) -> Vec<PathBuf> {
+    const FILE: &str = "libcudadevrt.a";
+    if let Some(explicit) = env("CUDAKIT_CUDADEVRT").filter(|v| !v.is_empty()) {
+        return vec![PathBuf::from(explicit)];
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut push = |p: PathBuf| {
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    };
+    if let Some(folder) = nvrtc_folder {
+        push(folder.join(FILE));
+    }
+    let mut roots: Vec<PathBuf> = ["CUDA_PATH", "CUDA_HOME"]
+        .iter()
+        .filter_map(|v| env(v).filter(|s| !s.is_empty()).map(PathBuf::from))
+        .collect();
+    roots.push(PathBuf::from("/usr/local/cuda"));
+    for root in roots {
+        for sub in ["lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"] {
+            push(root.join(sub).join(FILE));
+        }
+    }
+    let mut python: Vec<PathBuf> = env("PYTHONPATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    if let Some(deps) = env("CUDAKIT_DEPS_DIR").filter(|v| !v.is_empty()) {
+        python.push(Path::new(&deps).join("python"));
+    }
+    for root in python {
+        push(root.join("nvidia/cu13/lib").join(FILE));
+        push(root.join("nvidia/cuda_runtime/lib").join(FILE));
+    }
+    out
+}
+
+/// The folder of the loaded NVRTC: its path when it was opened by path,
+/// else where the process mapped it from (`/proc/self/maps`).
+fn nvrtc_folder() -> Option<PathBuf> {
+    let (_, loaded) = cuda_sys::nvrtc_with_origin().ok()?;
+    if loaded.candidate.contains('/') {
+        let path = std::fs::canonicalize(&loaded.candidate).unwrap_or_else(|_| PathBuf::from(&loaded.candidate));
+        return path.parent().map(Path::to_path_buf);
+    }
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines()
+        .filter_map(|line| line.split_whitespace().nth(5))
+        .find(|path| {
+            Path::new(path)
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("libnvrtc.so"))
+        })
+        .and_then(|path| Path::new(path).parent().map(Path::to_path_buf))
+}
+
+/// Finds `libcudadevrt.a`: `CUDAKIT_CUDADEVRT` when set (the only
+/// candidate then); else beside the loaded NVRTC; under `CUDA_PATH`,
+/// `CUDA_HOME` and `/usr/local/cuda` (`lib64`, `lib`, `targets/*/lib`); in
+/// the `nvidia-cuda-runtime` wheel's folder (`nvidia/cu13/lib`) of every
+/// `PYTHONPATH` entry and of `$CUDAKIT_DEPS_DIR/python`.
+///
+/// # Errors
+///
+/// [`Error::Io`] listing every place looked in, with how to install it.
+pub fn cudadevrt_path() -> Result<PathBuf> {
+    let env = |name: &str| std::env::var(name).ok();
+    let candidates = cudadevrt_candidates(&env, nvrtc_folder());
+    if let Some(found) = candidates.iter().find(|p| p.is_file()) {
+        return Ok(found.clone());
+    }
+    let tried: Vec<String> = candidates.iter().map(|p| format!("  {}", p.display())).collect();
+    Err(Error::Io {
+        path: "libcudadevrt.a".to_owned(),
+        message: format!(
+            "not found; looked in:\n{}\ninstall it with `python3 -m pip install --target .deps/python \
+             nvidia-cuda-runtime==13.0.*` (and set CUDAKIT_DEPS_DIR=.deps) or the CUDA toolkit, or set \
+             CUDAKIT_CUDADEVRT to its path",
+            tried.join("\n")
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cudadevrt_is_looked_for_beside_nvrtc_then_toolkits_then_wheels() {
+        let env = |name: &str| match name {
+            "CUDA_PATH" => Some("/opt/cuda".to_owned()),
+            "PYTHONPATH" => Some("/py".to_owned()),
+            "CUDAKIT_DEPS_DIR" => Some("/repo/.deps".to_owned()),
+            _ => None,
+        };
+        let list = cudadevrt_candidates(&env, Some(PathBuf::from("/wheel/nvidia/cu13/lib")));
+        assert_eq!(list[0], PathBuf::from("/wheel/nvidia/cu13/lib/libcudadevrt.a"));
+        assert_eq!(list[1], PathBuf::from("/opt/cuda/lib64/libcudadevrt.a"));
+        assert!(list.contains(&PathBuf::from("/usr/local/cuda/lib64/libcudadevrt.a")));
+        assert!(list.contains(&PathBuf::from("/py/nvidia/cu13/lib/libcudadevrt.a")));
+        assert!(list.contains(&PathBuf::from("/repo/.deps/python/nvidia/cu13/lib/libcudadevrt.a")));
+        let explicit = |name: &str| (name == "CUDAKIT_CUDADEVRT").then(|| "/x/libcudadevrt.a".to_owned());
+        assert_eq!(
+            cudadevrt_candidates(&explicit, Some(PathBuf::from("/w"))),
+            vec![PathBuf::from("/x/libcudadevrt.a")]
+        );
+    }
+
+    #[test]
+    fn link_options_build() {
+        let o = LinkOptions::new().max_registers(32).optimization_level(3).line_info(true).quiet(true);
+        assert_eq!(o.max_registers, Some(32));
+        assert_eq!(o.optimization_level, Some(3));
+        assert!(o.line_info && o.quiet && !o.debug_info && !o.lto);
+    }
+}

@@ -1,0 +1,945 @@
+//! Modules: PTX, CUBIN or fatbin images loaded into a context, their
+//! functions (kernels) and their `__device__`/`__constant__` globals.
+//!
+//! A [`Module`] keeps the name-expression map of the program it came from,
+//! so that [`Module::function`] takes what the source says
+//! (`"scale<float>"`, `"ns::gemm<128, 64>"`, `"&kernel"`) as well as an
+//! `extern "C"` name or a lowered name; a name that is none of these is
+//! [`Error::UnknownFunction`] listing the names the module knows, never the
+//! bare "named symbol not found".
+//!
+//! Images are loaded with `cuModuleLoadDataEx` and the JIT's error and info
+//! logs, so a PTX the driver rejects is [`Error::ModuleLoad`] with the
+//! reason. Functions and globals borrow their module, so it cannot be
+//! unloaded (`cuModuleUnload`, on drop) while one is alive:
+//!
+//! ```compile_fail
+//! # fn main() -> cudakit::Result<()> {
+//! let ctx = cudakit::Context::new(0)?;
+//! let f = {
+//!     let module = ctx.load_module_file("k.cubin")?;
+//!     module.function("k")?
+//! }; // error: `module` does not live long enough
+//! # drop(f); Ok(()) }
+//! ```
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
+use std::fmt;
+use std::marker::PhantomData;
+use std::path::Path;
+use std::ptr;
+use std::time::Instant;
+
+use cuda_sys::{CUdeviceptr, CUfunction, CUfunction_attribute as Attr, CUjit_option, CUmodule, CUresult};
+
+use crate::context::Context;
+use crate::driver::optional;
+use crate::error::{Error, LaunchConfigError, Result};
+use crate::launch::LaunchState;
+use crate::memory::copy;
+use crate::memory::DeviceCopy;
+use crate::program::{resolve_name, Compiled};
+
+/// Bytes of each JIT log buffer.
+pub(crate) const JIT_LOG_BYTES: usize = 64 * 1024;
+
+/// What an image holds, by its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ImageKind {
+    /// An ELF CUBIN (`\x7fELF`).
+    Cubin,
+    /// A fatbin (magic `0xBA55ED50`).
+    Fatbin,
+    /// PTX text (anything else).
+    Ptx,
+}
+
+const FATBIN_MAGIC: u32 = 0xBA55_ED50;
+
+impl ImageKind {
+    /// The kind of `image`, by its magic number.
+    pub fn of(image: &[u8]) -> ImageKind {
+        if image.starts_with(b"\x7fELF") {
+            ImageKind::Cubin
+        } else if image.len() >= 4
+            && u32::from_le_bytes([image[0], image[1], image[2], image[3]]) == FATBIN_MAGIC
+        {
+            ImageKind::Fatbin
+        } else {
+            ImageKind::Ptx
+        }
+    }
+}
+
+/// An image ready for the driver: PTX NUL-terminated, binaries 8-byte
+/// aligned, and binaries' declared extents checked to lie inside the bytes
+/// (so the driver never reads past them).
+pub(crate) struct Image<'a> {
+    bytes: Cow<'a, [u8]>,
+    words: Vec<u64>,
+    len: usize,
+    pub(crate) kind: ImageKind,
+}
+
+impl Image<'_> {
+    pub(crate) fn as_ptr(&self) -> *const c_void {
+        if self.words.is_empty() {
+            self.bytes.as_ptr().cast()
+        } else {
+            self.words.as_ptr().cast()
+        }
+    }
+
+    /// Bytes handed to the driver (with the NUL of PTX).
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// Checks and prepares `bytes` for `cuModuleLoadDataEx` or `cuLinkAddData`.
+pub(crate) fn prepare_image(bytes: &[u8]) -> Result<Image<'_>> {
+    if bytes.is_empty() {
+        return Err(Error::ZeroLength {
+            what: "module image",
+        });
+    }
+    let kind = ImageKind::of(bytes);
+    match kind {
+        ImageKind::Ptx => {
+            let text = match bytes.iter().position(|&b| b == 0) {
+                None => {
+                    let mut owned = Vec::with_capacity(bytes.len() + 1);
+                    owned.extend_from_slice(bytes);
+                    owned.push(0);
+                    Cow::Owned(owned)
+                }
+                Some(nul) if bytes[nul..].iter().all(|&b| b == 0) => Cow::Borrowed(&bytes[..=nul]),
+                Some(_) => return Err(Error::InteriorNul { what: "PTX image" }),
+            };
+            let len = text.len();
+            Ok(Image {
+                bytes: text,
+                words: Vec::new(),
+                len,
+                kind,
+            })
+        }
+        ImageKind::Cubin | ImageKind::Fatbin => {
+            let extent = match kind {
+                ImageKind::Cubin => elf_extent(bytes),
+                _ => fatbin_extent(bytes),
+            }
+            .map_err(|reason| {
+                Error::InvalidArgument(format!("the {kind:?} image is malformed: {reason}"))
+            })?;
+            debug_assert!(extent <= bytes.len());
+            let words = if bytes.as_ptr().align_offset(8) == 0 {
+                Vec::new()
+            } else {
+                let mut words = vec![0u64; bytes.len().div_ceil(8)];
+                // SAFETY: `words` has at least `bytes.len()` bytes, and the
+                // two allocations do not overlap.
+                unsafe {
+                    ptr::copy_nonoverlapping(bytes.as_ptr(), words.as_mut_ptr().cast::<u8>(), bytes.len())
+                };
+                words
+            };
+            Ok(Image {
+                bytes: Cow::Borrowed(bytes),
+                words,
+                len: bytes.len(),
+                kind,
+            })
+        }
+    }
+}
+
+fn read_u16(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?)))
+}
+
+fn read_u32(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?)))
+}
+
+fn read_u64(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
+}
+
+/// The bytes an ELF64 little-endian image declares (headers, program and
+/// section header tables, every section with contents), checked against
+/// its length.
+fn elf_extent(b: &[u8]) -> std::result::Result<usize, String> {
+    let len = b.len() as u64;
+    if b.len() < 64 {
+        return Err(format!("{} bytes is shorter than an ELF64 header", b.len()));
+    }
+    if b[4] != 2 || b[5] != 1 {
+        return Err("not a 64-bit little-endian ELF".to_owned());
+    }
+    let field = |v: Option<u64>| v.ok_or_else(|| "truncated ELF header".to_owned());
+    let phoff = field(read_u64(b, 0x20))?;
+    let shoff = field(read_u64(b, 0x28))?;
+    let phentsize = field(read_u16(b, 0x36))?;
+    let phnum = field(read_u16(b, 0x38))?;
+    let shentsize = field(read_u16(b, 0x3A))?;
+    let shnum = field(read_u16(b, 0x3C))?;
+    let end = |off: u64, size: u64| off.checked_add(size).filter(|&e| e <= len);
+    let mut extent = 64u64;
+    if phnum > 0 {
+        extent = extent.max(
+            end(phoff, phentsize * phnum)
+                .ok_or_else(|| "the program header table lies past the end".to_owned())?,
+        );
+    }
+    if shnum > 0 {
+        if shentsize < 64 {
+            return Err("section header entries are too small".to_owned());
+        }
+        extent = extent.max(
+            end(shoff, shentsize * shnum)
+                .ok_or_else(|| "the section header table lies past the end".to_owned())?,
+        );
+        for i in 0..shnum {
+            let at = usize::try_from(shoff + i * shentsize).map_err(|e| e.to_string())?;
+            let kind = field(read_u32(b, at + 4))?;
+            let offset = field(read_u64(b, at + 0x18))?;
+            let size = field(read_u64(b, at + 0x20))?;
+            const SHT_NOBITS: u64 = 8;
+            if kind != SHT_NOBITS && size > 0 {
+                extent = extent
+                    .max(end(offset, size).ok_or_else(|| format!("section {i} lies past the end"))?);
+            }
+        }
+    }
+    usize::try_from(extent).map_err(|e| e.to_string())
+}
+
+/// The bytes a fatbin declares (`fatBinaryHeader`: magic, version,
+/// header size, fat size), checked against its length.
+fn fatbin_extent(b: &[u8]) -> std::result::Result<usize, String> {
+    let header = read_u16(b, 6).ok_or("truncated fatbin header")?;
+    let size = read_u64(b, 8).ok_or("truncated fatbin header")?;
+    if header < 16 {
+        return Err("fatbin header size is below 16".to_owned());
+    }
+    header
+        .checked_add(size)
+        .filter(|&e| e <= b.len() as u64)
+        .and_then(|e| usize::try_from(e).ok())
+        .ok_or_else(|| format!("the fatbin declares {} bytes, the image has {}", header + size, b.len()))
+}
+
+/// Reads a JIT log buffer: up to the bytes the driver reports writing and
+/// the first NUL.
+pub(crate) fn log_text(buffer: &[u8], written: usize) -> String {
+    let bytes = &buffer[..written.min(buffer.len())];
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).trim_end().to_owned()
+}
+
+/// The error and info logs as one text for an error.
+pub(crate) fn join_logs(error: &str, info: &str) -> String {
+    match (error.is_empty(), info.is_empty()) {
+        (true, true) => "(the JIT wrote no log)".to_owned(),
+        (false, true) => error.to_owned(),
+        (true, false) => format!("info: {info}"),
+        (false, false) => format!("{error}\ninfo: {info}"),
+    }
+}
+
+/// Turns a failed result of a JIT entry point into [`Error::ModuleLoad`]
+/// with the logs (sticky codes still poison the context).
+pub(crate) fn jit_error(ctx: &Context, call: &'static str, rc: CUresult, log: impl FnOnce() -> String) -> Result<()> {
+    match ctx.check(call, rc) {
+        Ok(()) => Ok(()),
+        Err(Error::Driver(err)) => Err(Error::ModuleLoad {
+            call,
+            code: err.code,
+            log: log(),
+        }),
+        Err(other) => Err(other),
+    }
+}
+
+/// `cuModuleLoadDataEx` with error and info log buffers and verbose
+/// logging; returns the module and the info log.
+pub(crate) fn load_image(ctx: &Context, image: &Image<'_>) -> Result<(CUmodule, String)> {
+    let cu = ctx.enter()?;
+    let mut error_log = vec![0u8; JIT_LOG_BYTES];
+    let mut info_log = vec![0u8; JIT_LOG_BYTES];
+    let mut options = [
+        CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+        CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        CUjit_option::CU_JIT_INFO_LOG_BUFFER,
+        CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+        CUjit_option::CU_JIT_LOG_VERBOSE,
+    ];
+    // Option values are passed in pointer-sized slots: buffers as pointers,
+    // sizes and flags as integers cast to pointers (the driver writes the
+    // bytes it logged back into the size slots).
+    let mut values: [*mut c_void; 5] = [
+        error_log.as_mut_ptr().cast(),
+        JIT_LOG_BYTES as *mut c_void,
+        info_log.as_mut_ptr().cast(),
+        JIT_LOG_BYTES as *mut c_void,
+        1usize as *mut c_void,
+    ];
+    let mut raw: CUmodule = ptr::null_mut();
+    let started = Instant::now();
+    // SAFETY: the image is prepared (PTX NUL-terminated; binaries aligned
+    // and their declared extents inside the buffer) and alive for the call;
+    // `options` and `values` have 5 entries each; the log buffers have
+    // JIT_LOG_BYTES bytes, as the size slots say; the context is current.
+    let rc = unsafe {
+        (cu.cuModuleLoadDataEx)(
+            &mut raw,
+            image.as_ptr(),
+            options.len() as c_uint,
+            options.as_mut_ptr(),
+            values.as_mut_ptr(),
+        )
+    };
+    let elapsed = started.elapsed();
+    let error_text = log_text(&error_log, values[1] as usize);
+    let info_text = log_text(&info_log, values[3] as usize);
+    jit_error(ctx, "cuModuleLoadDataEx", rc, || join_logs(&error_text, &info_text))?;
+    ctx.counters().module_load.add(image.len(), Some(elapsed));
+    Ok((raw, info_text))
+}
+
+/// A loaded module (`cuModuleLoadDataEx`), unloaded on drop
+/// (`cuModuleUnload`).
+pub struct Module<'c> {
+    ctx: &'c Context,
+    raw: CUmodule,
+    lowered: BTreeMap<String, String>,
+    program: Option<String>,
+    info_log: String,
+}
+
+// SAFETY: a module handle may be used from any thread (the driver API is
+// thread-safe and every use makes the context current first); the rest is
+// owned data and a Sync context reference.
+unsafe impl Send for Module<'_> {}
+// SAFETY: as above; `&Module` only reads the handle and owned data.
+unsafe impl Sync for Module<'_> {}
+
+impl fmt::Debug for Module<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Module")
+            .field("raw", &self.raw)
+            .field("program", &self.program)
+            .field("name_expressions", &self.lowered)
+            .finish()
+    }
+}
+
+impl Context {
+    /// Loads a compiled program: its CUBIN when it has one, else its PTX
+    /// (JIT-compiled by the driver). The module keeps the program's
+    /// name-expression map for [`Module::function`] and [`Module::global`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] when the result holds only LTO-IR (link it
+    /// with [`crate::linker::Linker`]); [`Error::ModuleLoad`] with the JIT's
+    /// log when the driver rejects the image; [`Error::ContextPoisoned`].
+    pub fn load_module(&self, compiled: &Compiled) -> Result<Module<'_>> {
+        let bytes: &[u8] = match (compiled.cubin(), compiled.ptx()) {
+            (Some(cubin), _) => cubin,
+            (None, Some(ptx)) => ptx.as_bytes(),
+            (None, None) => {
+                return Err(Error::InvalidArgument(format!(
+                    "program {} was compiled to LTO-IR only, which cannot be loaded; link it \
+                     with cudakit::linker::Linker or compile it to CUBIN or PTX",
+                    compiled.program()
+                )))
+            }
+        };
+        let mut module = self.load_module_image(bytes)?;
+        module.lowered = compiled.lowered_names().clone();
+        module.program = Some(compiled.program().to_owned());
+        Ok(module)
+    }
+
+    /// Loads a PTX, CUBIN or fatbin image (told apart by its magic
+    /// number). PTX need not be NUL-terminated (a NUL is added); a binary's
+    /// declared extents are checked against its length first.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ZeroLength`] for an empty image; [`Error::InteriorNul`] for
+    /// PTX with a NUL inside; [`Error::InvalidArgument`] for a malformed
+    /// binary; [`Error::ModuleLoad`] with the JIT's log when the driver
+    /// rejects it; [`Error::ContextPoisoned`].
+    pub fn load_module_image(&self, image: &[u8]) -> Result<Module<'_>> {
+        let image = prepare_image(image)?;
+        let (raw, info_log) = load_image(self, &image)?;
+        Ok(Module {
+            ctx: self,
+            raw,
+            lowered: BTreeMap::new(),
+            program: None,
+            info_log,
+        })
+    }
+
+    /// Reads a PTX, CUBIN or fatbin file and loads it as
+    /// [`Context::load_module_image`] does.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the file cannot be read; as
+    /// [`Context::load_module_image`].
+    pub fn load_module_file(&self, path: impl AsRef<Path>) -> Result<Module<'_>> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|err| Error::Io {
+            path: path.display().to_string(),
+            message: err.to_string(),
+        })?;
+        let mut module = self.load_module_image(&bytes)?;
+        module.program = Some(path.display().to_string());
+        Ok(module)
+    }
+}
+
+impl<'c> Module<'c> {
+    /// Wraps a module loaded by the linker.
+    pub(crate) fn from_parts(
+        ctx: &'c Context,
+        raw: CUmodule,
+        lowered: BTreeMap<String, String>,
+        info_log: String,
+    ) -> Module<'c> {
+        Module {
+            ctx,
+            raw,
+            lowered,
+            program: None,
+            info_log,
+        }
+    }
+
+    /// The context.
+    pub fn context(&self) -> &'c Context {
+        self.ctx
+    }
+
+    /// The raw handle.
+    pub fn as_raw(&self) -> CUmodule {
+        self.raw
+    }
+
+    /// The program (or file) the module came from, when known.
+    pub fn program(&self) -> Option<&str> {
+        self.program.as_deref()
+    }
+
+    /// The JIT's info log of the load (verbose: registers, spills, ...).
+    pub fn info_log(&self) -> &str {
+        &self.info_log
+    }
+
+    /// Name expression → lowered name, from the compiled program.
+    pub fn lowered_names(&self) -> &BTreeMap<String, String> {
+        &self.lowered
+    }
+
+    /// The symbol `name` resolves to: a name expression's lowered name, or
+    /// `name` itself.
+    fn symbol_of<'n>(&'n self, name: &'n str) -> &'n str {
+        resolve_name(&self.lowered, name).unwrap_or(name)
+    }
+
+    /// The module's kernels by symbol (lowered names, `extern "C"` names as
+    /// written), via `cuModuleGetFunctionCount`,
+    /// `cuModuleEnumerateFunctions` and `cuFuncGetName`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotSupported`] when the driver lacks those entry points
+    /// (before CUDA 12.4); driver errors; [`Error::ContextPoisoned`].
+    pub fn function_symbols(&self) -> Result<Vec<String>> {
+        let cu = self.ctx.enter()?;
+        let count_fn = optional!(cu, cuModuleGetFunctionCount, "CUDA 12.4");
+        let enumerate = optional!(cu, cuModuleEnumerateFunctions, "CUDA 12.4");
+        let name_fn = optional!(cu, cuFuncGetName, "CUDA 12.3");
+        let mut count: c_uint = 0;
+        // SAFETY: a valid out-pointer and a live module; the context is current.
+        self.ctx
+            .check("cuModuleGetFunctionCount", unsafe { count_fn(&mut count, self.raw) })?;
+        let mut functions: Vec<CUfunction> = vec![ptr::null_mut(); count as usize];
+        if count > 0 {
+            // SAFETY: the array has `count` slots, as passed.
+            self.ctx.check("cuModuleEnumerateFunctions", unsafe {
+                enumerate(functions.as_mut_ptr(), count, self.raw)
+            })?;
+        }
+        let mut names = Vec::with_capacity(functions.len());
+        for f in functions {
+            let mut name: *const c_char = ptr::null();
+            // SAFETY: a function handle of this live module; a valid out-pointer.
+            self.ctx.check("cuFuncGetName", unsafe { name_fn(&mut name, f) })?;
+            if !name.is_null() {
+                // SAFETY: the driver returns a NUL-terminated string that
+                // lives as long as the module; it is copied at once.
+                names.push(unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned());
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// What [`Error::UnknownFunction`] lists: the name expressions, then
+    /// the kernels no name expression names (when the driver can list them).
+    fn known_functions(&self) -> Vec<String> {
+        let mut known: Vec<String> = self.lowered.keys().cloned().collect();
+        if let Ok(symbols) = self.function_symbols() {
+            for symbol in symbols {
+                if !self.lowered.values().any(|v| *v == symbol) {
+                    known.push(symbol);
+                }
+            }
+        }
+        known
+    }
+
+    /// The kernel `name`: a name expression of the compiled program
+    /// (`"scale<float>"`, spacing and a leading `&` aside), an `extern "C"`
+    /// name, or a lowered name (`cuModuleGetFunction`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnknownFunction`] listing the name expressions and kernels
+    /// the module has when none matches; [`Error::InteriorNul`]; driver
+    /// errors; [`Error::ContextPoisoned`].
+    pub fn function(&self, name: &str) -> Result<Function<'_>> {
+        let symbol = self.symbol_of(name);
+        let symbol_c = CString::new(symbol).map_err(|_| Error::InteriorNul {
+            what: "function name",
+        })?;
+        let cu = self.ctx.enter()?;
+        let mut raw: CUfunction = ptr::null_mut();
+        // SAFETY: a valid out-pointer, a live module, a C string; the
+        // context is current.
+        let rc = unsafe { (cu.cuModuleGetFunction)(&mut raw, self.raw, symbol_c.as_ptr()) };
+        if rc == CUresult::CUDA_ERROR_NOT_FOUND {
+            return Err(Error::UnknownFunction {
+                name: name.to_owned(),
+                known: self.known_functions(),
+            });
+        }
+        self.ctx.check("cuModuleGetFunction", rc)?;
+        Ok(Function {
+            module: self,
+            raw,
+            name: name.to_owned(),
+            symbol: symbol.to_owned(),
+            launch_state: LaunchState::default(),
+        })
+    }
+
+    /// The `__device__` or `__constant__` variable `name` as `len` elements
+    /// of `T` (`cuModuleGetGlobal_v2`). `name` may be a name expression
+    /// (`"&ns::table"`, or `"ns::table"` for it), a plain C name, or a
+    /// lowered name.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Global`] when the module has no such variable, or its size
+    /// is not a whole number of `T`s; [`Error::InteriorNul`]; driver
+    /// errors; [`Error::ContextPoisoned`].
+    pub fn global<T: DeviceCopy>(&self, name: &str) -> Result<Global<'_, T>> {
+        let symbol = self.symbol_of(name);
+        let symbol_c = CString::new(symbol).map_err(|_| Error::InteriorNul {
+            what: "global name",
+        })?;
+        let cu = self.ctx.enter()?;
+        let (mut ptr, mut bytes): (CUdeviceptr, usize) = (0, 0);
+        // SAFETY: valid out-pointers, a live module, a C string; the context
+        // is current.
+        let rc = unsafe { (cu.cuModuleGetGlobal)(&mut ptr, &mut bytes, self.raw, symbol_c.as_ptr()) };
+        if rc == CUresult::CUDA_ERROR_NOT_FOUND {
+            let known: Vec<&str> = self.lowered.keys().map(String::as_str).collect();
+            return Err(Error::Global {
+                name: name.to_owned(),
+                reason: if known.is_empty() {
+                    "no __device__ or __constant__ variable of that name in the module".to_owned()
+                } else {
+                    format!(
+                        "no __device__ or __constant__ variable of that name in the module \
+                         (its name expressions: {})",
+                        known.join(", ")
+                    )
+                },
+            });
+        }
+        self.ctx.check("cuModuleGetGlobal_v2", rc)?;
+        let size = std::mem::size_of::<T>();
+        if size == 0 || bytes == 0 || bytes % size != 0 {
+            return Err(Error::Global {
+                name: name.to_owned(),
+                reason: format!(
+                    "the variable is {bytes} bytes, not a whole number of {} ({size} bytes)",
+                    std::any::type_name::<T>()
+                ),
+            });
+        }
+        Ok(Global {
+            module: self,
+            ptr,
+            len: bytes / size,
+            name: name.to_owned(),
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl Drop for Module<'_> {
+    fn drop(&mut self) {
+        if let Some(cu) = self.ctx.enter_for_drop() {
+            // SAFETY: unloads the module loaded at construction, once; no
+            // function or global of it is alive (they borrow the module).
+            let rc = unsafe { (cu.cuModuleUnload)(self.raw) };
+            self.ctx.record_drop_error("cuModuleUnload", rc);
+        }
+    }
+}
+
+/// Attributes of a kernel (`cuFuncGetAttribute`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FunctionAttributes {
+    /// Registers per thread (`CU_FUNC_ATTRIBUTE_NUM_REGS`).
+    pub registers: u32,
+    /// Static shared memory per block (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`).
+    pub static_shared_bytes: u32,
+    /// Dynamic shared memory a launch may ask for now
+    /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`); raise it with
+    /// [`Function::set_max_dynamic_shared_memory`].
+    pub max_dynamic_shared_bytes: u32,
+    /// Most threads a block may have for this kernel
+    /// (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`).
+    pub max_threads_per_block: u32,
+    /// Local memory per thread (`CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES`).
+    pub local_bytes: u32,
+    /// Constant memory (`CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES`).
+    pub const_bytes: u32,
+    /// The PTX virtual architecture, major × 10 + minor
+    /// (`CU_FUNC_ATTRIBUTE_PTX_VERSION`; 90 for `compute_90`).
+    pub ptx_version: u32,
+    /// The binary architecture, major × 10 + minor
+    /// (`CU_FUNC_ATTRIBUTE_BINARY_VERSION`; 90 for `sm_90`).
+    pub binary_version: u32,
+}
+
+/// A kernel of a [`Module`], which it borrows.
+pub struct Function<'m> {
+    module: &'m Module<'m>,
+    raw: CUfunction,
+    name: String,
+    symbol: String,
+    /// Per-function state of the launch path (parameter layout).
+    pub(crate) launch_state: LaunchState,
+}
+
+// SAFETY: a function handle may be used from any thread (the driver API is
+// thread-safe; every use makes the context current first); the launch
+// state is thread-safe.
+unsafe impl Send for Function<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for Function<'_> {}
+
+impl fmt::Debug for Function<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Function")
+            .field("name", &self.name)
+            .field("symbol", &self.symbol)
+            .field("raw", &self.raw)
+            .finish()
+    }
+}
+
+impl<'m> Function<'m> {
+    /// The name it was looked up by (a name expression, or the symbol).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The symbol in the module (the lowered name of a name expression).
+    pub fn symbol(&self) -> &str {
+        &self.symbol
+    }
+
+    /// The raw handle.
+    pub fn as_raw(&self) -> CUfunction {
+        self.raw
+    }
+
+    /// The module.
+    pub fn module(&self) -> &'m Module<'m> {
+        self.module
+    }
+
+    /// The context.
+    pub fn context(&self) -> &'m Context {
+        self.module.ctx
+    }
+
+    /// One attribute (`cuFuncGetAttribute`).
+    ///
+    /// # Errors
+    ///
+    /// Driver errors; [`Error::ContextPoisoned`].
+    pub fn attribute(&self, attribute: Attr) -> Result<i32> {
+        let ctx = self.module.ctx;
+        let cu = ctx.enter()?;
+        let mut value: c_int = 0;
+        // SAFETY: a valid out-pointer and a function of a live module; the
+        // context is current.
+        ctx.check("cuFuncGetAttribute", unsafe {
+            (cu.cuFuncGetAttribute)(&mut value, attribute, self.raw)
+        })?;
+        Ok(value)
+    }
+
+    /// Sets one attribute (`cuFuncSetAttribute`).
+    ///
+    /// # Errors
+    ///
+    /// Driver errors (an attribute that cannot be set, a value out of
+    /// range); [`Error::ContextPoisoned`].
+    pub fn set_attribute(&self, attribute: Attr, value: i32) -> Result<()> {
+        let ctx = self.module.ctx;
+        let cu = ctx.enter()?;
+        // SAFETY: a function of a live module, arguments by value; the
+        // context is current.
+        ctx.check("cuFuncSetAttribute", unsafe {
+            (cu.cuFuncSetAttribute)(self.raw, attribute, value)
+        })
+    }
+
+    /// The kernel's attributes.
+    ///
+    /// # Errors
+    ///
+    /// As [`Function::attribute`].
+    pub fn attributes(&self) -> Result<FunctionAttributes> {
+        let unsigned = |a: Attr| -> Result<u32> { Ok(u32::try_from(self.attribute(a)?).unwrap_or(0)) };
+        let bytes = unsigned;
+        Ok(FunctionAttributes {
+            registers: unsigned(Attr::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            static_shared_bytes: bytes(Attr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            max_dynamic_shared_bytes: bytes(Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?,
+            max_threads_per_block: unsigned(Attr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            local_bytes: bytes(Attr::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+            const_bytes: bytes(Attr::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)?,
+            ptx_version: unsigned(Attr::CU_FUNC_ATTRIBUTE_PTX_VERSION)?,
+            binary_version: unsigned(Attr::CU_FUNC_ATTRIBUTE_BINARY_VERSION)?,
+        })
+    }
+
+    /// Lets launches of this kernel use up to `bytes` of dynamic shared
+    /// memory, above the default 48 KiB
+    /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`). The limit is the
+    /// device's opt-in maximum per block minus the kernel's static shared
+    /// memory; it is checked before the driver is called.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LaunchConfig`] with [`LaunchConfigError::OverLimit`] when
+    /// `bytes` is over the limit; driver errors; [`Error::ContextPoisoned`].
+    pub fn set_max_dynamic_shared_memory(&self, bytes: u32) -> Result<()> {
+        let optin = self.module.ctx.limits().max_shared_per_block_optin;
+        let static_bytes = u32::try_from(self.attribute(Attr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?).unwrap_or(0);
+        let limit = optin.saturating_sub(static_bytes);
+        if bytes > limit {
+            return Err(Error::LaunchConfig {
+                function: self.name.clone(),
+                error: LaunchConfigError::OverLimit {
+                    what: "dynamic shared memory",
+                    value: u64::from(bytes),
+                    limit: u64::from(limit),
+                    source_of_limit: "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN minus \
+                                      CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES",
+                },
+            });
+        }
+        // `bytes <= optin`, which came from a c_int attribute.
+        let value = i32::try_from(bytes).unwrap_or(i32::MAX);
+        self.set_attribute(Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, value)
+    }
+}
+
+/// A `__device__` or `__constant__` variable of a [`Module`] (which it
+/// borrows) as `len` elements of `T`.
+pub struct Global<'m, T: DeviceCopy> {
+    module: &'m Module<'m>,
+    ptr: CUdeviceptr,
+    len: usize,
+    name: String,
+    _marker: PhantomData<T>,
+}
+
+impl<T: DeviceCopy> fmt::Debug for Global<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Global")
+            .field("name", &self.name)
+            .field("ptr", &format_args!("{:#x}", self.ptr))
+            .field("len", &self.len)
+            .field("type", &std::any::type_name::<T>())
+            .finish()
+    }
+}
+
+impl<'m, T: DeviceCopy> Global<'m, T> {
+    /// The name it was looked up by.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The context.
+    pub fn context(&self) -> &'m Context {
+        self.module.ctx
+    }
+
+    /// The device address.
+    pub fn device_ptr(&self) -> CUdeviceptr {
+        self.ptr
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always `false`: a variable has at least one element.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Size in bytes.
+    pub fn byte_len(&self) -> usize {
+        self.len * std::mem::size_of::<T>()
+    }
+
+    /// Copies `src` into the variable (`cuMemcpyHtoD_v2`); lengths must
+    /// match. Not ordered with work queued on streams: call it when no
+    /// kernel that reads the variable is running.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LengthMismatch`]; driver errors; [`Error::ContextPoisoned`].
+    pub fn copy_from_host(&self, src: &[T]) -> Result<()> {
+        copy::same_len("Global::copy_from_host", self.len, src.len())?;
+        copy::htod(self.module.ctx, self.ptr, src)
+    }
+
+    /// Copies the variable into `dst` (`cuMemcpyDtoH_v2`); lengths must
+    /// match.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LengthMismatch`]; driver errors; [`Error::ContextPoisoned`].
+    pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
+        copy::same_len("Global::copy_to_host", self.len, dst.len())?;
+        copy::dtoh(self.module.ctx, dst, self.ptr)
+    }
+
+    /// The variable's contents (`cuMemcpyDtoH_v2`).
+    ///
+    /// # Errors
+    ///
+    /// Driver errors; [`Error::ContextPoisoned`].
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        copy::dtoh_vec(self.module.ctx, self.ptr, self.len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn elf(sections: &[(u32, u64, u64)], len: usize) -> Vec<u8> {
+        let mut b = vec![0u8; len];
+        b[..4].copy_from_slice(b"\x7fELF");
+        b[4] = 2;
+        b[5] = 1;
+        let shoff = 64u64;
+        b[0x28..0x30].copy_from_slice(&shoff.to_le_bytes());
+        b[0x3A..0x3C].copy_from_slice(&64u16.to_le_bytes());
+        b[0x3C..0x3E].copy_from_slice(&(sections.len() as u16).to_le_bytes());
+        for (i, (kind, off, size)) in sections.iter().enumerate() {
+            let at = 64 + i * 64;
+            b[at + 4..at + 8].copy_from_slice(&kind.to_le_bytes());
+            b[at + 0x18..at + 0x20].copy_from_slice(&off.to_le_bytes());
+            b[at + 0x20..at + 0x28].copy_from_slice(&size.to_le_bytes());
+        }
+        b
+    }
+
+    #[test]
+    fn image_kinds_are_told_apart() {
+        assert_eq!(ImageKind::of(b"\x7fELF\x02\x01"), ImageKind::Cubin);
+        assert_eq!(ImageKind::of(&FATBIN_MAGIC.to_le_bytes()), ImageKind::Fatbin);
+        assert_eq!(ImageKind::of(b".version 9.0"), ImageKind::Ptx);
+    }
+
+    #[test]
+    fn ptx_gets_exactly_one_nul() {
+        let image = prepare_image(b".version 9.0\n").unwrap();
+        assert_eq!(&*image.bytes, b".version 9.0\n\0");
+        assert_eq!(image.len(), 14);
+        let image = prepare_image(b".version 9.0\n\0\0").unwrap();
+        assert_eq!(&*image.bytes, b".version 9.0\n\0");
+        assert!(matches!(prepare_image(b".ver\0sion"), Err(Error::InteriorNul { .. })));
+        assert!(matches!(prepare_image(b""), Err(Error::ZeroLength { .. })));
+    }
+
+    #[test]
+    fn binaries_are_checked_against_their_length() {
+        let ok = elf(&[(1, 192, 32), (8, 4096, 1 << 20)], 256);
+        assert_eq!(elf_extent(&ok).unwrap(), 256 - 32);
+        assert!(prepare_image(&ok).is_ok());
+        let past = elf(&[(1, 192, 100)], 256);
+        assert!(elf_extent(&past).unwrap_err().contains("section 0"));
+        assert!(matches!(prepare_image(&past), Err(Error::InvalidArgument(_))));
+        let mut table_past = elf(&[(1, 192, 8)], 256);
+        table_past[0x3C..0x3E].copy_from_slice(&10u16.to_le_bytes());
+        assert!(elf_extent(&table_past).is_err());
+        assert!(elf_extent(&ok[..63]).is_err());
+        let mut fat = vec![0u8; 48];
+        fat[..4].copy_from_slice(&FATBIN_MAGIC.to_le_bytes());
+        fat[6..8].copy_from_slice(&16u16.to_le_bytes());
+        fat[8..16].copy_from_slice(&32u64.to_le_bytes());
+        assert_eq!(fatbin_extent(&fat).unwrap(), 48);
+        fat[8..16].copy_from_slice(&33u64.to_le_bytes());
+        assert!(fatbin_extent(&fat).is_err());
+        assert!(fatbin_extent(&fat[..10]).is_err());
+    }
+
+    #[test]
+    fn misaligned_binaries_are_copied_to_aligned_storage() {
+        let ok = elf(&[(1, 192, 32)], 256);
+        let mut shifted = vec![0u8; 257];
+        shifted[1..].copy_from_slice(&ok);
+        let image = prepare_image(&shifted[1..]).unwrap();
+        assert_eq!(image.as_ptr() as usize % 8, 0);
+        assert_eq!(image.len(), 256);
+    }
+
+    #[test]
+    fn logs_stop_at_the_nul_and_the_reported_length() {
+        let mut buffer = vec![0u8; 16];
+        buffer[..5].copy_from_slice(b"error");
+        assert_eq!(log_text(&buffer, 16), "error");
+        assert_eq!(log_text(&buffer, 3), "err");
+        assert_eq!(log_text(&buffer, 1000), "error");
+        assert_eq!(join_logs("", ""), "(the JIT wrote no log)");
+        assert_eq!(join_logs("e", "i"), "e\ninfo: i");
+    }
+}

@@ -1,0 +1,88 @@
+// cudakit test kernels: deliberately faulty kernels for the error tests.
+//
+// Every fault here is sticky: the context that ran it is unusable afterwards,
+// so each test that launches one runs in a child process. Only thread 0 of
+// block 0 faults (launch them with one thread; more are harmless). Stores go
+// through volatile pointers so the compiler cannot drop or merge them.
+//
+// Self-contained (no #include), compiled with NVRTC for sm_90. `assert` is
+// NVRTC's built-in device assert; fault_assert must be compiled WITHOUT
+// -DNDEBUG (with it, assert expands to nothing and the kernel succeeds).
+// See kernels/README.md for the error each one is expected to produce.
+
+// p[offset] = value, through a pointer derived from a device allocation
+// (a global-space store). With `offset` well past the allocation's end
+// (e.g. 256 MiB, far beyond the allocation granularity, but still a
+// plausible address near the heap) this is an out-of-bounds write: expected
+// CUDA_ERROR_ILLEGAL_ADDRESS (700). A small offset just past the end may land
+// in mapped padding and not fault at all; compute-sanitizer catches those.
+extern "C" __global__ void fault_oob_write(float* p, long long offset, float value) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        volatile float* q = p + offset;
+        *q = value;
+    }
+}
+
+// *(float*)address = value as a generic store (PTX st.f32, no state space:
+// the hardware resolves the space from the address). Written in PTX because
+// NVVM turns a plain C++ store through an integer-derived pointer into a
+// global-space store. Far addresses (e.g. 1 << 40) reported
+// CUDA_ERROR_INVALID_ADDRESS_SPACE (717) on an H200 rather than 700.
+extern "C" __global__ void fault_write_generic(unsigned long long address, float value) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        asm volatile("st.volatile.f32 [%0], %1;" ::"l"(address), "f"(value) : "memory");
+    }
+}
+
+// The same store as a global-space store (PTX st.global.f32), for comparing
+// the error code with fault_write_generic at the same address.
+extern "C" __global__ void fault_write_global(unsigned long long address, float value) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        asm volatile("st.volatile.global.f32 [%0], %1;" ::"l"(address), "f"(value) : "memory");
+    }
+}
+
+// A generic store at (generic address of a __shared__ array) + offset bytes:
+// with an offset past the block's shared memory, the address is inside the
+// shared-memory window of the generic address space but outside the block's
+// allocation.
+extern "C" __global__ void fault_shared_window_write(long long offset, float value) {
+    __shared__ float s[32];
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        s[0] = value;
+        const unsigned long long address = reinterpret_cast<unsigned long long>(&s[0]) + offset;
+        asm volatile("st.volatile.f32 [%0], %1;" ::"l"(address), "f"(value) : "memory");
+    }
+}
+
+// A store to the null pointer (generic): expected 700 or 717, whichever the
+// driver reports for address 0; the test pins the code it observes.
+extern "C" __global__ void fault_null_write(float value) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        volatile float* q = nullptr;
+        *q = value;
+    }
+}
+
+// out[0] = the int at byte address (char*)p + 1: a 4-byte load from an
+// address that is not 4-byte aligned. Expected CUDA_ERROR_MISALIGNED_ADDRESS
+// (716). `p` must point to at least 8 readable bytes.
+extern "C" __global__ void fault_misaligned_read(const int* p, int* out) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        const char* c = reinterpret_cast<const char*>(p) + 1;
+        out[0] = *reinterpret_cast<const volatile int*>(c);
+    }
+}
+
+// __trap(): expected CUDA_ERROR_LAUNCH_FAILED (719). No parameters (also
+// exercises a launch with an empty parameter list).
+extern "C" __global__ void fault_trap() {
+    __trap();
+}
+
+// assert(value == 0) in every thread: with value != 0 the device assert
+// fires (message on the process's stdout), expected CUDA_ERROR_ASSERT (710);
+// with value == 0 the kernel succeeds (the control case).
+extern "C" __global__ void fault_assert(int value) {
+    assert(value == 0);
+}
