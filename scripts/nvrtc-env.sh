@@ -1,7 +1,8 @@
 # Sourced by scripts/test.sh (and usable by hand: `source scripts/nvrtc-env.sh`).
 # Makes sure an NVRTC 13 (or 12) can be found by cudakit's loader. When none is
 # found on the system, installs PyPI's nvidia-cuda-nvrtc into the ignored
-# folder .deps/python and points CUDAKIT_LIBNVRTC at it.
+# folder .deps/python (with nvidia-cuda-runtime, for libcudadevrt.a) and
+# points CUDAKIT_LIBNVRTC at it.
 NVRTC_WHEEL_VERSION="${NVRTC_WHEEL_VERSION:-13.0.88}"
 _cudakit_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 _cudakit_local="$_cudakit_root/.deps/python/nvidia/cu13/lib/libnvrtc.so.13"
@@ -23,7 +24,8 @@ if [ -e "$_cudakit_local" ]; then
 elif ! _cudakit_have_nvrtc; then
     echo "scripts/nvrtc-env.sh: no NVRTC found; installing nvidia-cuda-nvrtc==$NVRTC_WHEEL_VERSION into .deps/python" >&2
     python3 -m pip install --quiet --disable-pip-version-check --no-deps \
-        --target "$_cudakit_root/.deps/python" "nvidia-cuda-nvrtc==$NVRTC_WHEEL_VERSION"
+        --target "$_cudakit_root/.deps/python" "nvidia-cuda-nvrtc==$NVRTC_WHEEL_VERSION" \
+        "nvidia-cuda-runtime==${RUNTIME_WHEEL_VERSION:-13.0.96}"
     export CUDAKIT_LIBNVRTC="$_cudakit_local"
 fi
 # Where the wheel also ships libcudadevrt.a (nvidia-cuda-runtime), tests find it here.

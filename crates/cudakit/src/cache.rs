@@ -242,14 +242,18 @@ fn walk(root: &Path, rel: &Path, out: &mut Vec<(PathBuf, u64, u128)>, budget: &m
     };
     for entry in entries.flatten() {
         let rel_path = rel.join(entry.file_name());
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         if kind.is_dir() {
             if !walk(root, &rel_path, out, budget) {
                 return false;
             }
             continue;
         }
-        let Ok(meta) = fs::metadata(entry.path()) else { continue };
+        let Ok(meta) = fs::metadata(entry.path()) else {
+            continue;
+        };
         if !meta.is_file() {
             continue;
         }
@@ -688,13 +692,8 @@ fn list_entries(dir: &Path) -> Vec<(PathBuf, u64, SystemTime)> {
         .filter(|e| is_entry_name(&e.file_name().to_string_lossy()))
         .filter_map(|e| {
             let meta = e.metadata().ok()?;
-            meta.is_file().then(|| {
-                (
-                    e.path(),
-                    meta.len(),
-                    meta.modified().unwrap_or(UNIX_EPOCH),
-                )
-            })
+            meta.is_file()
+                .then(|| (e.path(), meta.len(), meta.modified().unwrap_or(UNIX_EPOCH)))
         })
         .collect()
 }
@@ -1106,7 +1105,10 @@ mod tests {
         assert_eq!(back.ptx.as_deref(), Some(".version 9.0"));
         assert_eq!(back.cubin.as_deref(), Some(&b"\x7fELF...."[..]));
         assert_eq!(back.lowered["scale<float>"], "_Z5scaleIfEvPT_");
-        assert_eq!(decode_entry(CacheKey(43), &bytes).unwrap_err(), Reject::Foreign);
+        assert_eq!(
+            decode_entry(CacheKey(43), &bytes).unwrap_err(),
+            Reject::Foreign
+        );
         for cut in [0, 1, 8, HEADER_LEN, bytes.len() / 2, bytes.len() - 1] {
             assert!(decode_entry(k, &bytes[..cut]).is_err(), "cut at {cut}");
         }
@@ -1115,13 +1117,25 @@ mod tests {
             bad[i] ^= 0x40;
             assert!(decode_entry(k, &bad).is_err(), "flip at {i}");
         }
-        assert_eq!(decode_entry(k, b"garbage garbage garbage garbage garbage garbage garbage garbage").unwrap_err(), Reject::NotAnEntry);
+        assert_eq!(
+            decode_entry(
+                k,
+                b"garbage garbage garbage garbage garbage garbage garbage garbage"
+            )
+            .unwrap_err(),
+            Reject::NotAnEntry
+        );
     }
 
     #[test]
     fn the_default_folder_follows_the_environment() {
         let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            }
         };
         assert_eq!(
             default_dir(&env(&[("CUDAKIT_CACHE_DIR", "/c"), ("HOME", "/h")])),
@@ -1140,7 +1154,8 @@ mod tests {
         assert!(!Cache::from_env_with(&env(&[("CUDAKIT_CACHE", "off")])).is_enabled());
         let memory = Cache::from_env_with(&env(&[("CUDAKIT_CACHE", "memory"), ("HOME", "/h")]));
         assert!(memory.is_enabled() && memory.dir().is_none());
-        let sized = Cache::from_env_with(&env(&[("CUDAKIT_CACHE_MAX_BYTES", "64M"), ("HOME", "/h")]));
+        let sized =
+            Cache::from_env_with(&env(&[("CUDAKIT_CACHE_MAX_BYTES", "64M"), ("HOME", "/h")]));
         assert_eq!(sized.max_bytes(), 64 << 20);
     }
 

@@ -48,6 +48,7 @@ pub mod scope;
 pub mod stream;
 
 pub use arena::{AllocKind, AllocRecord, Arena, ArenaStats, KindStats};
+pub use cache::{Cache, CacheKey, CacheStats};
 pub use context::Context;
 pub use device::{Device, DeviceLimits};
 pub use driver::driver_version;
@@ -57,6 +58,10 @@ pub use memory::{
     Attach, Bf16, DeviceBuffer, DeviceCopy, DeviceDst, DeviceSrc, DeviceView, PinnedBuffer,
     UnifiedBuffer, F16,
 };
+pub use launch::{Dim3, KernelArg, LaunchConfig, ParamCheck, ParamList};
+pub use linker::{LinkInput, LinkOptions, Linker};
 pub use metrics::Metrics;
+pub use module::{Function, FunctionAttributes, Global, ImageKind, Module};
+pub use program::{Arch, Compiled, CppStd, Origin, Output, Program};
 pub use scope::Scope;
 pub use stream::Stream;

@@ -37,9 +37,14 @@
 //! CUDA 12.0 (`CU_JIT_INPUT_NVVM` is deprecated); CUDA 12 and later LTO-IR
 //! (what NVRTC 13's `-dlto` makes) is linked by nvJitLink, which cudakit
 //! does not bind. [`Linker::add_lto_ir`] passes it to the driver anyway and
-//! returns the driver's answer.
+//! returns the driver's answer: with driver 580 (CUDA 13.0) on an H200,
+//! `cuLinkAddData_v2` answers `CUDA_ERROR_JIT_COMPILER_NOT_FOUND` with an
+//! empty log, and the error's log then says why. Link relocatable PTX or
+//! CUBIN instead (`-rdc=true`, [`Output::Ptx`] or [`Output::Cubin`]).
 //!
 //! [`Program::relocatable_device_code`]: crate::program::Program::relocatable_device_code
+//! [`Output::Ptx`]: crate::program::Output::Ptx
+//! [`Output::Cubin`]: crate::program::Output::Cubin
 
 use std::collections::BTreeMap;
 use std::ffi::{c_uint, c_void, CString};
@@ -53,7 +58,9 @@ use cuda_sys::{CUjitInputType, CUjit_option, CUlinkState};
 use crate::arena::AllocKind;
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::module::{jit_error, join_logs, load_image, log_text, prepare_image, ImageKind, Module, JIT_LOG_BYTES};
+use crate::module::{
+    jit_error, join_logs, load_image, log_text, prepare_image, ImageKind, Module, JIT_LOG_BYTES,
+};
 use crate::program::Compiled;
 
 /// Options of a link (`cuLinkCreate_v2`'s JIT options). A builder.
@@ -244,22 +251,43 @@ impl<'c> Linker<'c> {
         // integers cast to pointers.
         let mut pairs: Vec<(CUjit_option, *mut c_void)> = vec![
             (CUjit_option::CU_JIT_ERROR_LOG_BUFFER, error_log.ptr.cast()),
-            (CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, JIT_LOG_BYTES as *mut c_void),
+            (
+                CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                JIT_LOG_BYTES as *mut c_void,
+            ),
             (CUjit_option::CU_JIT_INFO_LOG_BUFFER, info_log.ptr.cast()),
-            (CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, JIT_LOG_BYTES as *mut c_void),
-            (CUjit_option::CU_JIT_LOG_VERBOSE, usize::from(!options.quiet) as *mut c_void),
+            (
+                CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                JIT_LOG_BYTES as *mut c_void,
+            ),
+            (
+                CUjit_option::CU_JIT_LOG_VERBOSE,
+                usize::from(!options.quiet) as *mut c_void,
+            ),
         ];
         if let Some(n) = options.max_registers {
-            pairs.push((CUjit_option::CU_JIT_MAX_REGISTERS, n as usize as *mut c_void));
+            pairs.push((
+                CUjit_option::CU_JIT_MAX_REGISTERS,
+                n as usize as *mut c_void,
+            ));
         }
         if let Some(level) = options.optimization_level {
-            pairs.push((CUjit_option::CU_JIT_OPTIMIZATION_LEVEL, level as usize as *mut c_void));
+            pairs.push((
+                CUjit_option::CU_JIT_OPTIMIZATION_LEVEL,
+                level as usize as *mut c_void,
+            ));
         }
         if options.debug_info {
-            pairs.push((CUjit_option::CU_JIT_GENERATE_DEBUG_INFO, 1usize as *mut c_void));
+            pairs.push((
+                CUjit_option::CU_JIT_GENERATE_DEBUG_INFO,
+                1usize as *mut c_void,
+            ));
         }
         if options.line_info {
-            pairs.push((CUjit_option::CU_JIT_GENERATE_LINE_INFO, 1usize as *mut c_void));
+            pairs.push((
+                CUjit_option::CU_JIT_GENERATE_LINE_INFO,
+                1usize as *mut c_void,
+            ));
         }
         if options.lto {
             pairs.push((CUjit_option::CU_JIT_LTO, 1usize as *mut c_void));
@@ -275,11 +303,17 @@ impl<'c> Linker<'c> {
         // referenced by Rust) for the life of the link state, as the driver
         // requires for output options; a valid out-pointer; the context is
         // current.
-        let rc = unsafe { (cu.cuLinkCreate)(count as c_uint, option_array.ptr, values.ptr, &mut state) };
+        let rc =
+            unsafe { (cu.cuLinkCreate)(count as c_uint, option_array.ptr, values.ptr, &mut state) };
         jit_error(ctx, "cuLinkCreate_v2", rc, || {
-            join_logs(&error_log.text(JIT_LOG_BYTES), &info_log.text(JIT_LOG_BYTES))
+            join_logs(
+                &error_log.text(JIT_LOG_BYTES),
+                &info_log.text(JIT_LOG_BYTES),
+            )
         })?;
-        let arena_id = ctx.arena().record_alloc(AllocKind::HostStorage, storage, location);
+        let arena_id = ctx
+            .arena()
+            .record_alloc(AllocKind::HostStorage, storage, location);
         Ok(Linker {
             ctx,
             state,
@@ -361,7 +395,11 @@ impl<'c> Linker<'c> {
                     // SAFETY: `words` has at least `data.len()` bytes; the
                     // allocations do not overlap.
                     unsafe {
-                        ptr::copy_nonoverlapping(data.as_ptr(), words.as_mut_ptr().cast::<u8>(), data.len())
+                        ptr::copy_nonoverlapping(
+                            data.as_ptr(),
+                            words.as_mut_ptr().cast::<u8>(),
+                            data.len(),
+                        )
                     };
                     aligned = words;
                     (aligned.as_ptr().cast(), data.len())
@@ -385,7 +423,15 @@ impl<'c> Linker<'c> {
             )
         };
         jit_error(self.ctx, "cuLinkAddData_v2", rc, || {
-            format!("input {name} ({kind:?}):\n{}", self.logs())
+            let mut log = format!("input {name} ({kind:?}):\n{}", self.logs());
+            if kind == LinkInput::LtoIr {
+                log.push_str(
+                    "\nnote: the driver's linker links only LTO-IR made before CUDA 12.0; \
+                     CUDA 12+ LTO-IR (NVRTC's -dlto) needs nvJitLink; link relocatable PTX \
+                     or CUBIN instead (-rdc=true)",
+                );
+            }
+            log
         })?;
         self.inputs.push(name.to_owned());
         Ok(self)
@@ -443,11 +489,17 @@ impl<'c> Linker<'c> {
             (None, Some(ptx), _) => self.add(LinkInput::Ptx, &name, ptx.as_bytes())?,
             (None, None, Some(lto)) => self.add(LinkInput::LtoIr, &name, lto)?,
             (None, None, None) => {
-                return Err(Error::InvalidArgument(format!("program {name} holds no code to link")))
+                return Err(Error::InvalidArgument(format!(
+                    "program {name} holds no code to link"
+                )))
             }
         };
-        self.lowered
-            .extend(compiled.lowered_names().iter().map(|(k, v)| (k.clone(), v.clone())));
+        self.lowered.extend(
+            compiled
+                .lowered_names()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
         Ok(self)
     }
 
@@ -467,9 +519,10 @@ impl<'c> Linker<'c> {
             });
         }
         let display = path.display().to_string();
-        let path_c = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| Error::InteriorNul {
-            what: "link input path",
-        })?;
+        let path_c =
+            CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| Error::InteriorNul {
+                what: "link input path",
+            })?;
         let cu = self.ctx.enter()?;
         // SAFETY: a live link state; a C string path; no per-input options;
         // the context is current.
@@ -607,7 +660,12 @@ pub(crate) fn cudadevrt_candidates(
         .collect();
     roots.push(PathBuf::from("/usr/local/cuda"));
     for root in roots {
-        for sub in ["lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"] {
+        for sub in [
+            "lib64",
+            "lib",
+            "targets/x86_64-linux/lib",
+            "targets/sbsa-linux/lib",
+        ] {
             push(root.join(sub).join(FILE));
         }
     }
@@ -629,7 +687,8 @@ pub(crate) fn cudadevrt_candidates(
 fn nvrtc_folder() -> Option<PathBuf> {
     let (_, loaded) = cuda_sys::nvrtc_with_origin().ok()?;
     if loaded.candidate.contains('/') {
-        let path = std::fs::canonicalize(&loaded.candidate).unwrap_or_else(|_| PathBuf::from(&loaded.candidate));
+        let path = std::fs::canonicalize(&loaded.candidate)
+            .unwrap_or_else(|_| PathBuf::from(&loaded.candidate));
         return path.parent().map(Path::to_path_buf);
     }
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
@@ -659,7 +718,10 @@ pub fn cudadevrt_path() -> Result<PathBuf> {
     if let Some(found) = candidates.iter().find(|p| p.is_file()) {
         return Ok(found.clone());
     }
-    let tried: Vec<String> = candidates.iter().map(|p| format!("  {}", p.display())).collect();
+    let tried: Vec<String> = candidates
+        .iter()
+        .map(|p| format!("  {}", p.display()))
+        .collect();
     Err(Error::Io {
         path: "libcudadevrt.a".to_owned(),
         message: format!(
@@ -684,12 +746,18 @@ mod tests {
             _ => None,
         };
         let list = cudadevrt_candidates(&env, Some(PathBuf::from("/wheel/nvidia/cu13/lib")));
-        assert_eq!(list[0], PathBuf::from("/wheel/nvidia/cu13/lib/libcudadevrt.a"));
+        assert_eq!(
+            list[0],
+            PathBuf::from("/wheel/nvidia/cu13/lib/libcudadevrt.a")
+        );
         assert_eq!(list[1], PathBuf::from("/opt/cuda/lib64/libcudadevrt.a"));
         assert!(list.contains(&PathBuf::from("/usr/local/cuda/lib64/libcudadevrt.a")));
         assert!(list.contains(&PathBuf::from("/py/nvidia/cu13/lib/libcudadevrt.a")));
-        assert!(list.contains(&PathBuf::from("/repo/.deps/python/nvidia/cu13/lib/libcudadevrt.a")));
-        let explicit = |name: &str| (name == "CUDAKIT_CUDADEVRT").then(|| "/x/libcudadevrt.a".to_owned());
+        assert!(list.contains(&PathBuf::from(
+            "/repo/.deps/python/nvidia/cu13/lib/libcudadevrt.a"
+        )));
+        let explicit =
+            |name: &str| (name == "CUDAKIT_CUDADEVRT").then(|| "/x/libcudadevrt.a".to_owned());
         assert_eq!(
             cudadevrt_candidates(&explicit, Some(PathBuf::from("/w"))),
             vec![PathBuf::from("/x/libcudadevrt.a")]
@@ -698,7 +766,11 @@ mod tests {
 
     #[test]
     fn link_options_build() {
-        let o = LinkOptions::new().max_registers(32).optimization_level(3).line_info(true).quiet(true);
+        let o = LinkOptions::new()
+            .max_registers(32)
+            .optimization_level(3)
+            .line_info(true)
+            .quiet(true);
         assert_eq!(o.max_registers, Some(32));
         assert_eq!(o.optimization_level, Some(3));
         assert!(o.line_info && o.quiet && !o.debug_info && !o.lto);

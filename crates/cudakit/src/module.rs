@@ -32,7 +32,9 @@ use std::path::Path;
 use std::ptr;
 use std::time::Instant;
 
-use cuda_sys::{CUdeviceptr, CUfunction, CUfunction_attribute as Attr, CUjit_option, CUmodule, CUresult};
+use cuda_sys::{
+    CUdeviceptr, CUfunction, CUfunction_attribute as Attr, CUjit_option, CUmodule, CUresult,
+};
 
 use crate::context::Context;
 use crate::driver::optional;
@@ -143,7 +145,11 @@ pub(crate) fn prepare_image(bytes: &[u8]) -> Result<Image<'_>> {
                 // SAFETY: `words` has at least `bytes.len()` bytes, and the
                 // two allocations do not overlap.
                 unsafe {
-                    ptr::copy_nonoverlapping(bytes.as_ptr(), words.as_mut_ptr().cast::<u8>(), bytes.len())
+                    ptr::copy_nonoverlapping(
+                        bytes.as_ptr(),
+                        words.as_mut_ptr().cast::<u8>(),
+                        bytes.len(),
+                    )
                 };
                 words
             };
@@ -158,11 +164,15 @@ pub(crate) fn prepare_image(bytes: &[u8]) -> Result<Image<'_>> {
 }
 
 fn read_u16(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?)))
+    Some(u64::from(u16::from_le_bytes(
+        b.get(at..at + 2)?.try_into().ok()?,
+    )))
 }
 
 fn read_u32(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?)))
+    Some(u64::from(u32::from_le_bytes(
+        b.get(at..at + 4)?.try_into().ok()?,
+    )))
 }
 
 fn read_u64(b: &[u8], at: usize) -> Option<u64> {
@@ -210,8 +220,9 @@ fn elf_extent(b: &[u8]) -> std::result::Result<usize, String> {
             let size = field(read_u64(b, at + 0x20))?;
             const SHT_NOBITS: u64 = 8;
             if kind != SHT_NOBITS && size > 0 {
-                extent = extent
-                    .max(end(offset, size).ok_or_else(|| format!("section {i} lies past the end"))?);
+                extent = extent.max(
+                    end(offset, size).ok_or_else(|| format!("section {i} lies past the end"))?,
+                );
             }
         }
     }
@@ -230,7 +241,13 @@ fn fatbin_extent(b: &[u8]) -> std::result::Result<usize, String> {
         .checked_add(size)
         .filter(|&e| e <= b.len() as u64)
         .and_then(|e| usize::try_from(e).ok())
-        .ok_or_else(|| format!("the fatbin declares {} bytes, the image has {}", header + size, b.len()))
+        .ok_or_else(|| {
+            format!(
+                "the fatbin declares {} bytes, the image has {}",
+                header + size,
+                b.len()
+            )
+        })
 }
 
 /// Reads a JIT log buffer: up to the bytes the driver reports writing and
@@ -253,7 +270,12 @@ pub(crate) fn join_logs(error: &str, info: &str) -> String {
 
 /// Turns a failed result of a JIT entry point into [`Error::ModuleLoad`]
 /// with the logs (sticky codes still poison the context).
-pub(crate) fn jit_error(ctx: &Context, call: &'static str, rc: CUresult, log: impl FnOnce() -> String) -> Result<()> {
+pub(crate) fn jit_error(
+    ctx: &Context,
+    call: &'static str,
+    rc: CUresult,
+    log: impl FnOnce() -> String,
+) -> Result<()> {
     match ctx.check(call, rc) {
         Ok(()) => Ok(()),
         Err(Error::Driver(err)) => Err(Error::ModuleLoad {
@@ -306,7 +328,9 @@ pub(crate) fn load_image(ctx: &Context, image: &Image<'_>) -> Result<(CUmodule, 
     let elapsed = started.elapsed();
     let error_text = log_text(&error_log, values[1] as usize);
     let info_text = log_text(&info_log, values[3] as usize);
-    jit_error(ctx, "cuModuleLoadDataEx", rc, || join_logs(&error_text, &info_text))?;
+    jit_error(ctx, "cuModuleLoadDataEx", rc, || {
+        join_logs(&error_text, &info_text)
+    })?;
     ctx.counters().module_load.add(image.len(), Some(elapsed));
     Ok((raw, info_text))
 }
@@ -470,8 +494,8 @@ impl<'c> Module<'c> {
         let name_fn = optional!(cu, cuFuncGetName, "CUDA 12.3");
         let mut count: c_uint = 0;
         // SAFETY: a valid out-pointer and a live module; the context is current.
-        self.ctx
-            .check("cuModuleGetFunctionCount", unsafe { count_fn(&mut count, self.raw) })?;
+        let rc = unsafe { count_fn(&mut count, self.raw) };
+        self.ctx.check("cuModuleGetFunctionCount", rc)?;
         let mut functions: Vec<CUfunction> = vec![ptr::null_mut(); count as usize];
         if count > 0 {
             // SAFETY: the array has `count` slots, as passed.
@@ -483,11 +507,13 @@ impl<'c> Module<'c> {
         for f in functions {
             let mut name: *const c_char = ptr::null();
             // SAFETY: a function handle of this live module; a valid out-pointer.
-            self.ctx.check("cuFuncGetName", unsafe { name_fn(&mut name, f) })?;
+            let rc = unsafe { name_fn(&mut name, f) };
+            self.ctx.check("cuFuncGetName", rc)?;
             if !name.is_null() {
                 // SAFETY: the driver returns a NUL-terminated string that
                 // lives as long as the module; it is copied at once.
-                names.push(unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned());
+                let text = unsafe { CStr::from_ptr(name) };
+                names.push(text.to_string_lossy().into_owned());
             }
         }
         names.sort();
@@ -562,7 +588,8 @@ impl<'c> Module<'c> {
         let (mut ptr, mut bytes): (CUdeviceptr, usize) = (0, 0);
         // SAFETY: valid out-pointers, a live module, a C string; the context
         // is current.
-        let rc = unsafe { (cu.cuModuleGetGlobal)(&mut ptr, &mut bytes, self.raw, symbol_c.as_ptr()) };
+        let rc =
+            unsafe { (cu.cuModuleGetGlobal)(&mut ptr, &mut bytes, self.raw, symbol_c.as_ptr()) };
         if rc == CUresult::CUDA_ERROR_NOT_FOUND {
             let known: Vec<&str> = self.lowered.keys().map(String::as_str).collect();
             return Err(Error::Global {
@@ -729,7 +756,8 @@ impl<'m> Function<'m> {
     ///
     /// As [`Function::attribute`].
     pub fn attributes(&self) -> Result<FunctionAttributes> {
-        let unsigned = |a: Attr| -> Result<u32> { Ok(u32::try_from(self.attribute(a)?).unwrap_or(0)) };
+        let unsigned =
+            |a: Attr| -> Result<u32> { Ok(u32::try_from(self.attribute(a)?).unwrap_or(0)) };
         let bytes = unsigned;
         Ok(FunctionAttributes {
             registers: unsigned(Attr::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
@@ -755,7 +783,8 @@ impl<'m> Function<'m> {
     /// `bytes` is over the limit; driver errors; [`Error::ContextPoisoned`].
     pub fn set_max_dynamic_shared_memory(&self, bytes: u32) -> Result<()> {
         let optin = self.module.ctx.limits().max_shared_per_block_optin;
-        let static_bytes = u32::try_from(self.attribute(Attr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?).unwrap_or(0);
+        let static_bytes =
+            u32::try_from(self.attribute(Attr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?).unwrap_or(0);
         let limit = optin.saturating_sub(static_bytes);
         if bytes > limit {
             return Err(Error::LaunchConfig {
@@ -885,7 +914,10 @@ mod tests {
     #[test]
     fn image_kinds_are_told_apart() {
         assert_eq!(ImageKind::of(b"\x7fELF\x02\x01"), ImageKind::Cubin);
-        assert_eq!(ImageKind::of(&FATBIN_MAGIC.to_le_bytes()), ImageKind::Fatbin);
+        assert_eq!(
+            ImageKind::of(&FATBIN_MAGIC.to_le_bytes()),
+            ImageKind::Fatbin
+        );
         assert_eq!(ImageKind::of(b".version 9.0"), ImageKind::Ptx);
     }
 
@@ -896,7 +928,10 @@ mod tests {
         assert_eq!(image.len(), 14);
         let image = prepare_image(b".version 9.0\n\0\0").unwrap();
         assert_eq!(&*image.bytes, b".version 9.0\n\0");
-        assert!(matches!(prepare_image(b".ver\0sion"), Err(Error::InteriorNul { .. })));
+        assert!(matches!(
+            prepare_image(b".ver\0sion"),
+            Err(Error::InteriorNul { .. })
+        ));
         assert!(matches!(prepare_image(b""), Err(Error::ZeroLength { .. })));
     }
 
@@ -907,7 +942,10 @@ mod tests {
         assert!(prepare_image(&ok).is_ok());
         let past = elf(&[(1, 192, 100)], 256);
         assert!(elf_extent(&past).unwrap_err().contains("section 0"));
-        assert!(matches!(prepare_image(&past), Err(Error::InvalidArgument(_))));
+        assert!(matches!(
+            prepare_image(&past),
+            Err(Error::InvalidArgument(_))
+        ));
         let mut table_past = elf(&[(1, 192, 8)], 256);
         table_past[0x3C..0x3E].copy_from_slice(&10u16.to_le_bytes());
         assert!(elf_extent(&table_past).is_err());

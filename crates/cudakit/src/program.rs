@@ -507,7 +507,7 @@ impl Program {
     /// [`Error::Compile`] when NVRTC rejects the program or an option;
     /// [`Error::Nvrtc`] when another NVRTC call fails.
     pub fn compile(&self) -> Result<Compiled> {
-        self.compile_inner(None)
+        self.compile_inner(None, None)
     }
 
     /// Compiles for the device of `ctx`: the program's [`Program::arch`]
@@ -522,7 +522,27 @@ impl Program {
     /// supports no architecture the device can run, or when CUBIN was asked
     /// for explicitly and NVRTC cannot produce it for the device.
     pub fn compile_for(&self, ctx: &Context) -> Result<Compiled> {
-        self.compile_inner(Some(ctx))
+        self.compile_inner(Some(ctx), None)
+    }
+
+    /// [`Program::compile`] through `cache`, whatever the program's own
+    /// cache setting ([`Cache::disabled`] bypasses caching).
+    ///
+    /// # Errors
+    ///
+    /// As [`Program::compile`].
+    pub fn compile_with(&self, cache: &Cache) -> Result<Compiled> {
+        self.compile_inner(None, Some(cache))
+    }
+
+    /// [`Program::compile_for`] through `cache`, whatever the program's own
+    /// cache setting ([`Cache::disabled`] bypasses caching).
+    ///
+    /// # Errors
+    ///
+    /// As [`Program::compile_for`].
+    pub fn compile_for_with(&self, ctx: &Context, cache: &Cache) -> Result<Compiled> {
+        self.compile_inner(Some(ctx), Some(cache))
     }
 
     /// The cache key of this program for a target, as [`Program::compile`]
@@ -548,7 +568,7 @@ impl Program {
         })
     }
 
-    fn compile_inner(&self, ctx: Option<&Context>) -> Result<Compiled> {
+    fn compile_inner(&self, ctx: Option<&Context>, cache: Option<&Cache>) -> Result<Compiled> {
         let started = Instant::now();
         let strings = ProgramStrings::new(self)?;
         let info = nvrtc_info()?;
@@ -564,10 +584,11 @@ impl Program {
                 }
             }
         }
-        let cache = match &self.cache {
-            CacheChoice::Global => Some(Cache::global()),
-            CacheChoice::Off => None,
-            CacheChoice::Custom(cache) => Some(cache),
+        let cache = match (cache, &self.cache) {
+            (Some(cache), _) => Some(cache),
+            (None, CacheChoice::Global) => Some(Cache::global()),
+            (None, CacheChoice::Off) => None,
+            (None, CacheChoice::Custom(cache)) => Some(cache),
         }
         .filter(|c| c.is_enabled());
         let key = match cache {
@@ -1023,7 +1044,8 @@ struct ProgramStrings {
 
 impl ProgramStrings {
     fn new(program: &Program) -> Result<ProgramStrings> {
-        let c = |s: &str, what: &'static str| CString::new(s).map_err(|_| Error::InteriorNul { what });
+        let c =
+            |s: &str, what: &'static str| CString::new(s).map_err(|_| Error::InteriorNul { what });
         let mut header_names = Vec::with_capacity(program.headers.len());
         let mut header_contents = Vec::with_capacity(program.headers.len());
         for (name, contents) in &program.headers {
@@ -1098,7 +1120,8 @@ fn run_pass(
         })
         .collect::<Result<_>>()?;
     let option_ptrs: Vec<*const c_char> = options_c.iter().map(|o| o.as_ptr()).collect();
-    let header_ptrs: Vec<*const c_char> = strings.header_contents.iter().map(|h| h.as_ptr()).collect();
+    let header_ptrs: Vec<*const c_char> =
+        strings.header_contents.iter().map(|h| h.as_ptr()).collect();
     let name_ptrs: Vec<*const c_char> = strings.header_names.iter().map(|h| h.as_ptr()).collect();
     let num_headers = c_int::try_from(header_ptrs.len())
         .map_err(|_| Error::InvalidArgument("too many headers".to_owned()))?;
@@ -1188,7 +1211,9 @@ fn run_pass(
         }
         // SAFETY: NVRTC returned a NUL-terminated string owned by the
         // program, which is alive; it is copied before the program goes.
-        let text = unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned();
+        let text = unsafe { CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned();
         lowered.insert(expression.clone(), text);
     }
     Ok(PassOutput {
@@ -1287,12 +1312,18 @@ mod tests {
         let p = Program::new("p.cu", "").fast_math(true);
         let options = p.options_for(Arch::Sm(90), Output::Cubin);
         assert!(options.contains(&"--use_fast_math".to_owned()));
-        assert!(!options.iter().any(|o| o.starts_with("--fmad")), "{options:?}");
+        assert!(
+            !options.iter().any(|o| o.starts_with("--fmad")),
+            "{options:?}"
+        );
     }
 
     #[test]
     fn canonical_expressions_ignore_spacing_and_ampersands() {
-        assert_eq!(canonical_expression(" ns::gemm< 128 ,64 > "), "ns::gemm<128,64>");
+        assert_eq!(
+            canonical_expression(" ns::gemm< 128 ,64 > "),
+            "ns::gemm<128,64>"
+        );
         assert_eq!(canonical_expression("&kernel"), "kernel");
         assert_eq!(canonical_expression("f<unsigned  int>"), "f<unsigned int>");
         let mut map = BTreeMap::new();
@@ -1307,7 +1338,10 @@ mod tests {
     #[test]
     fn include_folders_in_extra_options_are_recognised() {
         assert_eq!(include_folder_of("-I/x/y"), Some(PathBuf::from("/x/y")));
-        assert_eq!(include_folder_of("--include-path=/z"), Some(PathBuf::from("/z")));
+        assert_eq!(
+            include_folder_of("--include-path=/z"),
+            Some(PathBuf::from("/z"))
+        );
         assert_eq!(include_folder_of("-I"), None);
         assert_eq!(include_folder_of("-DX"), None);
     }
