@@ -20,7 +20,7 @@ mkdir -p "$out/bin" "$out/stub"
 # Test binaries, release.
 cargo test --workspace --release --no-run --message-format=json 2>/dev/null \
   | python3 -c '
-import json, sys
+import json, os, sys
 for line in sys.stdin:
     try:
         m = json.loads(line)
@@ -28,9 +28,25 @@ for line in sys.stdin:
         continue
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m.get("profile", {}).get("test"):
         t = m["target"]
-        print(m["executable"], m["package_id"].split("#")[-1].split("@")[0].split("/")[-1] + "-" + t["name"])
+        pkg = os.path.basename(os.path.dirname(m["manifest_path"]))
+        print(m["executable"], pkg + "-" + t["name"])
 ' | while read -r exe name; do
     cp "$exe" "$out/bin/$name"
+done
+
+# Benchmarks (harness = false binaries).
+cargo bench -p cudakit-tests --no-run --message-format=json 2>/dev/null \
+  | python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and "bench" in m["target"]["kind"]:
+        print(m["executable"], m["target"]["name"])
+' | while read -r exe name; do
+    cp "$exe" "$out/bench-$name"
 done
 
 # The CLI, if the workspace has it.
@@ -48,7 +64,7 @@ for features in "" omit-mem-alloc; do
     cp target/stub-$tag/release/libstub_libcuda.so "$out/stub/stub-$tag/debug/"
 done
 
-strip "$out"/bin/* 2>/dev/null || true
+strip "$out"/bin/* "$out"/bench-* 2>/dev/null || true
 [ -e "$out/bin-cudakit" ] && strip "$out/bin-cudakit"
 cp scripts/gpu-run.sh "$out/run.sh"
 du -sh "$out"

@@ -29,7 +29,8 @@ pub struct Row {
 impl Row {
     /// cudakit / raw.
     pub fn ratio(&self) -> Option<f64> {
-        self.raw.map(|r| self.cudakit.as_secs_f64() / r.as_secs_f64())
+        self.raw
+            .map(|r| self.cudakit.as_secs_f64() / r.as_secs_f64())
     }
 }
 
@@ -137,10 +138,30 @@ pub fn launch_overhead(ctx: &Context, batches: usize, per_batch: usize) -> Resul
         validates.push(t.elapsed() / (reps / 100) as u32);
     }
     Ok(vec![
-        Row { name: "launch (host time per launch)".into(), cudakit: median(kit), raw: Some(median(raw)), samples: batches },
-        Row { name: "  of which: argument check".into(), cudakit: median(checks), raw: None, samples: batches },
-        Row { name: "  of which: build ParamList (2 args)".into(), cudakit: median(builds), raw: None, samples: batches },
-        Row { name: "  of which: validate configuration".into(), cudakit: median(validates), raw: None, samples: batches },
+        Row {
+            name: "launch (host time per launch)".into(),
+            cudakit: median(kit),
+            raw: Some(median(raw)),
+            samples: batches,
+        },
+        Row {
+            name: "  of which: argument check".into(),
+            cudakit: median(checks),
+            raw: None,
+            samples: batches,
+        },
+        Row {
+            name: "  of which: build ParamList (2 args)".into(),
+            cudakit: median(builds),
+            raw: None,
+            samples: batches,
+        },
+        Row {
+            name: "  of which: validate configuration".into(),
+            cudakit: median(validates),
+            raw: None,
+            samples: batches,
+        },
     ])
 }
 
@@ -193,8 +214,18 @@ pub fn transfers(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<Row>
     k2.remove(0);
     let mb = bytes >> 20;
     Ok(vec![
-        Row { name: format!("HtoD {mb} MiB pinned"), cudakit: median(k1), raw: Some(median(r1)), samples },
-        Row { name: format!("DtoH {mb} MiB pinned"), cudakit: median(k2), raw: Some(median(r2)), samples },
+        Row {
+            name: format!("HtoD {mb} MiB pinned"),
+            cudakit: median(k1),
+            raw: Some(median(r1)),
+            samples,
+        },
+        Row {
+            name: format!("DtoH {mb} MiB pinned"),
+            cudakit: median(k2),
+            raw: Some(median(r2)),
+            samples,
+        },
     ])
 }
 
@@ -205,7 +236,12 @@ pub fn transfers(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<Row>
 /// # Errors
 ///
 /// Any cudakit error.
-pub fn compile(ctx: &Context, source: &str, name_expressions: &[&str], samples: usize) -> Result<Vec<Row>> {
+pub fn compile(
+    ctx: &Context,
+    source: &str,
+    name_expressions: &[&str],
+    samples: usize,
+) -> Result<Vec<Row>> {
     use cudakit::cache::Cache;
     let mut program = Program::new("bench.cu", source);
     for e in name_expressions {
@@ -219,19 +255,36 @@ pub fn compile(ctx: &Context, source: &str, name_expressions: &[&str], samples: 
     let raw_compile = || -> Result<Duration> {
         use std::ffi::CString;
         let t = Instant::now();
-        let src = CString::new(source).map_err(|_| cudakit::Error::InteriorNul { what: "source" })?;
-        let nm = CString::new("bench.cu").map_err(|_| cudakit::Error::InteriorNul { what: "name" })?;
+        let src =
+            CString::new(source).map_err(|_| cudakit::Error::InteriorNul { what: "source" })?;
+        let nm =
+            CString::new("bench.cu").map_err(|_| cudakit::Error::InteriorNul { what: "name" })?;
         let mut prog = std::ptr::null_mut();
         // SAFETY: valid C strings; no headers.
-        let rc = unsafe { (nv.nvrtcCreateProgram)(&mut prog, src.as_ptr(), nm.as_ptr(), 0, std::ptr::null(), std::ptr::null()) };
+        let rc = unsafe {
+            (nv.nvrtcCreateProgram)(
+                &mut prog,
+                src.as_ptr(),
+                nm.as_ptr(),
+                0,
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
         cudakit::error::check_nvrtc("nvrtcCreateProgram", rc)?;
-        let exprs: Vec<CString> = name_expressions.iter().map(|e| CString::new(*e).unwrap_or_default()).collect();
+        let exprs: Vec<CString> = name_expressions
+            .iter()
+            .map(|e| CString::new(*e).unwrap_or_default())
+            .collect();
         for e in &exprs {
             // SAFETY: a live program and a C string.
             let rc = unsafe { (nv.nvrtcAddNameExpression)(prog, e.as_ptr()) };
             cudakit::error::check_nvrtc("nvrtcAddNameExpression", rc)?;
         }
-        let opts: Vec<CString> = options.iter().map(|o| CString::new(o.as_str()).unwrap_or_default()).collect();
+        let opts: Vec<CString> = options
+            .iter()
+            .map(|o| CString::new(o.as_str()).unwrap_or_default())
+            .collect();
         let ptrs: Vec<*const std::ffi::c_char> = opts.iter().map(|o| o.as_ptr()).collect();
         // SAFETY: a live program and `ptrs.len()` C strings.
         let rc = unsafe { (nv.nvrtcCompileProgram)(prog, ptrs.len() as i32, ptrs.as_ptr()) };
@@ -276,17 +329,43 @@ pub fn compile(ctx: &Context, source: &str, name_expressions: &[&str], samples: 
         hit.push(kit_hit()?);
     }
     Ok(vec![
-        Row { name: "compile (cold, cache off)".into(), cudakit: median(kit), raw: Some(median(raw)), samples },
-        Row { name: "cache hit + module load + lookup".into(), cudakit: median(hit), raw: None, samples },
+        Row {
+            name: "compile (cold, cache off)".into(),
+            cudakit: median(kit),
+            raw: Some(median(raw)),
+            samples,
+        },
+        Row {
+            name: "cache hit + module load + lookup".into(),
+            cudakit: median(hit),
+            raw: None,
+            samples,
+        },
     ])
 }
 
 /// Prints rows as a table.
 pub fn print(rows: &[Row]) {
-    println!("{:<40} {:>12} {:>12} {:>8} {:>6}", "benchmark", "cudakit", "raw", "ratio", "n");
+    println!(
+        "{:<40} {:>12} {:>12} {:>8} {:>6}",
+        "benchmark", "cudakit", "raw", "ratio", "n"
+    );
     for r in rows {
-        let raw = r.raw.map(|d| format!("{d:.2?}")).unwrap_or_else(|| "-".into());
-        let ratio = r.ratio().map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into());
-        println!("{:<40} {:>12} {:>12} {:>8} {:>6}", r.name, format!("{:.2?}", r.cudakit), raw, ratio, r.samples);
+        let raw = r
+            .raw
+            .map(|d| format!("{d:.2?}"))
+            .unwrap_or_else(|| "-".into());
+        let ratio = r
+            .ratio()
+            .map(|x| format!("{x:.3}"))
+            .unwrap_or_else(|| "-".into());
+        println!(
+            "{:<40} {:>12} {:>12} {:>8} {:>6}",
+            r.name,
+            format!("{:.2?}", r.cudakit),
+            raw,
+            ratio,
+            r.samples
+        );
     }
 }

@@ -1,1 +1,37 @@
-//! Shared helpers of the hardware test suite.
+//! Shared helpers of cudakit's hardware test suite.
+//!
+//! - [`kernels`](mod@kernels): the CUDA sources of `kernels/`, embedded, with
+//!   descriptors (name expressions, element types, block shapes, tiles) to
+//!   loop over.
+//! - [`reference`](mod@reference): f64 CPU references (GEMM in every operand layout,
+//!   batched, axpy, sums, transpose), tolerances derived from the
+//!   arithmetic, poison patterns, and the comparisons every test ends with.
+//! - [`rng`](mod@rng): a seeded generator for test inputs; fresh seeds each run,
+//!   reproducible with `CUDAKIT_TEST_SEED`.
+//! - [`bench`](mod@bench): cudakit against the raw driver API (`cargo bench`).
+//!
+//! A hardware test draws its inputs from one [`rng::Rng`], poisons its
+//! outputs ([`reference::POISON_U32`]), launches a kernel described in
+//! [`kernels`], and checks every output element with
+//! [`reference::check_gemm`] or [`reference::compare`]:
+//!
+//! ```
+//! use cudakit_tests::kernels::matmul_kernel;
+//! use cudakit_tests::reference;
+//! use cudakit_tests::rng::Rng;
+//!
+//! let mut rng = Rng::new();
+//! let kernel = matmul_kernel("gemm<float, true, false>");
+//! let g = kernel.gemm(33, 17, 65);
+//! let (a, b) = (rng.vec_f32(g.a_len()), rng.vec_f32(g.b_len()));
+//! // ... run `kernel.name` on the GPU with grid kernel.grid(33, 17, 1) ...
+//! # let got: Vec<f32> = reference::gemm(&g, 1.0, &a, &b, 0.0, None)
+//! #     .value.iter().map(|&v| v as f32).collect();
+//! reference::check_gemm(&mut rng, &g, 1.0, &a, &b, 0.0, None, &got, kernel.tolerance(g.k))
+//!     .unwrap();
+//! ```
+
+pub mod bench;
+pub mod kernels;
+pub mod reference;
+pub mod rng;

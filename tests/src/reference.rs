@@ -192,7 +192,7 @@ impl Gemm {
         self.m * self.n
     }
 
-    /// Where op(A)[i][k] lives in A's storage.
+    /// Where `op(A)[i][k]` lives in A's storage.
     pub fn a_index(&self, i: usize, k: usize) -> usize {
         match self.op_a {
             Op::N => i * self.k + k,
@@ -200,7 +200,7 @@ impl Gemm {
         }
     }
 
-    /// Where op(B)[k][j] lives in B's storage.
+    /// Where `op(B)[k][j]` lives in B's storage.
     pub fn b_index(&self, k: usize, j: usize) -> usize {
         match self.op_b {
             Op::N => k * self.n + j,
@@ -309,7 +309,10 @@ fn finish(acc: f64, acc_scale: f64, alpha: f64, beta: f64, c: Option<f64>) -> (f
 }
 
 /// `C = alpha*op(A)*op(B) + beta*C` in f64, every element, with its scale.
-/// When `beta == 0`, `c` is ignored (it may be `None`).
+/// When `beta == 0`, `c` is ignored (it may be `None`). Pass the alpha and
+/// beta the kernel receives (for an f32 kernel, its f32 values widened), and
+/// the inputs exactly as uploaded (f16/bf16 as [`F16`]/[`Bf16`], so the
+/// reference uses their rounded values).
 ///
 /// Each element is `sum_k a_ik*b_kj` accumulated in ascending k with one
 /// multiplication and one addition per k, exactly as [`gemm_at`] and
@@ -412,7 +415,7 @@ pub fn gemm_with_threads<T: Real>(
     Reference { value, scale }
 }
 
-/// One element of [`gemm`]: `(value, scale)` of C[i][j], bit for bit what
+/// One element of [`gemm`]: `(value, scale)` of `C[i][j]`, bit for bit what
 /// `gemm` computes there, straight from the stored operands.
 ///
 /// # Panics
@@ -693,7 +696,10 @@ impl Tolerance {
         let n = k + 2;
         let reference = gamma(n, U64);
         let (scaled, tiny) = match accumulation {
-            Accumulation::F32 => (2.0 * gamma(n, U32) + reference, f64::from(f32::MIN_POSITIVE)),
+            Accumulation::F32 => (
+                2.0 * gamma(n, U32) + reference,
+                f64::from(f32::MIN_POSITIVE),
+            ),
             Accumulation::F64 => (2.0 * (gamma(n, U64) + reference), f64::MIN_POSITIVE),
             Accumulation::TensorCoreF32 => (
                 2.0 * gamma(n, 2.0 * U32) + reference,
@@ -801,7 +807,8 @@ fn compare_impl<G: Real>(
         let err = (gv - value).abs();
         // `!(err <= bound)`: NaN (in got or reference) never passes, and
         // neither does an infinity (inf - inf is NaN, inf - x is inf).
-        let fails = g.is_poison() || !gv.is_finite() || !(err <= bound);
+        let within = err <= bound;
+        let fails = g.is_poison() || !gv.is_finite() || !within;
         if err.is_finite() {
             max_abs = max_abs.max(err);
             if value != 0.0 {
@@ -859,7 +866,13 @@ pub fn compare<G: Real>(got: &[G], reference: &Reference, tol: Tolerance) -> Res
             reference.len()
         ));
     }
-    compare_impl(got, (0..got.len()).map(|i| (i, i)), reference, tol, Layout::Flat)
+    compare_impl(
+        got,
+        (0..got.len()).map(|i| (i, i)),
+        reference,
+        tol,
+        Layout::Flat,
+    )
 }
 
 /// [`compare`] for a matrix with `cols` columns: failures are named by
@@ -1052,14 +1065,7 @@ mod tests {
     }
 
     /// The triple loop, independent of the code under test.
-    fn naive(
-        g: &Gemm,
-        alpha: f64,
-        a: &[f64],
-        b: &[f64],
-        beta: f64,
-        c: Option<&[f64]>,
-    ) -> Vec<f64> {
+    fn naive(g: &Gemm, alpha: f64, a: &[f64], b: &[f64], beta: f64, c: Option<&[f64]>) -> Vec<f64> {
         let a = explicit(a, g.m, g.k, g.op_a);
         let b = explicit(b, g.k, g.n, g.op_b);
         let mut out = vec![0.0; g.m * g.n];
@@ -1184,7 +1190,15 @@ mod tests {
     fn empty_dimensions() {
         let r = gemm(&Gemm::nn(3, 4, 0), 1.0, &[] as &[f32], &[], 0.0, None);
         assert_eq!(r.value, vec![0.0; 12]);
-        assert!(gemm(&Gemm::nn(0, 4, 5), 1.0, &[] as &[f32], &[0.0; 20], 0.0, None).is_empty());
+        assert!(gemm(
+            &Gemm::nn(0, 4, 5),
+            1.0,
+            &[] as &[f32],
+            &[0.0; 20],
+            0.0,
+            None
+        )
+        .is_empty());
         assert!(gemm(&Gemm::nn(4, 0, 5), 1.0, &[0.0f32; 20], &[], 0.0, None).is_empty());
     }
 
@@ -1217,12 +1231,21 @@ mod tests {
         let refs = matmul_batched(m, n, k, &a, sa, &b, sb, batch);
         assert_eq!(refs.len(), batch);
         for (e, r) in refs.iter().enumerate() {
-            let want = matmul(m, n, k, &a[e * sa..e * sa + m * k], &b[e * sb..e * sb + k * n]);
+            let want = matmul(
+                m,
+                n,
+                k,
+                &a[e * sa..e * sa + m * k],
+                &b[e * sb..e * sb + k * n],
+            );
             assert_eq!(r, &want);
         }
         // Stride 0 broadcasts one matrix.
         let refs = matmul_batched(m, n, k, &a, 0, &b, sb, batch);
-        assert_eq!(refs[2], matmul(m, n, k, &a[..m * k], &b[2 * sb..2 * sb + k * n]));
+        assert_eq!(
+            refs[2],
+            matmul(m, n, k, &a[..m * k], &b[2 * sb..2 * sb + k * n])
+        );
     }
 
     #[test]
@@ -1253,7 +1276,8 @@ mod tests {
         assert_eq!(two, POISON_U64);
         // A computed NaN is not mistaken for poison.
         assert!(!f32::NAN.is_poison());
-        assert!(!(0.0f64 / 0.0).is_poison());
+        let zero = std::hint::black_box(0.0f64);
+        assert!(!(zero / zero).is_poison());
     }
 
     #[test]
@@ -1353,7 +1377,10 @@ mod tests {
         );
         got[13] = f32::POISON;
         let err = check_gemm(&mut rng, &g, 1.5, &a, &b, 0.25, Some(&c), &got, tol).unwrap_err();
-        assert!(err.contains("(2, 1)") && err.contains("CUDAKIT_TEST_SEED"), "{err}");
+        assert!(
+            err.contains("(2, 1)") && err.contains("CUDAKIT_TEST_SEED"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -1389,7 +1416,10 @@ mod tests {
         let tc = Tolerance::gemm(Accumulation::TensorCoreF32, 4096);
         assert!((tc.scaled / t.scaled - 2.0).abs() < 1e-3, "{tc:?}");
         let d = Tolerance::gemm(Accumulation::F64, 4096);
-        assert!(d.scaled < 1e-12 && d.scaled > 4096.0 * U64);
+        assert!(
+            d.scaled < 4.01 * 4098.0 * U64 && d.scaled > 4.0 * 4098.0 * U64,
+            "{d:?}"
+        );
         assert_eq!(t.bound(10.0, 0.0), t.abs);
         assert!(Tolerance::sum_f64(1_000_000).scaled < 1e-9);
         assert!(Tolerance::axpy(U32).scaled > 4.0 * U32);

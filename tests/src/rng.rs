@@ -303,7 +303,9 @@ mod tests {
         let mut c = Rng::from_seed(43);
         assert_ne!(Rng::from_seed(42).next_u64(), c.next_u64());
         assert_eq!(a.seed(), 42);
-        assert!(a.describe().contains("CUDAKIT_TEST_SEED=0x000000000000002a"));
+        assert!(a
+            .describe()
+            .contains("CUDAKIT_TEST_SEED=0x000000000000002a"));
     }
 
     #[test]

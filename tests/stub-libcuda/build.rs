@@ -34,8 +34,12 @@ fn main() {
 
     let mut out = String::new();
     for line in table.lines() {
-        let Some((_, rest)) = line.split_once("= \"") else { continue };
-        let Some((symbol, tail)) = rest.split_once('"') else { continue };
+        let Some((_, rest)) = line.split_once("= \"") else {
+            continue;
+        };
+        let Some((symbol, tail)) = rest.split_once('"') else {
+            continue;
+        };
         if !tail.trim_start().starts_with(": fn(") || !symbol.starts_with("cu") {
             continue;
         }

@@ -5,7 +5,7 @@
 
 use std::mem::{align_of, offset_of, size_of};
 
-use cudakit::launch::{LaunchConfig, ParamList};
+use cudakit::launch::LaunchConfig;
 use cudakit::module::Module;
 use cudakit::program::Program;
 use cudakit::{params, Context, DeviceCopy, Error, LaunchConfigError};
@@ -35,31 +35,72 @@ fn one() -> LaunchConfig {
 // explicit fields (DeviceCopy forbids implicit padding).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct S4 { a: u8, _p: u8, b: i16 }
+struct S4 {
+    a: u8,
+    _p: u8,
+    b: i16,
+}
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct S8 { a: f32, b: u8, _p: [u8; 3] }
+struct S8 {
+    a: f32,
+    b: u8,
+    _p: [u8; 3],
+}
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct S12 { a: i32, b: u8, _p: [u8; 3], c: f32 }
+struct S12 {
+    a: i32,
+    b: u8,
+    _p: [u8; 3],
+    c: f32,
+}
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct S16 { a: f64, b: i32, _p: [u8; 4] }
+struct S16 {
+    a: f64,
+    b: i32,
+    _p: [u8; 4],
+}
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct S24 { a: i8, _p0: [u8; 7], b: f64, c: i16, _p1: [u8; 6] }
+struct S24 {
+    a: i8,
+    _p0: [u8; 7],
+    b: f64,
+    c: i16,
+    _p1: [u8; 6],
+}
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct S32 { a: i32, _p0: [u8; 4], b: f64, c: f32, _p1: [u8; 4], d: i64 }
+struct S32 {
+    a: i32,
+    _p0: [u8; 4],
+    b: f64,
+    c: f32,
+    _p1: [u8; 4],
+    d: i64,
+}
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct S64 { v: [f64; 7], tag: u8, _p: [u8; 7] }
+struct S64 {
+    v: [f64; 7],
+    tag: u8,
+    _p: [u8; 7],
+}
 #[repr(C, align(16))]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct V16 { x: f32, y: f32, z: f32, w: f32 }
+struct V16 {
+    x: f32,
+    y: f32,
+    z: f32,
+    w: f32,
+}
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct F8 { v: [f32; 8] }
+struct F8 {
+    v: [f32; 8],
+}
 
 macro_rules! device_copy {
     ($($t:ty),*) => { $(
@@ -72,17 +113,56 @@ macro_rules! device_copy {
 device_copy!(S4, S8, S12, S16, S24, S32, S64, V16, F8);
 
 fn random_structs(r: &mut Rng) -> (S4, S8, S12, S16, S24, S32, S64, V16, F8) {
-    let f = |r: &mut Rng| (r.f64() * 1000.0).round() / 8.0; // exact in f32 and f64
+    let f = |r: &mut Rng| (r.f64_sym() * 1000.0).round() / 8.0; // exact in f32 and f64
     (
-        S4 { a: r.next_u64() as u8, b: r.next_u64() as i16, ..Default::default() },
-        S8 { a: f(r) as f32, b: r.next_u64() as u8, ..Default::default() },
-        S12 { a: r.next_u64() as i32, b: r.next_u64() as u8, c: f(r) as f32, ..Default::default() },
-        S16 { a: r.f64(), b: r.next_u64() as i32, ..Default::default() },
-        S24 { a: r.next_u64() as i8, b: r.f64(), c: r.next_u64() as i16, ..Default::default() },
-        S32 { a: r.next_u64() as i32, b: r.f64(), c: f(r) as f32, d: (r.next_u64() >> 12) as i64, ..Default::default() },
-        S64 { v: std::array::from_fn(|_| r.f64()), tag: r.next_u64() as u8, ..Default::default() },
-        V16 { x: f(r) as f32, y: f(r) as f32, z: f(r) as f32, w: f(r) as f32 },
-        F8 { v: std::array::from_fn(|_| f(r) as f32) },
+        S4 {
+            a: r.next_u64() as u8,
+            b: r.next_u64() as i16,
+            ..Default::default()
+        },
+        S8 {
+            a: f(r) as f32,
+            b: r.next_u64() as u8,
+            ..Default::default()
+        },
+        S12 {
+            a: r.next_u64() as i32,
+            b: r.next_u64() as u8,
+            c: f(r) as f32,
+            ..Default::default()
+        },
+        S16 {
+            a: r.f64_sym(),
+            b: r.next_u64() as i32,
+            ..Default::default()
+        },
+        S24 {
+            a: r.next_u64() as i8,
+            b: r.f64_sym(),
+            c: r.next_u64() as i16,
+            ..Default::default()
+        },
+        S32 {
+            a: r.next_u64() as i32,
+            b: r.f64_sym(),
+            c: f(r) as f32,
+            d: (r.next_u64() >> 12) as i64,
+            ..Default::default()
+        },
+        S64 {
+            v: std::array::from_fn(|_| r.f64_sym()),
+            tag: r.next_u64() as u8,
+            ..Default::default()
+        },
+        V16 {
+            x: f(r) as f32,
+            y: f(r) as f32,
+            z: f(r) as f32,
+            w: f(r) as f32,
+        },
+        F8 {
+            v: std::array::from_fn(|_| f(r) as f32),
+        },
     )
 }
 
@@ -93,9 +173,19 @@ fn scalars_of_every_width_arrive_exactly() {
     let m = module(&ctx);
     let f = m.function("args_scalars").unwrap();
     let mut r = Rng::new();
-    let (i8v, u8v, i16v, u16v) = (r.next_u64() as i8, r.next_u64() as u8, r.next_u64() as i16, r.next_u64() as u16);
-    let (i32v, u32v, i64v, u64v) = (r.next_u64() as i32, r.next_u64() as u32, r.next_u64() as i64, r.next_u64());
-    let (f32v, f64v) = (r.f32(), r.f64());
+    let (i8v, u8v, i16v, u16v) = (
+        r.next_u64() as i8,
+        r.next_u64() as u8,
+        r.next_u64() as i16,
+        r.next_u64() as u16,
+    );
+    let (i32v, u32v, i64v, u64v) = (
+        r.next_u64() as i32,
+        r.next_u64() as u32,
+        r.next_u64() as i64,
+        r.next_u64(),
+    );
+    let (f32v, f64v) = (r.f32_sym(), r.f64_sym());
     let values = ctx.alloc::<f64>(10).unwrap();
     values.fill(f64::NAN).unwrap();
     let bits = ctx.alloc::<u64>(10).unwrap();
@@ -110,13 +200,29 @@ fn scalars_of_every_width_arrive_exactly() {
     let v = values.to_vec().unwrap();
     let b = bits.to_vec().unwrap();
     let want_bits = [
-        i8v as u8 as u64, u8v as u64, i16v as u16 as u64, u16v as u64, i32v as u32 as u64,
-        u32v as u64, i64v as u64, u64v, f32v.to_bits() as u64, f64v.to_bits(),
+        i8v as u8 as u64,
+        u8v as u64,
+        i16v as u16 as u64,
+        u16v as u64,
+        i32v as u32 as u64,
+        u32v as u64,
+        i64v as u64,
+        u64v,
+        f32v.to_bits() as u64,
+        f64v.to_bits(),
     ];
     assert_eq!(b, want_bits);
     let want_values = [
-        i8v as f64, u8v as f64, i16v as f64, u16v as f64, i32v as f64, u32v as f64, i64v as f64,
-        u64v as f64, f32v as f64, f64v,
+        i8v as f64,
+        u8v as f64,
+        i16v as f64,
+        u16v as f64,
+        i32v as f64,
+        u32v as f64,
+        i64v as f64,
+        u64v as f64,
+        f32v as f64,
+        f64v,
     ];
     assert_eq!(v, want_values);
 }
@@ -131,17 +237,44 @@ fn structs_match_the_device_compilers_layout() {
     out.fill(u64::MAX).unwrap();
     let stream = ctx.stream().unwrap();
     // SAFETY: struct_layout writes 35 elements.
-    ctx.scope(|s| unsafe { s.launch(&stream, &f, &one(), &params![&out]) }).unwrap();
+    ctx.scope(|s| unsafe { s.launch(&stream, &f, &one(), &params![&out]) })
+        .unwrap();
     let o = out.to_vec().unwrap();
     let rust: Vec<u64> = [
-        size_of::<S4>(), align_of::<S4>(), offset_of!(S4, a), offset_of!(S4, b),
-        size_of::<S8>(), align_of::<S8>(), offset_of!(S8, a), offset_of!(S8, b),
-        size_of::<S12>(), align_of::<S12>(), offset_of!(S12, a), offset_of!(S12, b), offset_of!(S12, c),
-        size_of::<S16>(), align_of::<S16>(), offset_of!(S16, a), offset_of!(S16, b),
-        size_of::<S24>(), align_of::<S24>(), offset_of!(S24, a), offset_of!(S24, b), offset_of!(S24, c),
-        size_of::<S32>(), align_of::<S32>(), offset_of!(S32, a), offset_of!(S32, b), offset_of!(S32, c), offset_of!(S32, d),
-        size_of::<S64>(), align_of::<S64>(), offset_of!(S64, v), offset_of!(S64, tag),
-        size_of::<V16>(), align_of::<V16>(),
+        size_of::<S4>(),
+        align_of::<S4>(),
+        offset_of!(S4, a),
+        offset_of!(S4, b),
+        size_of::<S8>(),
+        align_of::<S8>(),
+        offset_of!(S8, a),
+        offset_of!(S8, b),
+        size_of::<S12>(),
+        align_of::<S12>(),
+        offset_of!(S12, a),
+        offset_of!(S12, b),
+        offset_of!(S12, c),
+        size_of::<S16>(),
+        align_of::<S16>(),
+        offset_of!(S16, a),
+        offset_of!(S16, b),
+        size_of::<S24>(),
+        align_of::<S24>(),
+        offset_of!(S24, a),
+        offset_of!(S24, b),
+        offset_of!(S24, c),
+        size_of::<S32>(),
+        align_of::<S32>(),
+        offset_of!(S32, a),
+        offset_of!(S32, b),
+        offset_of!(S32, c),
+        offset_of!(S32, d),
+        size_of::<S64>(),
+        align_of::<S64>(),
+        offset_of!(S64, v),
+        offset_of!(S64, tag),
+        size_of::<V16>(),
+        align_of::<V16>(),
         size_of::<F8>(),
     ]
     .iter()
@@ -153,15 +286,35 @@ fn structs_match_the_device_compilers_layout() {
 fn dump_fields<T: DeviceCopy>(v: &T) -> Vec<f64> {
     // The fields as the kernel's dump() writes them, from the Rust side.
     let any: &dyn std::any::Any = v;
-    if let Some(s) = any.downcast_ref::<S4>() { return vec![s.a as f64, s.b as f64]; }
-    if let Some(s) = any.downcast_ref::<S8>() { return vec![s.a as f64, s.b as f64]; }
-    if let Some(s) = any.downcast_ref::<S12>() { return vec![s.a as f64, s.b as f64, s.c as f64]; }
-    if let Some(s) = any.downcast_ref::<S16>() { return vec![s.a, s.b as f64]; }
-    if let Some(s) = any.downcast_ref::<S24>() { return vec![s.a as f64, s.b, s.c as f64]; }
-    if let Some(s) = any.downcast_ref::<S32>() { return vec![s.a as f64, s.b, s.c as f64, s.d as f64]; }
-    if let Some(s) = any.downcast_ref::<S64>() { let mut x = s.v.to_vec(); x.push(s.tag as f64); return x; }
-    if let Some(s) = any.downcast_ref::<V16>() { return vec![s.x as f64, s.y as f64, s.z as f64, s.w as f64]; }
-    if let Some(s) = any.downcast_ref::<F8>() { return s.v.iter().map(|&x| x as f64).collect(); }
+    if let Some(s) = any.downcast_ref::<S4>() {
+        return vec![s.a as f64, s.b as f64];
+    }
+    if let Some(s) = any.downcast_ref::<S8>() {
+        return vec![s.a as f64, s.b as f64];
+    }
+    if let Some(s) = any.downcast_ref::<S12>() {
+        return vec![s.a as f64, s.b as f64, s.c as f64];
+    }
+    if let Some(s) = any.downcast_ref::<S16>() {
+        return vec![s.a, s.b as f64];
+    }
+    if let Some(s) = any.downcast_ref::<S24>() {
+        return vec![s.a as f64, s.b, s.c as f64];
+    }
+    if let Some(s) = any.downcast_ref::<S32>() {
+        return vec![s.a as f64, s.b, s.c as f64, s.d as f64];
+    }
+    if let Some(s) = any.downcast_ref::<S64>() {
+        let mut x = s.v.to_vec();
+        x.push(s.tag as f64);
+        return x;
+    }
+    if let Some(s) = any.downcast_ref::<V16>() {
+        return vec![s.x as f64, s.y as f64, s.z as f64, s.w as f64];
+    }
+    if let Some(s) = any.downcast_ref::<F8>() {
+        return s.v.iter().map(|&x| x as f64).collect();
+    }
     unreachable!()
 }
 
@@ -179,9 +332,14 @@ fn check_struct<T: DeviceCopy>(ctx: &Context, m: &Module<'_>, name: &str, v: T) 
     bytes.fill(0xA5).unwrap();
     let stream = ctx.stream().unwrap();
     // SAFETY: args_struct writes at most 8 fields and sizeof(S) bytes.
-    ctx.scope(|s| unsafe { s.launch(&stream, &f, &one(), &params![v, &fields, &bytes]) }).unwrap();
+    ctx.scope(|s| unsafe { s.launch(&stream, &f, &one(), &params![v, &fields, &bytes]) })
+        .unwrap();
     let want = dump_fields(&v);
-    assert_eq!(&fields.to_vec().unwrap()[..want.len()], &want[..], "{name} fields");
+    assert_eq!(
+        &fields.to_vec().unwrap()[..want.len()],
+        &want[..],
+        "{name} fields"
+    );
     assert_eq!(bytes.to_vec().unwrap(), bytes_of(&v), "{name} bytes");
 }
 
@@ -216,9 +374,19 @@ fn all_structs_at_once_and_an_array_by_value() {
     let stream = ctx.stream().unwrap();
     let p = params![s4, s8, s12, s16, s24, s32, s64, v16, &out];
     // SAFETY: args_structs_all writes 28 elements.
-    ctx.scope(|s| unsafe { s.launch(&stream, &f, &one(), &p) }).unwrap();
+    ctx.scope(|s| unsafe { s.launch(&stream, &f, &one(), &p) })
+        .unwrap();
     let mut want = Vec::new();
-    for x in [dump_fields(&s4), dump_fields(&s8), dump_fields(&s12), dump_fields(&s16), dump_fields(&s24), dump_fields(&s32), dump_fields(&s64), dump_fields(&v16)] {
+    for x in [
+        dump_fields(&s4),
+        dump_fields(&s8),
+        dump_fields(&s12),
+        dump_fields(&s16),
+        dump_fields(&s24),
+        dump_fields(&s32),
+        dump_fields(&s64),
+        dump_fields(&v16),
+    ] {
         want.extend(x);
     }
     assert_eq!(out.to_vec().unwrap(), want);
@@ -227,7 +395,8 @@ fn all_structs_at_once_and_an_array_by_value() {
     let arr = ctx.alloc::<f32>(8).unwrap();
     arr.fill(f32::NAN).unwrap();
     // SAFETY: args_array writes 8 elements.
-    ctx.scope(|s| unsafe { s.launch(&stream, &fa, &one(), &params![f8, &arr]) }).unwrap();
+    ctx.scope(|s| unsafe { s.launch(&stream, &fa, &one(), &params![f8, &arr]) })
+        .unwrap();
     assert_eq!(arr.to_vec().unwrap(), f8.v.to_vec());
 }
 
@@ -240,20 +409,44 @@ fn twenty_parameters_spill_past_the_inline_storage() {
     let mut r = Rng::new();
     let out = ctx.alloc::<f64>(19).unwrap();
     out.fill(f64::NAN).unwrap();
-    let v: Vec<f64> = (0..19).map(|_| (r.f64() * 100.0).round()).collect();
+    let v: Vec<f64> = (0..19).map(|_| (r.f64_sym() * 100.0).round()).collect();
     let p = params![
-        &out, v[0] as i8, v[1], v[2] as i16, v[3] as f32, v[4].abs() as u8, v[5] as i64, v[6] as i32,
-        v[7], v[8].abs() as u8, v[9].abs() as u64, v[10] as f32, v[11] as i16, v[12], v[13] as i32,
-        v[14] as i8, v[15] as f32, v[16] as i64, v[17].abs() as u16, v[18]
+        &out,
+        v[0] as i8,
+        v[1],
+        v[2] as i16,
+        v[3] as f32,
+        v[4].abs() as u8,
+        v[5] as i64,
+        v[6] as i32,
+        v[7],
+        v[8].abs() as u8,
+        v[9].abs() as u64,
+        v[10] as f32,
+        v[11] as i16,
+        v[12],
+        v[13] as i32,
+        v[14] as i8,
+        v[15] as f32,
+        v[16] as i64,
+        v[17].abs() as u16,
+        v[18]
     ];
     assert!(p.is_spilled(), "20 arguments use the heap storage");
     let stream = ctx.stream().unwrap();
     // SAFETY: args_many writes 19 elements.
-    ctx.scope(|s| unsafe { s.launch(&stream, &f, &one(), &p) }).unwrap();
+    ctx.scope(|s| unsafe { s.launch(&stream, &f, &one(), &p) })
+        .unwrap();
     let want: Vec<f64> = v
         .iter()
         .enumerate()
-        .map(|(i, &x)| if [4, 8, 9, 17].contains(&i) { x.abs() } else { x })
+        .map(|(i, &x)| {
+            if [4, 8, 9, 17].contains(&i) {
+                x.abs()
+            } else {
+                x
+            }
+        })
         .collect();
     assert_eq!(out.to_vec().unwrap(), want);
 }
@@ -270,19 +463,51 @@ fn wrong_counts_and_sizes_are_typed_errors_not_700() {
     assert!(matches!(check, cudakit::launch::ParamCheck::Available(p) if p.len() == 2));
     // Too few.
     // SAFETY: the launch is refused before the driver.
-    let err = ctx.scope(|s| unsafe { s.launch(&stream, &f, &one(), &params![&out]) }).unwrap_err();
-    assert!(matches!(err, Error::ArgumentCount { expected: 2, got: 1, .. }), "{err}");
+    let err = ctx
+        .scope(|s| unsafe { s.launch(&stream, &f, &one(), &params![&out]) })
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::ArgumentCount {
+                expected: 2,
+                got: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
     // Too many.
     // SAFETY: as above.
     let err = ctx
         .scope(|s| unsafe { s.launch(&stream, &f, &one(), &params![F8::default(), &out, 1i32]) })
         .unwrap_err();
-    assert!(matches!(err, Error::ArgumentCount { expected: 2, got: 3, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::ArgumentCount {
+                expected: 2,
+                got: 3,
+                ..
+            }
+        ),
+        "{err}"
+    );
     // A pointer-sized value where a 32-byte struct belongs.
     // SAFETY: as above.
-    let err = ctx.scope(|s| unsafe { s.launch(&stream, &f, &one(), &params![&out, &out]) }).unwrap_err();
+    let err = ctx
+        .scope(|s| unsafe { s.launch(&stream, &f, &one(), &params![&out, &out]) })
+        .unwrap_err();
     assert!(
-        matches!(err, Error::ArgumentMismatch { index: 0, expected_size: 32, got_size: 8, .. }),
+        matches!(
+            err,
+            Error::ArgumentMismatch {
+                index: 0,
+                expected_size: 32,
+                got_size: 8,
+                ..
+            }
+        ),
         "{err}"
     );
     // A scalar of the wrong width.
@@ -291,8 +516,21 @@ fn wrong_counts_and_sizes_are_typed_errors_not_700() {
     let b = ctx.alloc::<u64>(10).unwrap();
     let p = params![0i32, 0u8, 0i16, 0u16, 0i32, 0u32, 0i64, 0u64, 0f32, 0f64, &o, &b];
     // SAFETY: as above.
-    let err = ctx.scope(|s| unsafe { s.launch(&stream, &g, &one(), &p) }).unwrap_err();
-    assert!(matches!(err, Error::ArgumentMismatch { index: 0, expected_size: 1, got_size: 4, .. }), "{err}");
+    let err = ctx
+        .scope(|s| unsafe { s.launch(&stream, &g, &one(), &p) })
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::ArgumentMismatch {
+                index: 0,
+                expected_size: 1,
+                got_size: 4,
+                ..
+            }
+        ),
+        "{err}"
+    );
     assert!(ctx.poisoned().is_none(), "no launch reached the device");
     ctx.synchronize().unwrap();
 }
@@ -313,29 +551,51 @@ fn over_limit_configurations_are_refused_before_the_driver() {
     let over = |cfg: LaunchConfig, what: &str| {
         let err = try_cfg(cfg).unwrap_err();
         match &err {
-            Error::LaunchConfig { error: LaunchConfigError::OverLimit { what: w, .. }, .. } => {
+            Error::LaunchConfig {
+                error: LaunchConfigError::OverLimit { what: w, .. },
+                ..
+            } => {
                 assert!(w.contains(what), "{err}")
             }
             other => panic!("expected OverLimit {what}, got {other}"),
         }
     };
     over(LaunchConfig::new(1, 2048), "threads per block");
-    over(LaunchConfig::new(1, (1, 1, lim.max_block_dim[2] + 1)), "block.z");
+    over(
+        LaunchConfig::new(1, (1, 1, lim.max_block_dim[2] + 1)),
+        "block.z",
+    );
     over(LaunchConfig::new((1, lim.max_grid_dim[1] + 1), 1), "grid.y");
-    over(LaunchConfig::new(1, 32).shared(lim.max_shared_per_block_optin + 1), "shared memory");
-    for cfg in [LaunchConfig::new(0, 32), LaunchConfig::new(1, (32, 0)), LaunchConfig::new((1, 1, 0), 1)] {
+    over(
+        LaunchConfig::new(1, 32).shared(lim.max_shared_per_block_optin + 1),
+        "shared memory",
+    );
+    for cfg in [
+        LaunchConfig::new(0, 32),
+        LaunchConfig::new(1, (32, 0)),
+        LaunchConfig::new((1, 1, 0), 1),
+    ] {
         assert!(matches!(
             try_cfg(cfg),
-            Err(Error::LaunchConfig { error: LaunchConfigError::Zero { .. }, .. })
+            Err(Error::LaunchConfig {
+                error: LaunchConfigError::Zero { .. },
+                ..
+            })
         ));
     }
     assert!(matches!(
         try_cfg(LaunchConfig::new(3, 32).cluster(2)),
-        Err(Error::LaunchConfig { error: LaunchConfigError::ClusterDoesNotDivideGrid { .. }, .. })
+        Err(Error::LaunchConfig {
+            error: LaunchConfigError::ClusterDoesNotDivideGrid { .. },
+            ..
+        })
     ));
     over(LaunchConfig::new(16, 32).cluster(16), "blocks per cluster");
     let huge = f.max_cooperative_grid(1024, 0).unwrap() + 1;
-    over(LaunchConfig::new(huge, 1024).cooperative(), "cooperative grid");
+    over(
+        LaunchConfig::new(huge, 1024).cooperative(),
+        "cooperative grid",
+    );
     // Nothing ran.
     assert_eq!(counter.to_vec().unwrap(), vec![0]);
     assert!(ctx.poisoned().is_none());
@@ -353,18 +613,23 @@ fn dynamic_shared_memory_above_48_kib_is_raised_automatically() {
     let n = 50_000usize; // 200_000 bytes of shared memory per block
     let blocks = 3;
     let mut r = Rng::new();
-    let input = r.f32_vec(n * blocks);
+    let input = r.vec_f32(n * blocks);
     let d_in = ctx.upload(&input).unwrap();
     let d_out = ctx.alloc::<f32>(n * blocks).unwrap();
     d_out.fill(f32::NAN).unwrap();
     let stream = ctx.stream().unwrap();
     let cfg = LaunchConfig::new(blocks as u32, 256).shared((n * 4) as u32);
     // SAFETY: big_shared reads and writes n * blocks elements.
-    ctx.scope(|s| unsafe { s.launch(&stream, &f, &cfg, &params![&d_in, &d_out, n as i32]) }).unwrap();
+    ctx.scope(|s| unsafe { s.launch(&stream, &f, &cfg, &params![&d_in, &d_out, n as i32]) })
+        .unwrap();
     let out = d_out.to_vec().unwrap();
     for b in 0..blocks {
         for i in 0..n {
-            assert_eq!(out[b * n + i], input[b * n + n - 1 - i], "block {b} element {i}");
+            assert_eq!(
+                out[b * n + i],
+                input[b * n + n - 1 - i],
+                "block {b} element {i}"
+            );
         }
     }
     assert!(f.attributes().unwrap().max_dynamic_shared_bytes as usize >= n * 4);
@@ -376,7 +641,10 @@ fn clusters_launch_with_the_attribute_and_statically() {
     let ctx = ctx();
     let m = module(&ctx);
     let stream = ctx.stream().unwrap();
-    for (name, cluster, grid) in [("cluster_dynamic", Some(4u32), 16u32), ("cluster_static", None, 8)] {
+    for (name, cluster, grid) in [
+        ("cluster_dynamic", Some(4u32), 16u32),
+        ("cluster_static", None, 8),
+    ] {
         let f = m.function(name).unwrap();
         let out = ctx.alloc::<u32>(4 * grid as usize).unwrap();
         out.fill(u32::MAX).unwrap();
@@ -385,14 +653,24 @@ fn clusters_launch_with_the_attribute_and_statically() {
             cfg = cfg.cluster(c);
         }
         // SAFETY: the cluster kernels write 4 u32 per block.
-        ctx.scope(|s| unsafe { s.launch(&stream, &f, &cfg, &params![&out]) }).unwrap();
+        ctx.scope(|s| unsafe { s.launch(&stream, &f, &cfg, &params![&out]) })
+            .unwrap();
         let size = cluster.unwrap_or(2);
         let o = out.to_vec().unwrap();
         for b in 0..grid {
-            let (rank, sz, next, cid) = (o[4 * b as usize], o[4 * b as usize + 1], o[4 * b as usize + 2], o[4 * b as usize + 3]);
+            let (rank, sz, next, cid) = (
+                o[4 * b as usize],
+                o[4 * b as usize + 1],
+                o[4 * b as usize + 2],
+                o[4 * b as usize + 3],
+            );
             assert_eq!(sz, size, "{name} block {b}");
             assert_eq!(rank, b % size, "{name} block {b}");
-            assert_eq!(next, (rank + 1) % size, "{name} block {b} read its neighbour's shared memory");
+            assert_eq!(
+                next,
+                (rank + 1) % size,
+                "{name} block {b} read its neighbour's shared memory"
+            );
             assert_eq!(cid, b / size, "{name} block {b}");
         }
     }
@@ -414,10 +692,15 @@ fn a_cooperative_grid_synchronizes() {
     let stream = ctx.stream().unwrap();
     let cfg = LaunchConfig::new(nb, block).cooperative();
     // SAFETY: coop_grid_sync reads and writes nb elements of each buffer.
-    ctx.scope(|s| unsafe { s.launch(&stream, &f, &cfg, &params![&a, &out, rounds]) }).unwrap();
+    ctx.scope(|s| unsafe { s.launch(&stream, &f, &cfg, &params![&a, &out, rounds]) })
+        .unwrap();
     let o = out.to_vec().unwrap();
     for b in 0..nb {
-        assert_eq!(o[b as usize], (b + rounds as u32) % nb + rounds as u32, "block {b}");
+        assert_eq!(
+            o[b as usize],
+            (b + rounds as u32) % nb + rounds as u32,
+            "block {b}"
+        );
     }
 }
 
@@ -433,7 +716,8 @@ fn unified_buffers_are_kernel_arguments_and_kernel_time_is_recorded() {
     ctx.set_kernel_timing(true);
     let cfg = LaunchConfig::new(100, 128);
     // SAFETY: count_threads adds 1 per thread to one u64.
-    ctx.scope(|s| unsafe { s.launch(&stream, &f, &cfg, &params![&mut counter]) }).unwrap();
+    ctx.scope(|s| unsafe { s.launch(&stream, &f, &cfg, &params![&mut counter]) })
+        .unwrap();
     ctx.set_kernel_timing(false);
     assert_eq!(counter.as_slice().unwrap()[0], 5 + 100 * 128);
     let metrics = ctx.metrics();

@@ -5,7 +5,6 @@
 use cudakit::{AllocKind, Bf16, Context, DeviceCopy, Error, F16};
 use cudakit_tests::rng::Rng;
 
-
 fn ctx() -> Context {
     Context::new(0).expect("device 0")
 }
@@ -41,21 +40,51 @@ fn device_buffers_round_trip_every_element_type() {
     let ctx = ctx();
     let mut rng = Rng::new();
     let n = 4099; // not a multiple of anything convenient
-    round_trip(&ctx, &rng.f32_vec(n), f32::NAN.to_bits() as f32);
-    round_trip(&ctx, &rng.f64_vec(n), -1e300);
-    round_trip(&ctx, &(0..n).map(|_| rng.next_u64() as u8).collect::<Vec<_>>(), 0xAA);
-    round_trip(&ctx, &(0..n).map(|_| rng.next_u64() as i64).collect::<Vec<_>>(), i64::MIN);
-    round_trip(&ctx, &(0..n).map(|_| F16::from_f32(rng.f32())).collect::<Vec<_>>(), F16(0x7e00));
-    round_trip(&ctx, &(0..n).map(|_| Bf16::from_f32(rng.f32())).collect::<Vec<_>>(), Bf16(0x7fc0));
-    round_trip(&ctx, &(0..n).map(|_| [rng.f32(), rng.f32(), rng.f32()]).collect::<Vec<_>>(), [f32::MAX; 3]);
+    round_trip(&ctx, &rng.vec_f32(n), f32::NAN.to_bits() as f32);
+    round_trip(&ctx, &rng.vec_f64(n), -1e300);
+    round_trip(
+        &ctx,
+        &(0..n).map(|_| rng.next_u64() as u8).collect::<Vec<_>>(),
+        0xAA,
+    );
+    round_trip(
+        &ctx,
+        &(0..n).map(|_| rng.next_u64() as i64).collect::<Vec<_>>(),
+        i64::MIN,
+    );
+    round_trip(
+        &ctx,
+        &(0..n)
+            .map(|_| F16::from_f32(rng.f32_sym()))
+            .collect::<Vec<_>>(),
+        F16(0x7e00),
+    );
+    round_trip(
+        &ctx,
+        &(0..n)
+            .map(|_| Bf16::from_f32(rng.f32_sym()))
+            .collect::<Vec<_>>(),
+        Bf16(0x7fc0),
+    );
+    round_trip(
+        &ctx,
+        &(0..n)
+            .map(|_| [rng.f32_sym(), rng.f32_sym(), rng.f32_sym()])
+            .collect::<Vec<_>>(),
+        [f32::MAX; 3],
+    );
     let particles: Vec<Particle> = (0..n)
         .map(|i| Particle {
             id: i as u8,
-            pos: [rng.f32(), rng.f32(), rng.f32()],
-            mass: rng.f64(),
+            pos: [rng.f32_sym(), rng.f32_sym(), rng.f32_sym()],
+            mass: rng.f64_sym(),
         })
         .collect();
-    let poison = Particle { id: 0xFF, pos: [f32::MAX; 3], mass: f64::MAX };
+    let poison = Particle {
+        id: 0xFF,
+        pos: [f32::MAX; 3],
+        mass: f64::MAX,
+    };
     round_trip(&ctx, &particles, poison);
     assert_no_leaks(&ctx);
 }
@@ -65,19 +94,26 @@ fn device_buffers_round_trip_every_element_type() {
 fn views_copy_sub_ranges_and_device_to_device() {
     let ctx = ctx();
     let mut rng = Rng::new();
-    let data = rng.f32_vec(1000);
+    let data = rng.vec_f32(1000);
     let a = ctx.upload(&data).unwrap();
     let b = ctx.alloc::<f32>(1000).unwrap();
     b.fill(-7.0).unwrap();
     // b[100..300] = a[500..700]
-    b.view(100..300).unwrap().copy_from(a.view(500..700).unwrap()).unwrap();
+    b.view(100..300)
+        .unwrap()
+        .copy_from(a.view(500..700).unwrap())
+        .unwrap();
     let got = b.to_vec().unwrap();
     for (i, &g) in got.iter().enumerate() {
-        let want = if (100..300).contains(&i) { data[i + 400] } else { -7.0 };
+        let want = if (100..300).contains(&i) {
+            data[i + 400]
+        } else {
+            -7.0
+        };
         assert_eq!(g, want, "element {i}");
     }
     // Host into a view, and a view out.
-    let patch = rng.f32_vec(10);
+    let patch = rng.vec_f32(10);
     a.view(990..).unwrap().copy_from_host(&patch).unwrap();
     let mut tail = vec![f32::NAN; 10];
     a.view(990..1000).unwrap().copy_to_host(&mut tail).unwrap();
@@ -100,13 +136,21 @@ fn fill_works_for_every_element_size() {
     assert!(b8.to_vec().unwrap().iter().all(|&x| x == 0x5A));
     let b16 = ctx.alloc::<F16>(n).unwrap();
     b16.fill(F16::from_f32(1.5)).unwrap();
-    assert!(b16.to_vec().unwrap().iter().all(|&x| x == F16::from_f32(1.5)));
+    assert!(b16
+        .to_vec()
+        .unwrap()
+        .iter()
+        .all(|&x| x == F16::from_f32(1.5)));
     let b32 = ctx.alloc::<f32>(n).unwrap();
     b32.fill(-3.25).unwrap();
     assert!(b32.to_vec().unwrap().iter().all(|&x| x == -3.25));
     let b64 = ctx.alloc::<f64>(n).unwrap();
     b64.fill(std::f64::consts::PI).unwrap();
-    assert!(b64.to_vec().unwrap().iter().all(|&x| x == std::f64::consts::PI));
+    assert!(b64
+        .to_vec()
+        .unwrap()
+        .iter()
+        .all(|&x| x == std::f64::consts::PI));
     let z = ctx.alloc_zeroed::<u32>(n).unwrap();
     assert!(z.to_vec().unwrap().iter().all(|&x| x == 0));
     drop((b8, b16, b32, b64, z));
@@ -122,10 +166,10 @@ fn pinned_buffers_copy_asynchronously_on_streams() {
     let s1 = ctx.stream().unwrap();
     let s2 = ctx.stream().unwrap();
     let mut src = ctx.alloc_pinned::<f32>(n).unwrap();
-    src.copy_from_slice(&rng.f32_vec(n));
+    src.copy_from_slice(&rng.vec_f32(n));
     let mut wc = ctx.alloc_pinned_write_combined::<f32>(n).unwrap();
     assert!(wc.is_write_combined());
-    wc.copy_from_slice(&rng.f32_vec(n));
+    wc.copy_from_slice(&rng.vec_f32(n));
     let mut dst = ctx.alloc_pinned::<f32>(n).unwrap();
     dst.fill(f32::NAN);
     let mut dst2 = ctx.alloc_pinned::<f32>(n).unwrap();
@@ -159,16 +203,20 @@ fn unified_buffers_are_read_on_the_host_after_device_work() {
     let n = 65_537;
     let stream = ctx.stream().unwrap();
     let mut u = ctx.alloc_unified::<f64>(n).unwrap();
-    let data = rng.f64_vec(n);
+    let data = rng.vec_f64(n);
     u.as_mut_slice().unwrap().copy_from_slice(&data);
     u.prefetch_to_device().unwrap();
-    u.advise(cudakit::sys::CUmem_advise::CU_MEM_ADVISE_SET_READ_MOSTLY, false).unwrap();
+    u.advise(
+        cudakit::sys::CUmem_advise::CU_MEM_ADVISE_SET_READ_MOSTLY,
+        false,
+    )
+    .unwrap();
     // Device reads the unified buffer.
     let d = ctx.alloc::<f64>(n).unwrap();
     d.copy_from(&u).unwrap();
     assert_eq!(d.to_vec().unwrap(), data);
     // Device writes it, on a stream, inside a scope; then the host reads.
-    let fresh = rng.f64_vec(n);
+    let fresh = rng.vec_f64(n);
     d.copy_from_host(&fresh).unwrap();
     u.as_mut_slice().unwrap().fill(f64::NAN);
     ctx.scope(|s| {
@@ -181,7 +229,7 @@ fn unified_buffers_are_read_on_the_host_after_device_work() {
     u.prefetch_to_host().unwrap();
     assert_eq!(u.as_slice().unwrap(), &fresh[..]);
     // And synchronous device-to-unified.
-    let again = rng.f64_vec(n);
+    let again = rng.vec_f64(n);
     d.copy_from_host(&again).unwrap();
     u.copy_from(&d).unwrap();
     assert_eq!(u.as_slice().unwrap(), &again[..]);
@@ -194,16 +242,33 @@ fn unified_buffers_are_read_on_the_host_after_device_work() {
 fn sizes_are_refused_before_the_driver() {
     let ctx = ctx();
     assert!(matches!(ctx.alloc::<f32>(0), Err(Error::ZeroLength { .. })));
-    assert!(matches!(ctx.alloc::<u64>(usize::MAX / 2), Err(Error::SizeOverflow { .. })));
-    assert!(matches!(ctx.alloc_pinned::<f32>(0), Err(Error::ZeroLength { .. })));
-    assert!(matches!(ctx.alloc_unified::<f32>(0), Err(Error::ZeroLength { .. })));
-    assert!(matches!(ctx.upload::<f32>(&[]), Err(Error::ZeroLength { .. })));
+    assert!(matches!(
+        ctx.alloc::<u64>(usize::MAX / 2),
+        Err(Error::SizeOverflow { .. })
+    ));
+    assert!(matches!(
+        ctx.alloc_pinned::<f32>(0),
+        Err(Error::ZeroLength { .. })
+    ));
+    assert!(matches!(
+        ctx.alloc_unified::<f32>(0),
+        Err(Error::ZeroLength { .. })
+    ));
+    assert!(matches!(
+        ctx.upload::<f32>(&[]),
+        Err(Error::ZeroLength { .. })
+    ));
     let b = ctx.alloc::<f32>(10).unwrap();
-    assert!(matches!(b.copy_from_host(&[1.0; 9]), Err(Error::LengthMismatch { .. })));
+    assert!(matches!(
+        b.copy_from_host(&[1.0; 9]),
+        Err(Error::LengthMismatch { .. })
+    ));
     assert!(matches!(b.view(5..11), Err(Error::OutOfBounds { .. })));
     // Out of memory is a typed driver error, and the context stays usable.
     let err = ctx.alloc::<u8>(1 << 50).unwrap_err();
-    let Error::Driver(e) = err else { panic!("{err}") };
+    let Error::Driver(e) = err else {
+        panic!("{err}")
+    };
     assert_eq!(e.call, "cuMemAlloc_v2");
     assert_eq!(e.code, cudakit::DriverCode::OutOfMemory);
     assert!(ctx.poisoned().is_none());
@@ -249,7 +314,7 @@ fn streams_and_events_order_and_time_work() {
     assert_eq!(lo.priority(), least);
     let mut rng = Rng::new();
     let n = 1 << 22;
-    let data = rng.f32_vec(n);
+    let data = rng.vec_f32(n);
     let a = ctx.upload(&data).unwrap();
     let b = ctx.alloc::<f32>(n).unwrap();
     let c = ctx.alloc::<f32>(n).unwrap();
@@ -288,7 +353,10 @@ fn devices_report_their_identity_and_limits() {
     let l = d.limits().unwrap();
     assert!(l.max_threads_per_block >= 1024);
     assert!(l.max_shared_per_block_optin >= l.max_shared_per_block);
-    assert!(matches!(cudakit::Device::get(n), Err(Error::NoSuchDevice { .. })));
+    assert!(matches!(
+        cudakit::Device::get(n),
+        Err(Error::NoSuchDevice { .. })
+    ));
     let (major, _) = cudakit::driver_version().unwrap();
     assert!(major >= 12);
     // Two handles of one device share one context, arena and record.

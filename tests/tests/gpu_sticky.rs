@@ -34,7 +34,13 @@ struct Outcome {
 fn run_case(test_name: &str, case: &str) -> Outcome {
     let exe = std::env::current_exe().expect("own executable");
     let out = Command::new(exe)
-        .args([test_name, "--exact", "--include-ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            test_name,
+            "--exact",
+            "--include-ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("CUDAKIT_STICKY_CHILD", case)
         .output()
         .expect("spawn the child test");
@@ -67,7 +73,9 @@ fn run_case(test_name: &str, case: &str) -> Outcome {
 /// The child's side: provoke `case`, observe, print the STICKY line.
 fn child(case: &str) {
     let ctx = Context::new(0).expect("context");
-    let compiled = Program::new("faults.cu", FAULTS).compile_for(&ctx).expect("compile faults.cu");
+    let compiled = Program::new("faults.cu", FAULTS)
+        .compile_for(&ctx)
+        .expect("compile faults.cu");
     let module = ctx.load_module(&compiled).expect("load");
     let stream = ctx.stream().expect("stream");
     let buf = ctx.alloc::<f32>(1024).expect("alloc");
@@ -79,7 +87,9 @@ fn child(case: &str) {
             let f = module.function("fault_oob_write").unwrap();
             // 256 MiB past the end of a 4 KiB allocation.
             // SAFETY: the fault is the point; it runs in a child process.
-            ctx.scope(|s| unsafe { s.launch(&stream, &f, &one, &params![&buf, 64i64 << 20, 1.0f32]) })
+            ctx.scope(|s| unsafe {
+                s.launch(&stream, &f, &one, &params![&buf, 64i64 << 20, 1.0f32])
+            })
         }
         "misaligned" => {
             let f = module.function("fault_misaligned_read").unwrap();
@@ -139,11 +149,24 @@ fn sticky_test(test_name: &str, case: &str, expected: &[i32]) {
     }
     let o = run_case(test_name, case);
     let number: i32 = o.first.rsplit(':').next().unwrap().parse().unwrap();
-    assert!(expected.contains(&number), "{case}: first error {} not one of {expected:?}", o.first);
-    assert!(o.poisoned_same, "{case}: the context did not record the error");
-    assert!(o.next_refused, "{case}: the next operation was not refused as poisoned");
+    assert!(
+        expected.contains(&number),
+        "{case}: first error {} not one of {expected:?}",
+        o.first
+    );
+    assert!(
+        o.poisoned_same,
+        "{case}: the context did not record the error"
+    );
+    assert!(
+        o.next_refused,
+        "{case}: the next operation was not refused as poisoned"
+    );
     // What the driver gives back after a reset is recorded, not promised.
-    println!("{case}: after Context::reset the device was {}", o.after_reset);
+    println!(
+        "{case}: after Context::reset the device was {}",
+        o.after_reset
+    );
 }
 
 #[test]

@@ -325,7 +325,10 @@ mod tests {
     fn a_failed_search_lists_every_candidate_and_reason() {
         let err = open_from(
             Which::Cuda,
-            vec!["/nonexistent/libcuda.so.1".into(), "libcudakit-no-such.so.1".into()],
+            vec![
+                "/nonexistent/libcuda.so.1".into(),
+                "libcudakit-no-such.so.1".into(),
+            ],
         )
         .unwrap_err();
         let LoadError::NotFound { attempts, .. } = &err else {
@@ -335,7 +338,10 @@ mod tests {
         assert_eq!(attempts[0].reason, "no such file");
         assert!(attempts[1].reason.contains("libcudakit-no-such.so.1"));
         let text = err.to_string();
-        assert!(text.contains("/nonexistent/libcuda.so.1: no such file"), "{text}");
+        assert!(
+            text.contains("/nonexistent/libcuda.so.1: no such file"),
+            "{text}"
+        );
         assert!(text.contains("hint:"), "{text}");
     }
 }

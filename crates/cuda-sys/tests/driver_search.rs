@@ -24,7 +24,9 @@ fn the_libcuda_search_reports_every_candidate_or_finds_the_driver() {
             assert!(attempts
                 .iter()
                 .any(|a| a.candidate == "/usr/local/cuda/lib64/libcuda.so.1"));
-            assert!(attempts.iter().all(|a| !a.candidate.ends_with("libcuda.so")));
+            assert!(attempts
+                .iter()
+                .all(|a| !a.candidate.ends_with("libcuda.so")));
             assert!(hint.contains("CUDAKIT_LIBCUDA"));
             // The same error comes back on every later call.
             assert!(matches!(

@@ -31,7 +31,11 @@ fn the_table_resolves_the_versioned_symbols_of_the_stand_in() {
 
     // Optional entry points the library exports are resolved.
     assert!(cu.cuFuncGetParamInfo.is_some());
-    assert!(cu.missing_optional().is_empty(), "{:?}", cu.missing_optional());
+    assert!(
+        cu.missing_optional().is_empty(),
+        "{:?}",
+        cu.missing_optional()
+    );
 }
 
 #[test]
@@ -54,7 +58,9 @@ fn a_missing_required_symbol_is_a_typed_error_naming_it() {
         }
         other => panic!("expected MissingSymbol, got {other:?}"),
     }
-    assert!(err.to_string().contains("missing required symbol `cuMemAlloc_v2`"));
+    assert!(err
+        .to_string()
+        .contains("missing required symbol `cuMemAlloc_v2`"));
 }
 
 #[test]

@@ -121,7 +121,9 @@ pub struct Arena {
 
 impl fmt::Debug for Arena {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Arena").field("stats", &self.stats()).finish()
+        f.debug_struct("Arena")
+            .field("stats", &self.stats())
+            .finish()
     }
 }
 
@@ -271,7 +273,10 @@ mod tests {
         let arena = Arena::new();
         let id = arena.record_alloc(AllocKind::Unified, 4096, Location::caller());
         let report = arena.leak_report();
-        assert!(report.starts_with("1 live allocation(s), 4096 bytes"), "{report}");
+        assert!(
+            report.starts_with("1 live allocation(s), 4096 bytes"),
+            "{report}"
+        );
         assert!(report.contains("Unified 4096 bytes at"), "{report}");
         assert!(report.contains(file!()), "{report}");
         assert_eq!(arena.live()[0].id, id);

@@ -220,10 +220,14 @@ impl Context {
         let cu = cu()?;
         let mut current: CUcontext = ptr::null_mut();
         // SAFETY: a valid out-pointer.
-        self.check("cuCtxGetCurrent", unsafe { (cu.cuCtxGetCurrent)(&mut current) })?;
+        self.check("cuCtxGetCurrent", unsafe {
+            (cu.cuCtxGetCurrent)(&mut current)
+        })?;
         if current != self.shared.raw {
             // SAFETY: the primary context is retained for as long as `self`.
-            self.check("cuCtxSetCurrent", unsafe { (cu.cuCtxSetCurrent)(self.shared.raw) })?;
+            self.check("cuCtxSetCurrent", unsafe {
+                (cu.cuCtxSetCurrent)(self.shared.raw)
+            })?;
         }
         Ok(cu)
     }
@@ -285,7 +289,9 @@ impl Context {
         let cu = self.enter()?;
         let (mut free, mut total) = (0usize, 0usize);
         // SAFETY: valid out-pointers; the context is current.
-        self.check("cuMemGetInfo_v2", unsafe { (cu.cuMemGetInfo)(&mut free, &mut total) })?;
+        self.check("cuMemGetInfo_v2", unsafe {
+            (cu.cuMemGetInfo)(&mut free, &mut total)
+        })?;
         Ok((free, total))
     }
 
@@ -298,7 +304,9 @@ impl Context {
         let cu = self.enter()?;
         let mut value = 0usize;
         // SAFETY: a valid out-pointer; the context is current.
-        self.check("cuCtxGetLimit", unsafe { (cu.cuCtxGetLimit)(&mut value, limit) })?;
+        self.check("cuCtxGetLimit", unsafe {
+            (cu.cuCtxGetLimit)(&mut value, limit)
+        })?;
         Ok(value)
     }
 

@@ -70,7 +70,9 @@ impl Device {
         let cu = cu()?;
         let mut raw = 0;
         // SAFETY: a valid out-pointer and an ordinal below the count.
-        check("cuDeviceGet", unsafe { (cu.cuDeviceGet)(&mut raw, ordinal as i32) })?;
+        check("cuDeviceGet", unsafe {
+            (cu.cuDeviceGet)(&mut raw, ordinal as i32)
+        })?;
         Ok(Device {
             ordinal: ordinal as i32,
             raw,
@@ -108,7 +110,11 @@ impl Device {
         check("cuDeviceGetName", unsafe {
             (cu.cuDeviceGetName)(buf.as_mut_ptr(), buf.len() as i32, self.raw)
         })?;
-        let bytes: Vec<u8> = buf.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+        let bytes: Vec<u8> = buf
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
@@ -121,7 +127,9 @@ impl Device {
         let cu = cu()?;
         let mut uuid = CUuuid { bytes: [0; 16] };
         // SAFETY: a valid out-pointer to a CUuuid.
-        check("cuDeviceGetUuid_v2", unsafe { (cu.cuDeviceGetUuid)(&mut uuid, self.raw) })?;
+        check("cuDeviceGetUuid_v2", unsafe {
+            (cu.cuDeviceGetUuid)(&mut uuid, self.raw)
+        })?;
         Ok(uuid.bytes.map(|b| b as u8))
     }
 
@@ -152,7 +160,9 @@ impl Device {
         let cu = cu()?;
         let mut bytes = 0usize;
         // SAFETY: a valid out-pointer.
-        check("cuDeviceTotalMem_v2", unsafe { (cu.cuDeviceTotalMem)(&mut bytes, self.raw) })?;
+        check("cuDeviceTotalMem_v2", unsafe {
+            (cu.cuDeviceTotalMem)(&mut bytes, self.raw)
+        })?;
         Ok(bytes)
     }
 

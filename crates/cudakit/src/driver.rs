@@ -39,7 +39,9 @@ pub fn driver_version() -> Result<(i32, i32)> {
     let cu = cu()?;
     let mut version = 0;
     // SAFETY: a valid out-pointer.
-    check("cuDriverGetVersion", unsafe { (cu.cuDriverGetVersion)(&mut version) })?;
+    check("cuDriverGetVersion", unsafe {
+        (cu.cuDriverGetVersion)(&mut version)
+    })?;
     Ok((version / 1000, (version % 1000) / 10))
 }
 

@@ -60,7 +60,9 @@ impl<'c> Event<'c> {
         };
         let mut raw: CUevent = std::ptr::null_mut();
         // SAFETY: a valid out-pointer and defined flags.
-        ctx.check("cuEventCreate", unsafe { (cu.cuEventCreate)(&mut raw, flags.0 as u32) })?;
+        ctx.check("cuEventCreate", unsafe {
+            (cu.cuEventCreate)(&mut raw, flags.0 as u32)
+        })?;
         Ok(Event { ctx, raw, timing })
     }
 
@@ -88,8 +90,9 @@ impl<'c> Event<'c> {
         same_context("Event::record", self.ctx, stream.context())?;
         let cu = self.ctx.enter()?;
         // SAFETY: a live event and a live stream of the same context.
-        self.ctx
-            .check("cuEventRecord", unsafe { (cu.cuEventRecord)(self.raw, stream.as_raw()) })
+        self.ctx.check("cuEventRecord", unsafe {
+            (cu.cuEventRecord)(self.raw, stream.as_raw())
+        })
     }
 
     /// Waits until the work before the event's record has finished
@@ -101,8 +104,9 @@ impl<'c> Event<'c> {
     pub fn synchronize(&self) -> Result<()> {
         let cu = self.ctx.enter()?;
         // SAFETY: a live event.
-        self.ctx
-            .check("cuEventSynchronize", unsafe { (cu.cuEventSynchronize)(self.raw) })
+        self.ctx.check("cuEventSynchronize", unsafe {
+            (cu.cuEventSynchronize)(self.raw)
+        })
     }
 
     /// Whether the event has completed (`cuEventQuery`).
@@ -134,9 +138,13 @@ impl<'c> Event<'c> {
         let mut ms = 0f32;
         let (call, rc) = match (cu.cuEventElapsedTime, cu.cuEventElapsedTime_v1) {
             // SAFETY: a valid out-pointer and two live events.
-            (Some(f), _) => ("cuEventElapsedTime_v2", unsafe { f(&mut ms, start.raw, self.raw) }),
+            (Some(f), _) => ("cuEventElapsedTime_v2", unsafe {
+                f(&mut ms, start.raw, self.raw)
+            }),
             // SAFETY: as above; the older entry point has the same signature.
-            (None, Some(f)) => ("cuEventElapsedTime", unsafe { f(&mut ms, start.raw, self.raw) }),
+            (None, Some(f)) => ("cuEventElapsedTime", unsafe {
+                f(&mut ms, start.raw, self.raw)
+            }),
             (None, None) => {
                 return Err(crate::Error::NotSupported {
                     feature: "cuEventElapsedTime",

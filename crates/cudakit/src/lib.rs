@@ -54,12 +54,12 @@ pub use device::{Device, DeviceLimits};
 pub use driver::driver_version;
 pub use error::{DriverCode, DriverError, Error, LaunchConfigError, NvrtcCode, NvrtcError, Result};
 pub use event::Event;
+pub use launch::{Dim3, KernelArg, LaunchConfig, ParamCheck, ParamList};
+pub use linker::{LinkInput, LinkOptions, Linker};
 pub use memory::{
     Attach, Bf16, DeviceBuffer, DeviceCopy, DeviceDst, DeviceSrc, DeviceView, PinnedBuffer,
     UnifiedBuffer, F16,
 };
-pub use launch::{Dim3, KernelArg, LaunchConfig, ParamCheck, ParamList};
-pub use linker::{LinkInput, LinkOptions, Linker};
 pub use metrics::Metrics;
 pub use module::{Function, FunctionAttributes, Global, ImageKind, Module};
 pub use program::{Arch, Compiled, CppStd, Origin, Output, Program};

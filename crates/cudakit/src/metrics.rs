@@ -79,7 +79,8 @@ impl TransferCounters {
     }
 
     pub(crate) fn add_time(&self, time: Duration) {
-        self.nanos.fetch_add(time.as_nanos() as u64, Ordering::Relaxed);
+        self.nanos
+            .fetch_add(time.as_nanos() as u64, Ordering::Relaxed);
     }
 
     fn snapshot(&self) -> Transfer {

@@ -222,7 +222,15 @@ impl<'s, 'env> Scope<'s, 'env> {
         // SAFETY: `dst` is borrowed exclusively, `src` shared, until the
         // scope has synchronized this stream; both hold `bytes` bytes; every
         // bit pattern is a valid T.
-        unsafe { copy::dtoh_async(self.ctx, raw, dst.as_mut_ptr().cast(), src.device_ptr(), bytes) }?;
+        unsafe {
+            copy::dtoh_async(
+                self.ctx,
+                raw,
+                dst.as_mut_ptr().cast(),
+                src.device_ptr(),
+                bytes,
+            )
+        }?;
         self.time_end(Timed::DtoH, stream, t)
     }
 

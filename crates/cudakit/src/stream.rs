@@ -60,7 +60,9 @@ impl Context {
         })?;
         let mut actual = priority;
         // SAFETY: a live stream and a valid out-pointer.
-        self.check("cuStreamGetPriority", unsafe { (cu.cuStreamGetPriority)(raw, &mut actual) })?;
+        self.check("cuStreamGetPriority", unsafe {
+            (cu.cuStreamGetPriority)(raw, &mut actual)
+        })?;
         Ok(Stream {
             ctx: self,
             raw,
@@ -94,8 +96,9 @@ impl<'c> Stream<'c> {
     pub fn synchronize(&self) -> Result<()> {
         let cu = self.ctx.enter()?;
         // SAFETY: a live stream of the current context.
-        self.ctx
-            .check("cuStreamSynchronize", unsafe { (cu.cuStreamSynchronize)(self.raw) })
+        self.ctx.check("cuStreamSynchronize", unsafe {
+            (cu.cuStreamSynchronize)(self.raw)
+        })
     }
 
     /// Whether all queued work has finished (`cuStreamQuery`).

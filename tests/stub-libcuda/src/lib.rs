@@ -31,6 +31,7 @@ const CUDA_ERROR_INVALID_VALUE: i32 = 1;
 const CUDA_ERROR_NOT_SUPPORTED: i32 = 801;
 
 struct State {
+    #[cfg_attr(feature = "omit-mem-alloc", allow(dead_code))]
     next_address: u64,
     allocations: Vec<(u64, usize)>,
     frees: Vec<u64>,
@@ -198,23 +199,27 @@ pub unsafe extern "C" fn cuDeviceGet(device: *mut i32, ordinal: i32) -> i32 {
 /// `cuDeviceGetAttribute`: H100-like limits for the attributes the launch
 /// path reads, 0 for the rest.
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceGetAttribute(value: *mut i32, attribute: i32, _device: i32) -> i32 {
+pub unsafe extern "C" fn cuDeviceGetAttribute(
+    value: *mut i32,
+    attribute: i32,
+    _device: i32,
+) -> i32 {
     let v = match attribute {
-        1 => 1024,                // MAX_THREADS_PER_BLOCK
-        2 | 3 => 1024,            // MAX_BLOCK_DIM_X, _Y
-        4 => 64,                  // MAX_BLOCK_DIM_Z
-        5 => i32::MAX,            // MAX_GRID_DIM_X
-        6 | 7 => 65535,           // MAX_GRID_DIM_Y, _Z
-        8 => 48 * 1024,           // MAX_SHARED_MEMORY_PER_BLOCK
-        10 => 32,                 // WARP_SIZE
-        16 => 132,                // MULTIPROCESSOR_COUNT
-        75 => 9,                  // COMPUTE_CAPABILITY_MAJOR
-        76 => 0,                  // COMPUTE_CAPABILITY_MINOR
-        83 => 1,                  // MANAGED_MEMORY
-        89 => 1,                  // CONCURRENT_MANAGED_ACCESS
-        95 => 1,                  // COOPERATIVE_LAUNCH
-        97 => 227 * 1024,         // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
-        120 => 1,                 // CLUSTER_LAUNCH
+        1 => 1024,        // MAX_THREADS_PER_BLOCK
+        2 | 3 => 1024,    // MAX_BLOCK_DIM_X, _Y
+        4 => 64,          // MAX_BLOCK_DIM_Z
+        5 => i32::MAX,    // MAX_GRID_DIM_X
+        6 | 7 => 65535,   // MAX_GRID_DIM_Y, _Z
+        8 => 48 * 1024,   // MAX_SHARED_MEMORY_PER_BLOCK
+        10 => 32,         // WARP_SIZE
+        16 => 132,        // MULTIPROCESSOR_COUNT
+        75 => 9,          // COMPUTE_CAPABILITY_MAJOR
+        76 => 0,          // COMPUTE_CAPABILITY_MINOR
+        83 => 1,          // MANAGED_MEMORY
+        89 => 1,          // CONCURRENT_MANAGED_ACCESS
+        95 => 1,          // COOPERATIVE_LAUNCH
+        97 => 227 * 1024, // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+        120 => 1,         // CLUSTER_LAUNCH
         _ => 0,
     };
     if value.is_null() {
@@ -279,7 +284,11 @@ pub unsafe extern "C" fn cuStreamSynchronize(_stream: *mut c_void) -> i32 {
 
 /// `cuStreamCreateWithPriority`: a fake stream.
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamCreateWithPriority(stream: *mut *mut c_void, _flags: u32, _priority: i32) -> i32 {
+pub unsafe extern "C" fn cuStreamCreateWithPriority(
+    stream: *mut *mut c_void,
+    _flags: u32,
+    _priority: i32,
+) -> i32 {
     // SAFETY: a valid out-pointer.
     unsafe { stream.write(0x5_0000 as *mut c_void) };
     CUDA_SUCCESS
@@ -329,7 +338,11 @@ pub unsafe extern "C" fn cuModuleUnload(_module: *mut c_void) -> i32 {
 
 /// `cuModuleGetFunction`: every name resolves to the one function.
 #[no_mangle]
-pub unsafe extern "C" fn cuModuleGetFunction(f: *mut *mut c_void, _module: *mut c_void, _name: *const i8) -> i32 {
+pub unsafe extern "C" fn cuModuleGetFunction(
+    f: *mut *mut c_void,
+    _module: *mut c_void,
+    _name: *const i8,
+) -> i32 {
     // SAFETY: a valid out-pointer.
     unsafe { f.write(FUNCTION as *mut c_void) };
     CUDA_SUCCESS
@@ -338,7 +351,11 @@ pub unsafe extern "C" fn cuModuleGetFunction(f: *mut *mut c_void, _module: *mut 
 /// `cuFuncGetAttribute`: 1024 threads, no static shared memory, 48 KiB
 /// dynamic, 32 registers.
 #[no_mangle]
-pub unsafe extern "C" fn cuFuncGetAttribute(value: *mut i32, attribute: i32, _f: *mut c_void) -> i32 {
+pub unsafe extern "C" fn cuFuncGetAttribute(
+    value: *mut i32,
+    attribute: i32,
+    _f: *mut c_void,
+) -> i32 {
     let v = match attribute {
         0 => 1024,      // MAX_THREADS_PER_BLOCK
         4 => 32,        // NUM_REGS

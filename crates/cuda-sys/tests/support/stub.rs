@@ -14,7 +14,11 @@ use std::process::Command;
 /// failure: a test cannot go on without it.
 #[allow(dead_code)]
 pub fn build_stub(features: &str) -> PathBuf {
-    let tag = if features.is_empty() { "default" } else { features };
+    let tag = if features.is_empty() {
+        "default"
+    } else {
+        features
+    };
     // A machine without cargo (the GPU machine) gets prebuilt stand-ins.
     if let Some(dir) = std::env::var_os("CUDAKIT_STUB_DIR") {
         let path = PathBuf::from(dir).join(format!("stub-{tag}/debug/libstub_libcuda.so"));
@@ -40,7 +44,9 @@ pub fn build_stub(features: &str) -> PathBuf {
     }
     // The outer `cargo clippy`/`cargo test` may export flags meant for it.
     cmd.env_remove("RUSTC_WORKSPACE_WRAPPER");
-    let output = cmd.output().expect("run cargo to build the stand-in libcuda");
+    let output = cmd
+        .output()
+        .expect("run cargo to build the stand-in libcuda");
     assert!(
         output.status.success(),
         "building tests/stub-libcuda failed:\n{}",

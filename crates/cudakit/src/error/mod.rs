@@ -345,13 +345,21 @@ mod tests {
         };
         assert!(poisoned.is_sticky());
         let text = poisoned.to_string();
-        assert!(text.contains("cuCtxSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS (700)"), "{text}");
+        assert!(
+            text.contains("cuCtxSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS (700)"),
+            "{text}"
+        );
     }
 
     #[test]
     fn nvrtc_errors_name_the_call() {
-        let err = check_nvrtc("nvrtcCompileProgram", nvrtcResult::NVRTC_ERROR_INVALID_OPTION)
-            .unwrap_err();
-        assert!(err.to_string().starts_with("nvrtcCompileProgram: NVRTC_ERROR_INVALID_OPTION (5)"));
+        let err = check_nvrtc(
+            "nvrtcCompileProgram",
+            nvrtcResult::NVRTC_ERROR_INVALID_OPTION,
+        )
+        .unwrap_err();
+        assert!(err
+            .to_string()
+            .starts_with("nvrtcCompileProgram: NVRTC_ERROR_INVALID_OPTION (5)"));
     }
 }

@@ -34,8 +34,7 @@ pub mod params;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use cuda_sys::{
-    CUlaunchAttribute, CUlaunchAttributeID, CUlaunchAttributeValue,
-    CUlaunchConfig, CUresult,
+    CUlaunchAttribute, CUlaunchAttributeID, CUlaunchAttributeValue, CUlaunchConfig, CUresult,
 };
 use once_cell::sync::{Lazy, OnceCell};
 
@@ -130,7 +129,10 @@ impl LaunchConfig {
     /// As [`LaunchConfig::for_elements`].
     pub fn for_elements_2d(width: usize, height: usize, block: (u32, u32)) -> Result<Self> {
         Ok(Self::new(
-            (blocks_for(width, block.0, "width")?, blocks_for(height, block.1, "height")?),
+            (
+                blocks_for(width, block.0, "width")?,
+                blocks_for(height, block.1, "height")?,
+            ),
             block,
         ))
     }
@@ -191,7 +193,11 @@ fn blocks_for(n: usize, block: u32, what: &str) -> Result<u32> {
     u32::try_from(blocks)
         .ok()
         .filter(|&b| b <= i32::MAX as u32)
-        .ok_or_else(|| Error::InvalidArgument(format!("{what} = {n} needs {blocks} blocks, more than a grid holds")))
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "{what} = {n} needs {blocks} blocks, more than a grid holds"
+            ))
+        })
 }
 
 /// What the launch path caches on each function.
@@ -326,10 +332,20 @@ impl Function<'_> {
                 return Err(fail(LaunchConfigError::Zero { what: BLOCK[i] }));
             }
             if block[i] > dev.max_block_dim[i] {
-                return Err(fail(over(BLOCK[i], block[i], dev.max_block_dim[i], BLOCK_ATTR[i])));
+                return Err(fail(over(
+                    BLOCK[i],
+                    block[i],
+                    dev.max_block_dim[i],
+                    BLOCK_ATTR[i],
+                )));
             }
             if grid[i] > dev.max_grid_dim[i] {
-                return Err(fail(over(GRID[i], grid[i], dev.max_grid_dim[i], GRID_ATTR[i])));
+                return Err(fail(over(
+                    GRID[i],
+                    grid[i],
+                    dev.max_grid_dim[i],
+                    GRID_ATTR[i],
+                )));
             }
             let _ = name;
         }
@@ -360,7 +376,12 @@ impl Function<'_> {
                 source_of_limit: "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",
             }));
         }
-        if config.shared_bytes > self.launch_state.dynamic_shared_limit.load(Ordering::Relaxed) {
+        if config.shared_bytes
+            > self
+                .launch_state
+                .dynamic_shared_limit
+                .load(Ordering::Relaxed)
+        {
             self.set_max_dynamic_shared_memory(config.shared_bytes)?;
             self.launch_state
                 .dynamic_shared_limit
@@ -402,14 +423,16 @@ impl Function<'_> {
                     needs_driver: "a device with cooperative launch",
                 });
             }
-            let per_sm = self.max_active_blocks_per_multiprocessor(threads as u32, config.shared_bytes)?;
+            let per_sm =
+                self.max_active_blocks_per_multiprocessor(threads as u32, config.shared_bytes)?;
             let limit = u64::from(per_sm) * u64::from(dev.multiprocessors);
             if config.grid.volume() > limit {
                 return Err(fail(LaunchConfigError::OverLimit {
                     what: "blocks in a cooperative grid",
                     value: config.grid.volume(),
                     limit,
-                    source_of_limit: "cuOccupancyMaxActiveBlocksPerMultiprocessor × multiprocessors",
+                    source_of_limit:
+                        "cuOccupancyMaxActiveBlocksPerMultiprocessor × multiprocessors",
                 }));
             }
         }
@@ -423,7 +446,11 @@ impl Function<'_> {
     /// # Errors
     ///
     /// Driver errors.
-    pub fn max_active_blocks_per_multiprocessor(&self, block_threads: u32, shared_bytes: u32) -> Result<u32> {
+    pub fn max_active_blocks_per_multiprocessor(
+        &self,
+        block_threads: u32,
+        shared_bytes: u32,
+    ) -> Result<u32> {
         let ctx = self.context();
         let cu = ctx.enter()?;
         let mut blocks = 0;
@@ -491,7 +518,12 @@ const BLOCK_ATTR: [&str; 3] = [
 ];
 const PORTABLE_CLUSTER_SIZE: u64 = 8;
 
-fn over(what: &'static str, value: u32, limit: u32, source_of_limit: &'static str) -> LaunchConfigError {
+fn over(
+    what: &'static str,
+    value: u32,
+    limit: u32,
+    source_of_limit: &'static str,
+) -> LaunchConfigError {
     LaunchConfigError::OverLimit {
         what,
         value: u64::from(value),
@@ -500,7 +532,8 @@ fn over(what: &'static str, value: u32, limit: u32, source_of_limit: &'static st
     }
 }
 
-static TRACE: Lazy<bool> = Lazy::new(|| std::env::var_os("CUDAKIT_TRACE_LAUNCH").is_some_and(|v| v == "1"));
+static TRACE: Lazy<bool> =
+    Lazy::new(|| std::env::var_os("CUDAKIT_TRACE_LAUNCH").is_some_and(|v| v == "1"));
 
 impl<'s, 'env> Scope<'s, 'env> {
     /// Launches `function` on `stream` with `config` and `params`, after
@@ -613,7 +646,14 @@ impl<'s, 'env> Scope<'s, 'env> {
             };
             // SAFETY: as for cuLaunchKernel; `cfg` and `attrs` (n entries,
             // each with the union member its id names) live across the call.
-            let rc = unsafe { ex(&cfg, function.as_raw(), pointers.as_mut_ptr(), std::ptr::null_mut()) };
+            let rc = unsafe {
+                ex(
+                    &cfg,
+                    function.as_raw(),
+                    pointers.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            };
             ("cuLaunchKernelEx", rc)
         } else if config.cooperative && config.cluster.is_none() && config.priority.is_none() {
             // SAFETY: as for cuLaunchKernel.
@@ -667,7 +707,11 @@ mod tests {
         assert!(LaunchConfig::for_elements(0, 256).is_err());
         assert!(LaunchConfig::for_elements(10, 0).is_err());
         assert!(LaunchConfig::for_elements(usize::MAX, 1).is_err());
-        let c = LaunchConfig::new(8, 128).shared(1024).cluster(2).cooperative().priority(-1);
+        let c = LaunchConfig::new(8, 128)
+            .shared(1024)
+            .cluster(2)
+            .cooperative()
+            .priority(-1);
         assert_eq!(c.cluster, Some(Dim3::from(2)));
         assert!(c.cooperative);
         assert_eq!(c.priority, Some(-1));

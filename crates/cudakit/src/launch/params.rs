@@ -246,9 +246,12 @@ impl<'a> ParamList<'a> {
         let old_used = self.used;
         // SAFETY: the new block has `chunks * 16 >= needed > used` bytes;
         // the old storage has `used` initialised bytes; distinct blocks.
-        unsafe { std::ptr::copy_nonoverlapping(self.base(), bytes.as_mut_ptr().cast::<u8>(), old_used) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.base(), bytes.as_mut_ptr().cast::<u8>(), old_used)
+        };
         let entries: Vec<Entry> = self.entries().to_vec();
-        let arena_id = host_arena().record_alloc(AllocKind::HostStorage, chunks * 16, Location::caller());
+        let arena_id =
+            host_arena().record_alloc(AllocKind::HostStorage, chunks * 16, Location::caller());
         let old = std::mem::replace(
             &mut self.storage,
             Storage::Heap {
@@ -302,7 +305,8 @@ impl<'a> ParamList<'a> {
 
     /// The audit table as text, one line per argument.
     pub fn describe_table(&self) -> String {
-        let mut out = String::from("idx  size align offset pointer             type / value bytes\n");
+        let mut out =
+            String::from("idx  size align offset pointer             type / value bytes\n");
         for d in self.describe() {
             out.push_str(&d.to_string());
             out.push('\n');
@@ -445,32 +449,57 @@ impl<T: DeviceCopy> KernelArg<'_> for T {
         let bytes = unsafe {
             std::slice::from_raw_parts((&self as *const T).cast::<u8>(), std::mem::size_of::<T>())
         };
-        list.push_bytes(bytes, std::mem::align_of::<T>(), std::any::type_name::<T>(), ArgKind::Value);
+        list.push_bytes(
+            bytes,
+            std::mem::align_of::<T>(),
+            std::any::type_name::<T>(),
+            ArgKind::Value,
+        );
     }
 }
 
 fn push_pointer(list: &mut ParamList<'_>, address: u64, len: usize, type_name: &'static str) {
-    list.push_bytes(&address.to_ne_bytes(), 8, type_name, ArgKind::DevicePointer { len });
+    list.push_bytes(
+        &address.to_ne_bytes(),
+        8,
+        type_name,
+        ArgKind::DevicePointer { len },
+    );
 }
 
 impl<T: DeviceCopy> sealed::Sealed for &DeviceBuffer<'_, T> {}
 impl<'a, T: DeviceCopy> KernelArg<'a> for &'a DeviceBuffer<'_, T> {
     fn push_into(self, list: &mut ParamList<'a>) {
-        push_pointer(list, self.device_ptr(), self.len(), std::any::type_name::<*mut T>());
+        push_pointer(
+            list,
+            self.device_ptr(),
+            self.len(),
+            std::any::type_name::<*mut T>(),
+        );
     }
 }
 
 impl<T: DeviceCopy> sealed::Sealed for DeviceView<'_, T> {}
 impl<'a, T: DeviceCopy> KernelArg<'a> for DeviceView<'a, T> {
     fn push_into(self, list: &mut ParamList<'a>) {
-        push_pointer(list, self.device_ptr(), self.len(), std::any::type_name::<*mut T>());
+        push_pointer(
+            list,
+            self.device_ptr(),
+            self.len(),
+            std::any::type_name::<*mut T>(),
+        );
     }
 }
 
 impl<T: DeviceCopy> sealed::Sealed for &mut UnifiedBuffer<'_, T> {}
 impl<'a, T: DeviceCopy> KernelArg<'a> for &'a mut UnifiedBuffer<'_, T> {
     fn push_into(self, list: &mut ParamList<'a>) {
-        push_pointer(list, self.device_ptr(), self.len(), std::any::type_name::<*mut T>());
+        push_pointer(
+            list,
+            self.device_ptr(),
+            self.len(),
+            std::any::type_name::<*mut T>(),
+        );
     }
 }
 
@@ -505,7 +534,10 @@ mod tests {
     fn value_at(list: &ParamList<'_>, ptrs: &PointerArray, i: usize, size: usize) -> Vec<u8> {
         let p = ptrs.as_slice()[i] as *const u8;
         let d = &list.describe()[i];
-        assert_eq!(p as usize, d.pointer, "pointer array entry {i} = describe()'s pointer");
+        assert_eq!(
+            p as usize, d.pointer,
+            "pointer array entry {i} = describe()'s pointer"
+        );
         // SAFETY: the pointer points into the list's storage, `size` bytes.
         unsafe { std::slice::from_raw_parts(p, size) }.to_vec()
     }
@@ -564,7 +596,13 @@ mod tests {
             list.push(i);
         }
         assert!(!list.is_spilled());
-        assert_eq!(host_arena().stats().kind(AllocKind::HostStorage).total_allocs, host_before.total_allocs);
+        assert_eq!(
+            host_arena()
+                .stats()
+                .kind(AllocKind::HostStorage)
+                .total_allocs,
+            host_before.total_allocs
+        );
         for i in 16..40u64 {
             list.push(i);
         }

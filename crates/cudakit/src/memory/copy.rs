@@ -50,7 +50,11 @@ pub(crate) fn dtoh<T: DeviceCopy>(ctx: &Context, dst: &mut [T], src: CUdeviceptr
 }
 
 /// Device to host into a new vector.
-pub(crate) fn dtoh_vec<T: DeviceCopy>(ctx: &Context, src: CUdeviceptr, len: usize) -> Result<Vec<T>> {
+pub(crate) fn dtoh_vec<T: DeviceCopy>(
+    ctx: &Context,
+    src: CUdeviceptr,
+    len: usize,
+) -> Result<Vec<T>> {
     let bytes = byte_len::<T>(len, "copy")?;
     let mut out: Vec<T> = Vec::with_capacity(len);
     let cu = ctx.enter()?;
@@ -84,7 +88,12 @@ pub(crate) fn dtod(ctx: &Context, dst: CUdeviceptr, src: CUdeviceptr, bytes: usi
 
 /// Fills `len` elements at `dst` with `value`: `cuMemsetD8/16/32_v2` for
 /// elements of 1, 2 or 4 bytes; other sizes upload a filled host copy.
-pub(crate) fn fill<T: DeviceCopy>(ctx: &Context, dst: CUdeviceptr, len: usize, value: T) -> Result<()> {
+pub(crate) fn fill<T: DeviceCopy>(
+    ctx: &Context,
+    dst: CUdeviceptr,
+    len: usize,
+    value: T,
+) -> Result<()> {
     byte_len::<T>(len, "fill")?;
     let size = std::mem::size_of::<T>();
     if !matches!(size, 1 | 2 | 4) {
@@ -93,18 +102,24 @@ pub(crate) fn fill<T: DeviceCopy>(ctx: &Context, dst: CUdeviceptr, len: usize, v
     }
     let mut raw = [0u8; 4];
     // SAFETY: `value` is `size` (1, 2 or 4) readable bytes and `raw` has 4.
-    unsafe { std::ptr::copy_nonoverlapping((&value as *const T).cast::<u8>(), raw.as_mut_ptr(), size) };
+    unsafe {
+        std::ptr::copy_nonoverlapping((&value as *const T).cast::<u8>(), raw.as_mut_ptr(), size)
+    };
     let cu = ctx.enter()?;
     // The caller guarantees `dst` addresses `len` elements of `size` bytes.
     let (call, rc) = match size {
         // SAFETY: `len` 1-byte elements at `dst` (the caller's guarantee).
-        1 => ("cuMemsetD8_v2", unsafe { (cu.cuMemsetD8)(dst, raw[0], len) }),
+        1 => ("cuMemsetD8_v2", unsafe {
+            (cu.cuMemsetD8)(dst, raw[0], len)
+        }),
         // SAFETY: `len` 2-byte elements at `dst`.
         2 => ("cuMemsetD16_v2", unsafe {
             (cu.cuMemsetD16)(dst, u16::from_ne_bytes([raw[0], raw[1]]), len)
         }),
         // SAFETY: `len` 4-byte elements at `dst`.
-        _ => ("cuMemsetD32_v2", unsafe { (cu.cuMemsetD32)(dst, u32::from_ne_bytes(raw), len) }),
+        _ => ("cuMemsetD32_v2", unsafe {
+            (cu.cuMemsetD32)(dst, u32::from_ne_bytes(raw), len)
+        }),
     };
     ctx.check(call, rc)
 }

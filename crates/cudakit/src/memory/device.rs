@@ -74,7 +74,11 @@ impl Context {
 }
 
 impl<'c, T: DeviceCopy> DeviceBuffer<'c, T> {
-    fn uninit_at(ctx: &'c Context, len: usize, location: &'static Location<'static>) -> Result<Self> {
+    fn uninit_at(
+        ctx: &'c Context,
+        len: usize,
+        location: &'static Location<'static>,
+    ) -> Result<Self> {
         let bytes = byte_len::<T>(len, "allocation")?;
         let cu = ctx.enter()?;
         let mut ptr: CUdeviceptr = 0;

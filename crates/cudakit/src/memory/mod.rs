@@ -65,11 +65,9 @@ pub(crate) fn resolve_range(range: impl RangeBounds<usize>, len: usize) -> Resul
         Bound::Unbounded => 0,
     };
     let end = match range.end_bound() {
-        Bound::Included(&e) => e.checked_add(1).ok_or(Error::OutOfBounds {
-            start,
-            end: e,
-            len,
-        })?,
+        Bound::Included(&e) => e
+            .checked_add(1)
+            .ok_or(Error::OutOfBounds { start, end: e, len })?,
         Bound::Excluded(&e) => e,
         Bound::Unbounded => len,
     };
@@ -138,7 +136,10 @@ mod tests {
             byte_len::<u64>(usize::MAX / 4, "allocation"),
             Err(Error::SizeOverflow { elem_size: 8, .. })
         ));
-        assert!(matches!(byte_len::<()>(3, "x"), Err(Error::InvalidArgument(_))));
+        assert!(matches!(
+            byte_len::<()>(3, "x"),
+            Err(Error::InvalidArgument(_))
+        ));
     }
 
     #[test]
@@ -146,11 +147,20 @@ mod tests {
         assert_eq!(resolve_range(.., 10).unwrap(), (0, 10));
         assert_eq!(resolve_range(2..5, 10).unwrap(), (2, 5));
         assert_eq!(resolve_range(2..=5, 10).unwrap(), (2, 6));
-        assert!(matches!(resolve_range(5..11, 10), Err(Error::OutOfBounds { .. })));
-        assert!(matches!(resolve_range(5..5, 10), Err(Error::ZeroLength { .. })));
+        assert!(matches!(
+            resolve_range(5..11, 10),
+            Err(Error::OutOfBounds { .. })
+        ));
+        assert!(matches!(
+            resolve_range(5..5, 10),
+            Err(Error::ZeroLength { .. })
+        ));
         #[allow(clippy::reversed_empty_ranges)]
         let reversed = resolve_range(6..5, 10);
         assert!(matches!(reversed, Err(Error::OutOfBounds { .. })));
-        assert!(matches!(resolve_range(0..=usize::MAX, 10), Err(Error::OutOfBounds { .. })));
+        assert!(matches!(
+            resolve_range(0..=usize::MAX, 10),
+            Err(Error::OutOfBounds { .. })
+        ));
     }
 }

@@ -83,7 +83,9 @@ impl<'c, T: DeviceCopy> PinnedBuffer<'c, T> {
         }
         let mut ptr = std::ptr::null_mut();
         // SAFETY: a valid out-pointer, a non-zero size, defined flags.
-        ctx.check("cuMemHostAlloc", unsafe { (cu.cuMemHostAlloc)(&mut ptr, bytes, flags) })?;
+        ctx.check("cuMemHostAlloc", unsafe {
+            (cu.cuMemHostAlloc)(&mut ptr, bytes, flags)
+        })?;
         // SAFETY: the driver returned `bytes` writable bytes, page-aligned
         // (so aligned for T); zeroing makes every element initialised.
         unsafe { std::ptr::write_bytes(ptr.cast::<u8>(), 0, bytes) };

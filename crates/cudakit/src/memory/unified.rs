@@ -3,9 +3,7 @@
 use std::marker::PhantomData;
 use std::panic::Location;
 
-use cuda_sys::{
-    CUdeviceptr, CUmemAttach_flags, CUmemLocation, CUmemLocationType, CUmem_advise,
-};
+use cuda_sys::{CUdeviceptr, CUmemAttach_flags, CUmemLocation, CUmemLocationType, CUmem_advise};
 
 use super::copy::{self, same_len};
 use super::{byte_len, DeviceCopy, DeviceDst, DeviceSrc, Sealed};
@@ -106,7 +104,9 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
         ctx.check("cuMemAllocManaged", unsafe {
             (cu.cuMemAllocManaged)(&mut ptr, bytes, flags.0 as u32)
         })?;
-        let id = ctx.arena().record_alloc(AllocKind::Unified, bytes, location);
+        let id = ctx
+            .arena()
+            .record_alloc(AllocKind::Unified, bytes, location);
         let buf = UnifiedBuffer {
             ctx,
             ptr,
