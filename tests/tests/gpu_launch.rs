@@ -560,7 +560,8 @@ fn over_limit_configurations_are_refused_before_the_driver() {
             other => panic!("expected OverLimit {what}, got {other}"),
         }
     };
-    over(LaunchConfig::new(1, 2048), "threads per block");
+    over(LaunchConfig::new(1, (64, 32)), "threads per block");
+    over(LaunchConfig::new(1, lim.max_block_dim[0] + 1), "block.x");
     over(
         LaunchConfig::new(1, (1, 1, lim.max_block_dim[2] + 1)),
         "block.z",
@@ -666,9 +667,10 @@ fn clusters_launch_with_the_attribute_and_statically() {
             );
             assert_eq!(sz, size, "{name} block {b}");
             assert_eq!(rank, b % size, "{name} block {b}");
+            // The neighbour's blockIdx.x, read from its shared memory.
             assert_eq!(
                 next,
-                (rank + 1) % size,
+                b - rank + (rank + 1) % size,
                 "{name} block {b} read its neighbour's shared memory"
             );
             assert_eq!(cid, b / size, "{name} block {b}");

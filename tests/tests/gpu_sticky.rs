@@ -53,7 +53,8 @@ fn run_case(test_name: &str, case: &str) -> Outcome {
     );
     let line = stdout
         .lines()
-        .find(|l| l.starts_with("STICKY "))
+        // libtest prints `test name ... ` before the test's own output.
+        .find_map(|l| l.find("STICKY ").map(|i| &l[i..]))
         .unwrap_or_else(|| panic!("no STICKY line from the child:\n{stdout}\n{stderr}"));
     println!("{line}");
     let field = |k: &str| {
