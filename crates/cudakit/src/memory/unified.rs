@@ -41,6 +41,23 @@ pub enum Attach {
 /// println!("{}", host[0]);                 // ... still in use here
 /// # Ok(()) }
 /// ```
+///
+/// and likewise across a launch that takes the buffer as an argument:
+///
+/// ```compile_fail
+/// # fn main() -> cudakit::Result<()> {
+/// # let ctx = cudakit::Context::new(0)?;
+/// # let stream = ctx.stream()?;
+/// # let module = ctx.load_module_file("kernels.ptx")?;
+/// # let kernel = module.function("scale")?;
+/// let mut unified = ctx.alloc_unified::<f32>(4)?;
+/// let host = unified.as_slice()?;
+/// let config = cudakit::LaunchConfig::new(1, 4);
+/// // SAFETY: `scale` stays within the 4 elements it is given.
+/// ctx.scope(|s| unsafe { s.launch(&stream, &kernel, &config, &cudakit::params![&mut unified]) })?;
+/// println!("{}", host[0]); // error: `unified` is borrowed mutably by the launch
+/// # Ok(()) }
+/// ```
 pub struct UnifiedBuffer<'c, T: DeviceCopy> {
     ctx: &'c Context,
     ptr: CUdeviceptr,
