@@ -30,6 +30,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::panic::Location;
 
 use crate::arena::{host_arena, AllocKind};
@@ -68,19 +69,14 @@ struct Entry {
     kind: ArgKind,
 }
 
-const EMPTY: Entry = Entry {
-    offset: 0,
-    size: 0,
-    align: 1,
-    type_name: "",
-    kind: ArgKind::Value,
-};
 
 // The inline variant is large on purpose: it is what spares the common launch
 // a heap allocation.
 #[allow(clippy::large_enum_variant)]
 enum Storage {
-    Inline([Chunk; INLINE_BYTES / 16], [Entry; INLINE_ARGS]),
+    /// Bytes `..used` and entries `..len` are initialised; the rest is not
+    /// (an empty list costs no zeroing).
+    Inline([MaybeUninit<Chunk>; INLINE_BYTES / 16], [MaybeUninit<Entry>; INLINE_ARGS]),
     Heap {
         bytes: Vec<Chunk>,
         entries: Vec<Entry>,
@@ -117,7 +113,10 @@ impl<'a> ParamList<'a> {
     /// An empty list; no allocation.
     pub fn new() -> Self {
         ParamList {
-            storage: Storage::Inline([Chunk([0; 16]); INLINE_BYTES / 16], [EMPTY; INLINE_ARGS]),
+            storage: Storage::Inline(
+                [MaybeUninit::uninit(); INLINE_BYTES / 16],
+                [MaybeUninit::uninit(); INLINE_ARGS],
+            ),
             len: 0,
             used: 0,
             error: None,
@@ -169,7 +168,11 @@ impl<'a> ParamList<'a> {
 
     fn entries(&self) -> &[Entry] {
         match &self.storage {
-            Storage::Inline(_, entries) => &entries[..self.len],
+            // SAFETY: the first `len` entries were written by push_bytes;
+            // MaybeUninit<Entry> has Entry's layout.
+            Storage::Inline(_, entries) => unsafe {
+                std::slice::from_raw_parts(entries.as_ptr().cast::<Entry>(), self.len)
+            },
             Storage::Heap { entries, .. } => entries,
         }
     }
@@ -223,7 +226,7 @@ impl<'a> ParamList<'a> {
                 // SAFETY: `value` is `value.len()` readable bytes; `dst` has
                 // that many writable bytes; they do not overlap.
                 unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), dst, value.len()) };
-                entries[self.len] = entry;
+                entries[self.len] = MaybeUninit::new(entry);
             }
             Storage::Heap { bytes, entries, .. } => {
                 // SAFETY: `grow` made the heap block at least `end` bytes.
@@ -506,9 +509,12 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for &'a mut UnifiedBuffer<'_, T> {
 /// Builds a [`ParamList`] from arguments: `params![&a, &b, &mut unified, n]`.
 #[macro_export]
 macro_rules! params {
-    ($($arg:expr),* $(,)?) => {
-        $crate::launch::ParamList::new()$(.arg($arg))*
-    };
+    ($($arg:expr),* $(,)?) => {{
+        #[allow(unused_mut)]
+        let mut list = $crate::launch::ParamList::new();
+        $(list.push($arg);)*
+        list
+    }};
 }
 
 #[cfg(test)]
