@@ -8,8 +8,8 @@
 # bundle/run.sh runs every binary with --include-ignored, prints
 # `N passed, N failed`, then runs them again under
 # `compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1`
-# (tests named `fault_*`, which provoke device faults on purpose, are
-# skipped there) and prints the sanitizer's verdict. It exits non-zero on any
+# (tests named `fault_*`, which provoke device faults on purpose, and
+# `large_*`, 4096-cubed products too slow under memcheck, are skipped there) and prints the sanitizer's verdict. It exits non-zero on any
 # failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -34,16 +34,22 @@ impl Recorder {
     fn set_params(&self, layout: &[(usize, usize)]) {
         let flat: Vec<usize> = layout.iter().flat_map(|&(o, s)| [o, s]).collect();
         // SAFETY: the stand-in exports this function with this signature.
-        let f = unsafe { self.lib.get::<unsafe extern "C" fn(*const usize, usize)>(b"stub_set_params\0") }
-            .expect("stub_set_params");
+        let f = unsafe {
+            self.lib
+                .get::<unsafe extern "C" fn(*const usize, usize)>(b"stub_set_params\0")
+        }
+        .expect("stub_set_params");
         // SAFETY: `flat` holds 2 * layout.len() usizes.
         unsafe { f(flat.as_ptr(), layout.len()) };
     }
 
     fn last_launch(&self) -> Vec<u8> {
         // SAFETY: as above.
-        let f = unsafe { self.lib.get::<unsafe extern "C" fn(*mut u8, usize) -> usize>(b"stub_last_launch\0") }
-            .expect("stub_last_launch");
+        let f = unsafe {
+            self.lib
+                .get::<unsafe extern "C" fn(*mut u8, usize) -> usize>(b"stub_last_launch\0")
+        }
+        .expect("stub_last_launch");
         let mut buf = vec![0u8; 4096];
         // SAFETY: `buf` has 4096 writable bytes.
         let n = unsafe { f(buf.as_mut_ptr(), buf.len()) };
@@ -53,8 +59,11 @@ impl Recorder {
 
     fn launches(&self) -> u64 {
         // SAFETY: as above.
-        let f = unsafe { self.lib.get::<unsafe extern "C" fn() -> u64>(b"stub_launch_count\0") }
-            .expect("stub_launch_count");
+        let f = unsafe {
+            self.lib
+                .get::<unsafe extern "C" fn() -> u64>(b"stub_launch_count\0")
+        }
+        .expect("stub_launch_count");
         // SAFETY: no arguments.
         unsafe { f() }
     }
@@ -81,9 +90,19 @@ fn the_driver_reads_every_argument_byte_for_byte() {
         .load_module_image(b".version 8.8\n.target sm_90\n.address_size 64\n")
         .expect("module");
     let buf = ctx.alloc::<f32>(100).expect("alloc");
-    assert_eq!(buf.device_ptr(), 0xD000_0000, "the stand-in's first address");
+    assert_eq!(
+        buf.device_ptr(),
+        0xD000_0000,
+        "the stand-in's first address"
+    );
     let stream = ctx.stream().expect("stream");
-    let s = S24 { a: -3, _p0: [0; 7], b: 6.5, c: 0x1234, _p1: [0; 6] };
+    let s = S24 {
+        a: -3,
+        _p0: [0; 7],
+        b: 6.5,
+        c: 0x1234,
+        _p1: [0; 6],
+    };
 
     // The kernel's parameters as the stand-in's cuFuncGetParamInfo reports
     // them: (float*, int, S24) at offsets 0, 8, 16.
@@ -96,7 +115,8 @@ fn the_driver_reads_every_argument_byte_for_byte() {
     assert_eq!(table[0].bytes_hex, "000000d000000000");
     assert_eq!(table[1].bytes_hex, "07000000");
     // SAFETY: the stand-in runs nothing.
-    ctx.scope(|sc| unsafe { sc.launch(&stream, &f, &cfg, &p) }).expect("launch");
+    ctx.scope(|sc| unsafe { sc.launch(&stream, &f, &cfg, &p) })
+        .expect("launch");
 
     let mut want = header([3, 2, 1], [32, 4, 1], 1024);
     want.extend_from_slice(&0xD000_0000u64.to_le_bytes());
@@ -120,7 +140,8 @@ fn the_driver_reads_every_argument_byte_for_byte() {
     }
     assert!(many.is_spilled());
     // SAFETY: as above.
-    ctx.scope(|sc| unsafe { sc.launch(&stream, &g, &LaunchConfig::new(1, 1), &many) }).expect("launch");
+    ctx.scope(|sc| unsafe { sc.launch(&stream, &g, &LaunchConfig::new(1, 1), &many) })
+        .expect("launch");
     let mut want = header([1, 1, 1], [1, 1, 1], 0);
     for i in 0..20u64 {
         want.extend_from_slice(&(i * 0x0101_0101).to_le_bytes());
@@ -133,18 +154,47 @@ fn the_driver_reads_every_argument_byte_for_byte() {
     let h = module.function("two").expect("function");
     let before = rec.launches();
     // SAFETY: refused before the driver.
-    let err = ctx.scope(|sc| unsafe { sc.launch(&stream, &h, &cfg, &params![&buf]) }).unwrap_err();
-    assert!(matches!(err, Error::ArgumentCount { expected: 2, got: 1, .. }), "{err}");
-    // SAFETY: refused before the driver.
-    let err = ctx.scope(|sc| unsafe { sc.launch(&stream, &h, &cfg, &params![&buf, 7i64]) }).unwrap_err();
+    let err = ctx
+        .scope(|sc| unsafe { sc.launch(&stream, &h, &cfg, &params![&buf]) })
+        .unwrap_err();
     assert!(
-        matches!(err, Error::ArgumentMismatch { index: 1, expected_size: 4, got_size: 8, .. }),
+        matches!(
+            err,
+            Error::ArgumentCount {
+                expected: 2,
+                got: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // SAFETY: refused before the driver.
+    let err = ctx
+        .scope(|sc| unsafe { sc.launch(&stream, &h, &cfg, &params![&buf, 7i64]) })
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::ArgumentMismatch {
+                index: 1,
+                expected_size: 4,
+                got_size: 8,
+                ..
+            }
+        ),
         "{err}"
     );
     // An over-limit configuration never reaches it either.
     // SAFETY: refused before the driver.
     let err = ctx
-        .scope(|sc| unsafe { sc.launch(&stream, &h, &LaunchConfig::new(1, 2048), &params![&buf, 1i32]) })
+        .scope(|sc| unsafe {
+            sc.launch(
+                &stream,
+                &h,
+                &LaunchConfig::new(1, 2048),
+                &params![&buf, 1i32],
+            )
+        })
         .unwrap_err();
     assert!(matches!(err, Error::LaunchConfig { .. }), "{err}");
     assert_eq!(rec.launches(), before);

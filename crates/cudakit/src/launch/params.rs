@@ -69,14 +69,16 @@ struct Entry {
     kind: ArgKind,
 }
 
-
 // The inline variant is large on purpose: it is what spares the common launch
 // a heap allocation.
 #[allow(clippy::large_enum_variant)]
 enum Storage {
     /// Bytes `..used` and entries `..len` are initialised; the rest is not
     /// (an empty list costs no zeroing).
-    Inline([MaybeUninit<Chunk>; INLINE_BYTES / 16], [MaybeUninit<Entry>; INLINE_ARGS]),
+    Inline(
+        [MaybeUninit<Chunk>; INLINE_BYTES / 16],
+        [MaybeUninit<Entry>; INLINE_ARGS],
+    ),
     Heap {
         bytes: Vec<Chunk>,
         entries: Vec<Entry>,

@@ -32,6 +32,10 @@ pub(crate) fn htod<T: DeviceCopy>(ctx: &Context, dst: CUdeviceptr, src: &[T]) ->
     // addresses at least `bytes` bytes of this context's memory.
     let rc = unsafe { (cu.cuMemcpyHtoD)(dst, src.as_ptr().cast(), bytes) };
     ctx.check("cuMemcpyHtoD_v2", rc)?;
+    // From pageable memory the call may return before the DMA has landed,
+    // and cudakit's streams do not wait for the legacy stream: wait here so
+    // that "synchronous" means done.
+    sync_legacy(ctx)?;
     ctx.counters().htod.add(bytes, Some(t.elapsed()));
     Ok(())
 }
@@ -79,9 +83,7 @@ pub(crate) fn dtod(ctx: &Context, dst: CUdeviceptr, src: CUdeviceptr, bytes: usi
     // context's memory.
     let rc = unsafe { (cu.cuMemcpyDtoD)(dst, src, bytes) };
     ctx.check("cuMemcpyDtoD_v2", rc)?;
-    // SAFETY: waits on the legacy default stream the copy was queued on.
-    let rc = unsafe { (cu.cuStreamSynchronize)(std::ptr::null_mut()) };
-    ctx.check("cuStreamSynchronize", rc)?;
+    sync_legacy(ctx)?;
     ctx.counters().dtod.add(bytes, Some(t.elapsed()));
     Ok(())
 }
@@ -121,7 +123,20 @@ pub(crate) fn fill<T: DeviceCopy>(
             (cu.cuMemsetD32)(dst, u32::from_ne_bytes(raw), len)
         }),
     };
-    ctx.check(call, rc)
+    ctx.check(call, rc)?;
+    // Memsets of device memory are asynchronous to the host; make this one
+    // done before any stream (which does not wait for the legacy stream)
+    // can touch the memory.
+    sync_legacy(ctx)
+}
+
+/// Waits for the legacy default stream, where the synchronous copies and
+/// memsets are queued.
+fn sync_legacy(ctx: &Context) -> Result<()> {
+    let cu = ctx.enter()?;
+    // SAFETY: waits on the legacy default stream (NULL).
+    let rc = unsafe { (cu.cuStreamSynchronize)(std::ptr::null_mut()) };
+    ctx.check("cuStreamSynchronize", rc)
 }
 
 /// Host to device on a stream (`cuMemcpyHtoDAsync_v2`).

@@ -1,0 +1,290 @@
+//! `cudakit bench`: cudakit's launch, transfer and compile paths against
+//! raw driver and NVRTC calls made in the same run on the same device
+//! (`cudakit_tests::bench`), printed as ratios.
+
+use std::time::Duration;
+
+use cudakit::Context;
+use cudakit_tests::bench::{self, Row};
+use cudakit_tests::kernels;
+
+use crate::args::{CliError, Exit, Parser, Token};
+use crate::doctor;
+use crate::json::Json;
+use crate::units;
+use crate::Global;
+
+pub(crate) const HELP: &str = "\
+Measure cudakit against raw driver and NVRTC calls made in the same run on the
+same device: host time per kernel launch (and its parts: argument check,
+parameter list, configuration check), pinned transfers, and compilation
+(cold, and a cache hit with module load). Each figure is the median of many
+batches, raw and cudakit interleaved. ratio = cudakit / raw: 1.00 is as fast
+as the raw calls.
+
+Usage: cudakit bench [OPTIONS]
+
+Options:
+  --only LIST           Any of launch, transfers, compile, comma-separated
+                        (default: all three)
+  --launches N          Launches per timed batch (default 2000)
+  --batches B           Timed launch batches (default 51)
+  --bytes SIZE          Transfer size, e.g. 64M or 1G (default 256M)
+  --samples S           Timed transfers each way (default 21)
+  --compile-samples C   Timed compiles (default 11)
+  --device D            Device ordinal (default 0)
+  --json                Print one JSON object instead of the table
+  -h, --help            Show this text
+
+Exit codes: 0 measured; 1 a driver or compile error; 2 no usable GPU,
+driver or NVRTC (the doctor's diagnosis is printed); 64 usage error.";
+
+#[derive(Debug)]
+struct Options {
+    launch: bool,
+    transfers: bool,
+    compile: bool,
+    launches: usize,
+    batches: usize,
+    bytes: usize,
+    samples: usize,
+    compile_samples: usize,
+    device: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            launch: true,
+            transfers: true,
+            compile: true,
+            launches: 2000,
+            batches: 51,
+            bytes: 256 << 20,
+            samples: 21,
+            compile_samples: 11,
+            device: 0,
+        }
+    }
+}
+
+fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliError> {
+    let mut o = Options::default();
+    while let Some(token) = args.next_token() {
+        let Token::Flag(flag, attached) = &token else {
+            return Err(args.unknown(&token));
+        };
+        let attached = attached.clone();
+        let flag = flag.as_str();
+        match flag {
+            "--json" => {
+                args.no_value(flag, &attached)?;
+                global.json = true;
+            }
+            "--help" | "-h" => return Ok(None),
+            "--only" => {
+                let v = args.value(flag, attached)?;
+                (o.launch, o.transfers, o.compile) = (false, false, false);
+                for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                    match part {
+                        "launch" | "launches" => o.launch = true,
+                        "transfers" | "transfer" => o.transfers = true,
+                        "compile" => o.compile = true,
+                        _ => {
+                            return Err(args.error(format!(
+                                "--only expects launch, transfers or compile, got {part:?}"
+                            )))
+                        }
+                    }
+                }
+                if !(o.launch || o.transfers || o.compile) {
+                    return Err(args.error("--only needs at least one benchmark"));
+                }
+            }
+            "--launches" => {
+                let v = args.value(flag, attached)?;
+                o.launches = args.number(flag, &v, 1, 10_000_000)? as usize;
+            }
+            "--batches" => {
+                let v = args.value(flag, attached)?;
+                o.batches = args.number(flag, &v, 1, 100_000)? as usize;
+            }
+            "--bytes" => {
+                let v = args.value(flag, attached)?;
+                o.bytes = args.bytes(flag, &v, 4, 64 << 30)? as usize;
+            }
+            "--samples" => {
+                let v = args.value(flag, attached)?;
+                o.samples = args.number(flag, &v, 1, 100_000)? as usize;
+            }
+            "--compile-samples" => {
+                let v = args.value(flag, attached)?;
+                o.compile_samples = args.number(flag, &v, 1, 10_000)? as usize;
+            }
+            "--device" => {
+                let v = args.value(flag, attached)?;
+                o.device = args.number(flag, &v, 0, 1024)? as usize;
+            }
+            _ => return Err(args.unknown(&token)),
+        }
+    }
+    Ok(Some(o))
+}
+
+/// The kernel the compile benchmark compiles.
+const COMPILE_KERNEL: &str = "matmul_tiled<float, 32>";
+
+/// Runs `cudakit bench`.
+pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliError> {
+    let Some(o) = parse(&mut args, global)? else {
+        println!("{HELP}");
+        return Ok(Exit::Ok);
+    };
+    let ctx = Context::new(o.device).map_err(|e| error(&e))?;
+    if o.compile {
+        cudakit::program::nvrtc_version().map_err(|e| error(&e))?;
+    }
+    let device = ctx
+        .device()
+        .name()
+        .unwrap_or_else(|_| "(name unavailable)".into());
+    let mut rows: Vec<(&'static str, Row)> = Vec::new();
+    if o.launch {
+        if !global.json {
+            eprintln!(
+                "measuring launches ({} batches of {})...",
+                o.batches, o.launches
+            );
+        }
+        let r = bench::launch_overhead(&ctx, o.batches, o.launches).map_err(|e| error(&e))?;
+        rows.extend(r.into_iter().map(|row| ("launch", row)));
+    }
+    if o.transfers {
+        if !global.json {
+            eprintln!(
+                "measuring transfers ({} each way, {} samples)...",
+                units::bytes(o.bytes as u64),
+                o.samples
+            );
+        }
+        let r = bench::transfers(&ctx, o.bytes, o.samples).map_err(|e| error(&e))?;
+        rows.extend(r.into_iter().map(|row| ("transfers", row)));
+    }
+    if o.compile {
+        if !global.json {
+            eprintln!(
+                "measuring compiles of {COMPILE_KERNEL} ({} samples)...",
+                o.compile_samples
+            );
+        }
+        let r = bench::compile(&ctx, kernels::MATMUL, &[COMPILE_KERNEL], o.compile_samples)
+            .map_err(|e| error(&e))?;
+        rows.extend(r.into_iter().map(|row| ("compile", row)));
+    }
+
+    if global.json {
+        let items: Vec<Json> = rows
+            .iter()
+            .map(|(group, r)| {
+                Json::object()
+                    .with("group", *group)
+                    .with("name", r.name.trim())
+                    .with("cudakit_ns", r.cudakit.as_nanos() as u64)
+                    .with("raw_ns", r.raw.map(|d| d.as_nanos() as u64))
+                    .with("ratio", r.ratio())
+                    .with("samples", r.samples)
+            })
+            .collect();
+        let json = Json::object()
+            .with("command", "bench")
+            .with("ok", true)
+            .with("exit_code", 0)
+            .with(
+                "device",
+                Json::object()
+                    .with("ordinal", ctx.device().ordinal())
+                    .with("name", device),
+            )
+            .with("transfer_bytes", o.bytes)
+            .with("rows", Json::Arr(items));
+        println!("{}", json.to_pretty());
+    } else {
+        println!(
+            "cudakit bench on device {}: {device}",
+            ctx.device().ordinal()
+        );
+        println!("ratio = cudakit / raw driver calls (1.00 = as fast; lower is better)\n");
+        print!("{}", table(&rows));
+    }
+    Ok(Exit::Ok)
+}
+
+fn error(err: &cudakit::Error) -> CliError {
+    match err {
+        cudakit::Error::NoSuchDevice { ordinal, count } if *count > 0 => CliError::usage(format!(
+            "cudakit bench: there is no device {ordinal}; this machine has {count}"
+        )),
+        e if doctor::is_missing_gpu(e) => doctor::no_gpu_error("cudakit bench", e),
+        e => CliError::failure(format!("cudakit bench: {e}")),
+    }
+}
+
+fn time(d: Duration) -> String {
+    units::duration(d)
+}
+
+/// The rows as a table.
+fn table(rows: &[(&'static str, Row)]) -> String {
+    let mut t = format!(
+        "{:<40} {:>12} {:>12} {:>8} {:>6}\n",
+        "benchmark", "cudakit", "raw", "ratio", "n"
+    );
+    for (_, r) in rows {
+        let raw = r.raw.map_or_else(|| "-".to_owned(), time);
+        let ratio = r
+            .ratio()
+            .map_or_else(|| "-".to_owned(), |x| format!("{x:.2}"));
+        t.push_str(&format!(
+            "{:<40} {:>12} {:>12} {:>8} {:>6}\n",
+            r.name,
+            time(r.cudakit),
+            raw,
+            ratio,
+            r.samples
+        ));
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_shows_ratios_and_dashes() {
+        let rows = vec![
+            (
+                "launch",
+                Row {
+                    name: "launch (host time per launch)".into(),
+                    cudakit: Duration::from_nanos(2_400),
+                    raw: Some(Duration::from_nanos(2_000)),
+                    samples: 51,
+                },
+            ),
+            (
+                "launch",
+                Row {
+                    name: "  of which: argument check".into(),
+                    cudakit: Duration::from_nanos(12),
+                    raw: None,
+                    samples: 51,
+                },
+            ),
+        ];
+        let t = table(&rows);
+        assert!(t.contains("1.20"), "{t}");
+        assert!(t.contains("2.40 µs") && t.contains("2.00 µs"), "{t}");
+        assert!(t.lines().nth(2).unwrap().contains(" - "), "{t}");
+    }
+}

@@ -1,0 +1,1255 @@
+//! `cudakit matmul`: the main job end to end. Compile a GEMM kernel of
+//! `kernels/` for the GPU, upload random inputs, run it a number of times
+//! timed with events, download the result, check it against the f64 CPU
+//! reference of `cudakit_tests::reference` with the tolerance derived there,
+//! and print a table of times, GFLOP/s, the error and the verdict.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use cudakit::launch::LaunchConfig;
+use cudakit::program::{Origin, Program};
+use cudakit::{params, Bf16, Context, DeviceCopy, Error, ParamList, F16};
+use cudakit_tests::kernels::{Elem, MatmulKernel, Signature, MATMUL_KERNELS};
+use cudakit_tests::reference::{self, Gemm, Op, Real, Reference, Tolerance};
+use cudakit_tests::rng::Rng;
+
+use crate::args::{CliError, Exit, Parser, Token};
+use crate::doctor;
+use crate::json::Json;
+use crate::progress::Progress;
+use crate::units;
+use crate::Global;
+
+pub(crate) const HELP: &str = "\
+Compile a matrix-multiply kernel, upload random inputs, run it, download the
+result and verify it against an f64 CPU reference; print compile, HtoD,
+kernel and DtoH times, GFLOP/s, the largest error against its tolerance, and
+the verdict. C = A*B with A M×K, B K×N, C M×N, row-major.
+
+Usage: cudakit matmul [OPTIONS]
+
+Options:
+  --m M, --n N, --k K   Matrix sizes (default 2048 each; 1 to 2147483647)
+  --size S              Shorthand for --m S --n S --k S
+  --dtype T             f32 (default), f64, f16 or bf16 (f16/bf16: tensor
+                        cores, f32 output)
+  --kernel NAME         naive, tiled, gemm, regblock (f32/f64; default
+                        regblock) or mma (f16/bf16; the default there), or a
+                        full name from --list, e.g. 'matmul_tiled<float, 16>'
+  --iters I             Timed runs (default 10), after --warmup W (default 1)
+  --seed S              Seed of the inputs (decimal or 0x hex; default fresh)
+  --verify MODE         auto (default: every element up to M*N*K = 2^30, else
+                        sampled), full, sampled, or none
+  --samples N           Random elements a sampled check compares (default
+                        100000; the first and last rows and columns come on top)
+  --device D            Device ordinal (default 0)
+  --list                List the kernels and exit
+  --json                Print one JSON object instead of the table
+  -h, --help            Show this text
+
+Exit codes: 0 verified (or --verify none); 1 verification failed, or a compile
+or driver error; 2 no usable GPU, driver or NVRTC (the doctor's diagnosis is
+printed); 64 usage error.";
+
+/// The element type asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dtype {
+    F32,
+    F64,
+    F16,
+    Bf16,
+}
+
+impl Dtype {
+    fn name(self) -> &'static str {
+        match self {
+            Dtype::F32 => "f32",
+            Dtype::F64 => "f64",
+            Dtype::F16 => "f16",
+            Dtype::Bf16 => "bf16",
+        }
+    }
+
+    fn of(elem: Elem) -> Dtype {
+        match elem {
+            Elem::F32 => Dtype::F32,
+            Elem::F64 => Dtype::F64,
+            Elem::F16 => Dtype::F16,
+            Elem::Bf16 => Dtype::Bf16,
+        }
+    }
+
+    /// The kernel a short name stands for with this element type.
+    fn alias(self, short: &str) -> Option<&'static str> {
+        Some(match (self, short) {
+            (Dtype::F32, "naive") => "matmul_naive<float>",
+            (Dtype::F32, "tiled") => "matmul_tiled<float, 32>",
+            (Dtype::F32, "gemm") => "gemm<float, false, false>",
+            (Dtype::F32, "regblock") => "gemm_regblock<float, 128, 128, 8, 8, 8>",
+            (Dtype::F64, "naive") => "matmul_naive<double>",
+            (Dtype::F64, "tiled") => "matmul_tiled<double, 32>",
+            (Dtype::F64, "gemm") => "gemm<double, false, false>",
+            (Dtype::F64, "regblock") => "gemm_regblock<double, 64, 64, 8, 4, 4>",
+            (Dtype::F16, "mma") => "matmul_f16_mma",
+            (Dtype::Bf16, "mma") => "matmul_bf16_mma",
+            _ => return None,
+        })
+    }
+
+    fn default_alias(self) -> &'static str {
+        match self {
+            Dtype::F32 | Dtype::F64 => "regblock",
+            Dtype::F16 | Dtype::Bf16 => "mma",
+        }
+    }
+}
+
+const SHORT_NAMES: &[&str] = &["naive", "tiled", "gemm", "regblock", "mma"];
+
+/// How much of C is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verify {
+    Auto,
+    Full,
+    Sampled,
+    None,
+}
+
+/// Above this M·N·K, `--verify auto` samples.
+const AUTO_FULL_LIMIT: u128 = 1 << 30;
+
+#[derive(Debug)]
+struct Options {
+    m: usize,
+    n: usize,
+    k: usize,
+    dtype: Option<Dtype>,
+    kernel: Option<String>,
+    iters: usize,
+    warmup: usize,
+    seed: Option<u64>,
+    verify: Verify,
+    samples: usize,
+    device: usize,
+    list: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            m: 2048,
+            n: 2048,
+            k: 2048,
+            dtype: None,
+            kernel: None,
+            iters: 10,
+            warmup: 1,
+            seed: None,
+            verify: Verify::Auto,
+            samples: reference::SAMPLES,
+            device: 0,
+            list: false,
+        }
+    }
+}
+
+const MAX_DIM: u64 = i32::MAX as u64;
+
+fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliError> {
+    let mut o = Options::default();
+    while let Some(token) = args.next_token() {
+        let Token::Flag(flag, attached) = &token else {
+            return Err(args.unknown(&token));
+        };
+        let attached = attached.clone();
+        let flag = flag.as_str();
+        match flag {
+            "--json" => {
+                args.no_value(flag, &attached)?;
+                global.json = true;
+            }
+            "--help" | "-h" => return Ok(None),
+            "--list" => {
+                args.no_value(flag, &attached)?;
+                o.list = true;
+            }
+            "--m" | "--n" | "--k" | "--size" => {
+                let v = args.value(flag, attached)?;
+                let x = args.number(flag, &v, 1, MAX_DIM)? as usize;
+                match flag {
+                    "--m" => o.m = x,
+                    "--n" => o.n = x,
+                    "--k" => o.k = x,
+                    _ => (o.m, o.n, o.k) = (x, x, x),
+                }
+            }
+            "--dtype" => {
+                let v = args.value(flag, attached)?;
+                o.dtype = Some(match v.to_ascii_lowercase().as_str() {
+                    "f32" | "float" => Dtype::F32,
+                    "f64" | "double" => Dtype::F64,
+                    "f16" | "half" => Dtype::F16,
+                    "bf16" => Dtype::Bf16,
+                    _ => {
+                        return Err(
+                            args.error(format!("--dtype expects f32, f64, f16 or bf16, got {v:?}"))
+                        )
+                    }
+                });
+            }
+            "--kernel" => o.kernel = Some(args.value(flag, attached)?),
+            "--iters" => {
+                let v = args.value(flag, attached)?;
+                o.iters = args.number(flag, &v, 1, 1_000_000)? as usize;
+            }
+            "--warmup" => {
+                let v = args.value(flag, attached)?;
+                o.warmup = args.number(flag, &v, 0, 1_000_000)? as usize;
+            }
+            "--seed" => {
+                let v = args.value(flag, attached)?;
+                o.seed = Some(args.seed(flag, &v)?);
+            }
+            "--verify" => {
+                let v = args.value(flag, attached)?;
+                o.verify = match v.as_str() {
+                    "auto" => Verify::Auto,
+                    "full" => Verify::Full,
+                    "sampled" => Verify::Sampled,
+                    "none" => Verify::None,
+                    _ => {
+                        return Err(args.error(format!(
+                            "--verify expects auto, full, sampled or none, got {v:?}"
+                        )))
+                    }
+                };
+            }
+            "--samples" => {
+                let v = args.value(flag, attached)?;
+                o.samples = args.number(flag, &v, 1, 100_000_000)? as usize;
+            }
+            "--device" => {
+                let v = args.value(flag, attached)?;
+                o.device = args.number(flag, &v, 0, 1024)? as usize;
+            }
+            _ => return Err(args.unknown(&token)),
+        }
+    }
+    Ok(Some(o))
+}
+
+/// Removes whitespace, so `matmul_tiled<float,16>` finds
+/// `matmul_tiled<float, 16>`.
+fn squeeze(name: &str) -> String {
+    name.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// The kernel and element type from `--dtype` and `--kernel`.
+fn resolve(
+    dtype: Option<Dtype>,
+    kernel: Option<&str>,
+) -> Result<(&'static MatmulKernel, Dtype), String> {
+    let short = kernel.map(str::trim).filter(|k| SHORT_NAMES.contains(k));
+    let name = match (kernel, short) {
+        (None, _) | (_, Some(_)) => {
+            let dtype = dtype.unwrap_or(Dtype::F32);
+            let short = short.unwrap_or(dtype.default_alias());
+            dtype.alias(short).ok_or_else(|| {
+                let fits: Vec<&str> = SHORT_NAMES
+                    .iter()
+                    .copied()
+                    .filter(|s| dtype.alias(s).is_some())
+                    .collect();
+                format!(
+                    "there is no {short} kernel for {}; for {} use --kernel {}",
+                    dtype.name(),
+                    dtype.name(),
+                    fits.join(", ")
+                )
+            })?
+        }
+        (Some(full), None) => full,
+    };
+    let wanted = squeeze(name);
+    let found = MATMUL_KERNELS
+        .iter()
+        .find(|k| squeeze(k.name) == wanted)
+        .ok_or_else(|| {
+            format!(
+                "no matmul kernel named {name:?}; use one of {} or a name from \
+                 `cudakit matmul --list`",
+                SHORT_NAMES.join(", ")
+            )
+        })?;
+    if found.signature == Signature::Batched {
+        return Err(format!(
+            "{} is a batched kernel, which `cudakit matmul` does not run",
+            found.name
+        ));
+    }
+    let kernel_dtype = Dtype::of(found.input);
+    if let Some(d) = dtype {
+        if d != kernel_dtype {
+            return Err(format!(
+                "{} takes {} inputs, not {} (drop --dtype or pick another kernel)",
+                found.name,
+                kernel_dtype.name(),
+                d.name()
+            ));
+        }
+    }
+    Ok((found, kernel_dtype))
+}
+
+fn list_kernels(global: &Global) {
+    let runnable: Vec<&MatmulKernel> = MATMUL_KERNELS
+        .iter()
+        .filter(|k| k.signature != Signature::Batched)
+        .collect();
+    if global.json {
+        let items: Vec<Json> = runnable
+            .iter()
+            .map(|k| {
+                Json::object()
+                    .with("name", k.name)
+                    .with("dtype", Dtype::of(k.input).name())
+                    .with("block", k.block.to_vec())
+                    .with("tile", k.tile.to_vec())
+            })
+            .collect();
+        let json = Json::object()
+            .with("command", "matmul")
+            .with("ok", true)
+            .with("exit_code", 0)
+            .with("kernels", Json::Arr(items));
+        println!("{}", json.to_pretty());
+        return;
+    }
+    println!("{:<44} {:<5} {:<12} tile", "kernel", "dtype", "block");
+    for k in runnable {
+        let dtype = Dtype::of(k.input);
+        let short = SHORT_NAMES
+            .iter()
+            .find(|s| dtype.alias(s) == Some(k.name))
+            .map_or(String::new(), |s| format!("  (--kernel {s})"));
+        println!(
+            "{:<44} {:<5} {:<12} {}x{}{short}",
+            k.name,
+            dtype.name(),
+            format!("{}x{}x{}", k.block[0], k.block[1], k.block[2]),
+            k.tile[0],
+            k.tile[1]
+        );
+    }
+}
+
+/// Runs `cudakit matmul`.
+pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliError> {
+    let Some(o) = parse(&mut args, global)? else {
+        println!("{HELP}");
+        return Ok(Exit::Ok);
+    };
+    if o.list {
+        list_kernels(global);
+        return Ok(Exit::Ok);
+    }
+    let (kernel, dtype) =
+        resolve(o.dtype, o.kernel.as_deref()).map_err(|message| args.error(message))?;
+    let g = kernel.gemm(o.m, o.n, o.k);
+    for (what, len) in [("A", g.a_len()), ("B", g.b_len()), ("C", g.c_len())] {
+        if len.checked_mul(8).is_none() {
+            return Err(args.error(format!("{what} has {len} elements, too many to address")));
+        }
+    }
+
+    let ctx = Context::new(o.device).map_err(|e| gpu_error("cudakit matmul", &e))?;
+    if let Err(e) = cudakit::program::nvrtc_version() {
+        return Err(gpu_error("cudakit matmul", &e));
+    }
+    let seed = o.seed.unwrap_or_else(fresh_seed);
+    let run = Run {
+        ctx: &ctx,
+        kernel,
+        g,
+        o: &o,
+        seed,
+    };
+    let report = match dtype {
+        Dtype::F32 => run.execute::<f32, f32>(),
+        Dtype::F64 => run.execute::<f64, f64>(),
+        Dtype::F16 => run.execute::<F16, f32>(),
+        Dtype::Bf16 => run.execute::<Bf16, f32>(),
+    }
+    .map_err(|e| run_error(&e))?;
+    let header = Header::read(&ctx, dtype, &o, kernel, seed);
+    let exit = if report.passed() {
+        Exit::Ok
+    } else {
+        Exit::Failure
+    };
+    if global.json {
+        println!("{}", report.to_json(&header, exit).to_pretty());
+    } else {
+        print!("{}", report.render(&header));
+    }
+    if let Err(message) = &report.verification.result {
+        eprintln!("error: verification failed: {message}");
+    }
+    Ok(exit)
+}
+
+/// The error for a failure to get a device or NVRTC: exit 2 with the
+/// doctor's diagnosis when the machine lacks them, else a plain failure.
+fn gpu_error(command: &str, err: &Error) -> CliError {
+    match err {
+        Error::NoSuchDevice { ordinal, count } if *count > 0 => CliError::usage(format!(
+            "{command}: there is no device {ordinal}; this machine has {count} (ordinals 0 to {})",
+            count - 1
+        )),
+        e if doctor::is_missing_gpu(e) => doctor::no_gpu_error(command, e),
+        e => CliError::failure(format!("{command}: {e}")),
+    }
+}
+
+fn run_error(err: &Error) -> CliError {
+    if doctor::is_missing_gpu(err) {
+        return doctor::no_gpu_error("cudakit matmul", err);
+    }
+    let mut e = CliError::failure(format!("cudakit matmul: {err}"));
+    if let Error::Compile { log, .. } = err {
+        e = e.with_json("log", log);
+    }
+    e
+}
+
+/// A fresh seed: the clock and the process id, mixed.
+fn fresh_seed() -> u64 {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    Rng::from_seed(nanos ^ (u64::from(std::process::id()) << 32)).next_u64()
+}
+
+/// An input element type: how to draw random values, and the scalars a
+/// gemm kernel takes (alpha, beta).
+trait Input: DeviceCopy + Real {
+    fn draw(rng: &mut Rng, n: usize) -> Vec<Self>;
+    fn scalar(x: f32) -> Self;
+}
+
+impl Input for f32 {
+    fn draw(rng: &mut Rng, n: usize) -> Vec<f32> {
+        rng.vec_f32(n)
+    }
+    fn scalar(x: f32) -> f32 {
+        x
+    }
+}
+
+impl Input for f64 {
+    fn draw(rng: &mut Rng, n: usize) -> Vec<f64> {
+        rng.vec_f64(n)
+    }
+    fn scalar(x: f32) -> f64 {
+        f64::from(x)
+    }
+}
+
+impl Input for F16 {
+    fn draw(rng: &mut Rng, n: usize) -> Vec<F16> {
+        rng.vec_f16(n)
+    }
+    fn scalar(x: f32) -> F16 {
+        F16::from_f32(x)
+    }
+}
+
+impl Input for Bf16 {
+    fn draw(rng: &mut Rng, n: usize) -> Vec<Bf16> {
+        rng.vec_bf16(n)
+    }
+    fn scalar(x: f32) -> Bf16 {
+        Bf16::from_f32(x)
+    }
+}
+
+struct Run<'a> {
+    ctx: &'a Context,
+    kernel: &'static MatmulKernel,
+    g: Gemm,
+    o: &'a Options,
+    seed: u64,
+}
+
+/// What the header of the table shows.
+struct Header {
+    device: String,
+    arch: String,
+    driver: String,
+    nvrtc: String,
+    dtype: Dtype,
+    m: usize,
+    n: usize,
+    k: usize,
+    kernel: &'static str,
+    seed: u64,
+}
+
+impl Header {
+    fn read(ctx: &Context, dtype: Dtype, o: &Options, kernel: &MatmulKernel, seed: u64) -> Header {
+        let (major, minor) = ctx.limits().compute_capability;
+        let version = |v: cudakit::Result<(i32, i32)>| {
+            v.map_or_else(|_| "?".to_owned(), |(a, b)| format!("{a}.{b}"))
+        };
+        Header {
+            device: ctx
+                .device()
+                .name()
+                .unwrap_or_else(|_| "(name unavailable)".into()),
+            arch: format!("sm_{major}{minor}"),
+            driver: version(cudakit::driver_version()),
+            nvrtc: version(cudakit::program::nvrtc_version()),
+            dtype,
+            m: o.m,
+            n: o.n,
+            k: o.k,
+            kernel: kernel.name,
+            seed,
+        }
+    }
+}
+
+/// The outcome of the check.
+#[derive(Debug)]
+struct Verification {
+    mode: &'static str,
+    checked: usize,
+    total: usize,
+    max_abs: f64,
+    /// max |err| / bound over the checked elements.
+    max_ratio: f64,
+    tolerance: Tolerance,
+    elapsed: Duration,
+    result: Result<(), String>,
+}
+
+/// Everything measured.
+#[derive(Debug)]
+struct Report {
+    device_ordinal: i32,
+    compile: Duration,
+    origin: Origin,
+    compiled_arch: String,
+    image: &'static str,
+    load: Duration,
+    registers: Option<u32>,
+    grid: [u32; 3],
+    block: [u32; 3],
+    htod: Duration,
+    htod_bytes: u64,
+    kernel_times: Vec<Duration>,
+    warmup: usize,
+    dtoh: Duration,
+    dtoh_bytes: u64,
+    flops: f64,
+    verification: Verification,
+}
+
+impl Run<'_> {
+    fn execute<T: Input, G: DeviceCopy + Real>(&self) -> cudakit::Result<Report> {
+        let (ctx, kernel, g, o) = (self.ctx, self.kernel, &self.g, self.o);
+        let (m, n, k) = (g.m, g.n, g.k);
+        let elem_in = std::mem::size_of::<T>();
+        let elem_out = std::mem::size_of::<G>();
+        let device_bytes = (g.a_len() + g.b_len()) * elem_in + g.c_len() * elem_out;
+        let (free, _) = ctx.memory_info()?;
+        if device_bytes > free {
+            return Err(Error::InvalidArgument(format!(
+                "{m}x{n}x{k} needs {} of device memory; {} is free",
+                units::bytes(device_bytes as u64),
+                units::bytes(free as u64)
+            )));
+        }
+        check_host_memory(g, elem_in, elem_out)?;
+
+        // Inputs, drawn before anything is timed.
+        let mut rng = Rng::from_seed(self.seed);
+        let a = T::draw(&mut rng, g.a_len());
+        let b = T::draw(&mut rng, g.b_len());
+
+        // Compile (or hit the cache), load.
+        let program = Program::new(kernel.file, kernel.source).name_expression(kernel.name);
+        let compiled = program.compile_for(ctx)?;
+        let started = Instant::now();
+        let module = ctx.load_module(&compiled)?;
+        let function = module.function(kernel.name)?;
+        let load = started.elapsed();
+        let registers = function.attributes().ok().map(|a| a.registers);
+
+        // Buffers: pinned host copies, so transfers run at full speed.
+        let a_dev = ctx.alloc::<T>(a.len())?;
+        let b_dev = ctx.alloc::<T>(b.len())?;
+        let c_dev = ctx.alloc::<G>(g.c_len())?;
+        let mut a_pin = ctx.alloc_pinned::<T>(a.len())?;
+        a_pin.copy_from_slice(&a);
+        let mut b_pin = ctx.alloc_pinned::<T>(b.len())?;
+        b_pin.copy_from_slice(&b);
+        let mut c_pin = ctx.alloc_pinned::<G>(g.c_len())?;
+        let stream = ctx.stream()?;
+
+        let (h0, h1) = (ctx.timing_event()?, ctx.timing_event()?);
+        ctx.scope(|s| {
+            h0.record(&stream)?;
+            s.copy_to_device(&stream, &a_pin[..], &a_dev)?;
+            s.copy_to_device(&stream, &b_pin[..], &b_dev)?;
+            h1.record(&stream)?;
+            Ok(())
+        })?;
+        let htod = h1.elapsed_since(&h0)?;
+
+        // Poison C, so an element the kernel never writes shows.
+        c_dev.fill(G::POISON)?;
+        let grid = kernel.grid(m, n, 1);
+        let config = LaunchConfig::new((grid[0], grid[1], grid[2]), {
+            let b = kernel.block;
+            (b[0], b[1], b[2])
+        });
+        // Sizes were checked against i32::MAX when parsed.
+        let (mi, ni, ki) = (m as i32, n as i32, k as i32);
+        let params: ParamList<'_> = match kernel.signature {
+            Signature::Matmul => params![&a_dev, &b_dev, &c_dev, mi, ni, ki],
+            Signature::Gemm => params![
+                mi,
+                ni,
+                ki,
+                T::scalar(1.0),
+                &a_dev,
+                &b_dev,
+                T::scalar(0.0),
+                &c_dev
+            ],
+            Signature::Batched => {
+                return Err(Error::InvalidArgument(
+                    "batched kernels are not run by cudakit matmul".into(),
+                ))
+            }
+        };
+        let events = (0..o.iters)
+            .map(|_| Ok((ctx.timing_event()?, ctx.timing_event()?)))
+            .collect::<cudakit::Result<Vec<_>>>()?;
+        let mut progress = Progress::new("kernel", o.iters as u64);
+        ctx.scope(|s| {
+            for _ in 0..o.warmup {
+                // SAFETY: the kernel (kernels/README.md) reads M×K elements of
+                // A and K×N of B and writes M×N of C, bounds-checked against
+                // the M, N, K it is given; the buffers hold a_len, b_len and
+                // c_len elements of the Gemm built from the same M, N, K and
+                // the kernel's operand layout, and the arguments follow the
+                // kernel's signature in order and type (Signature above).
+                unsafe { s.launch(&stream, &function, &config, &params)? };
+            }
+            for (i, (start, end)) in events.iter().enumerate() {
+                start.record(&stream)?;
+                // SAFETY: as for the warm-up launches above.
+                unsafe { s.launch(&stream, &function, &config, &params)? };
+                end.record(&stream)?;
+                end.synchronize()?;
+                progress.set(i as u64 + 1);
+            }
+            Ok(())
+        })?;
+        progress.finish();
+        let kernel_times = events
+            .iter()
+            .map(|(start, end)| end.elapsed_since(start))
+            .collect::<cudakit::Result<Vec<_>>>()?;
+
+        let (d0, d1) = (ctx.timing_event()?, ctx.timing_event()?);
+        ctx.scope(|s| {
+            d0.record(&stream)?;
+            s.copy_to_host(&stream, &c_dev, &mut c_pin[..])?;
+            d1.record(&stream)?;
+            Ok(())
+        })?;
+        let dtoh = d1.elapsed_since(&d0)?;
+
+        let verification = verify(
+            &mut rng,
+            g,
+            &a,
+            &b,
+            &c_pin[..],
+            kernel.tolerance(k),
+            o.verify,
+            o.samples,
+        );
+        Ok(Report {
+            device_ordinal: ctx.device().ordinal(),
+            compile: compiled.elapsed(),
+            origin: compiled.origin(),
+            compiled_arch: compiled.arch().to_string(),
+            image: if compiled.cubin().is_some() {
+                "cubin"
+            } else {
+                "ptx"
+            },
+            load,
+            registers,
+            grid,
+            block: kernel.block,
+            htod,
+            htod_bytes: ((a.len() + b.len()) * elem_in) as u64,
+            kernel_times,
+            warmup: o.warmup,
+            dtoh,
+            dtoh_bytes: (g.c_len() * elem_out) as u64,
+            flops: 2.0 * m as f64 * n as f64 * k as f64,
+            verification,
+        })
+    }
+}
+
+/// Refuses sizes whose host side (inputs, pinned copies, output, and the
+/// f64 copies of op(A) and op(B) the reference makes) would not fit in the
+/// memory available now; skipped where /proc/meminfo cannot be read.
+fn check_host_memory(g: &Gemm, elem_in: usize, elem_out: usize) -> cudakit::Result<()> {
+    let need = (g.a_len() + g.b_len()) * (2 * elem_in + 8) + g.c_len() * elem_out;
+    let Some(available) = mem_available() else {
+        return Ok(());
+    };
+    if need as u64 > available {
+        return Err(Error::InvalidArgument(format!(
+            "{}x{}x{} needs about {} of host memory (inputs, pinned copies, output and the \
+             reference's f64 copies); {} is available",
+            g.m,
+            g.n,
+            g.k,
+            units::bytes(need as u64),
+            units::bytes(available)
+        )));
+    }
+    Ok(())
+}
+
+/// `MemAvailable` of /proc/meminfo, in bytes.
+fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// The positions a sampled check compares: every element of the first and
+/// last rows and columns, plus `samples` random ones, sorted, no repeats
+/// (`reference::check_positions` with a chosen count).
+fn sample_positions(
+    rng: &mut Rng,
+    rows: usize,
+    cols: usize,
+    samples: usize,
+) -> Vec<(usize, usize)> {
+    let mut positions = Vec::with_capacity(samples + 2 * (rows + cols));
+    for c in 0..cols {
+        positions.push((0, c));
+        positions.push((rows - 1, c));
+    }
+    for r in 0..rows {
+        positions.push((r, 0));
+        positions.push((r, cols - 1));
+    }
+    for _ in 0..samples {
+        positions.push((rng.range(0, rows), rng.range(0, cols)));
+    }
+    positions.sort_unstable();
+    positions.dedup();
+    positions
+}
+
+/// Checks C against the f64 reference: every element or sampled positions,
+/// with the tolerance of `Tolerance::gemm` for the kernel's accumulation.
+/// The verdict is `reference::compare_matrix` / `compare_at`'s (plus, when
+/// sampling, `check_written` over all of C); the largest error and its
+/// ratio to the bound are measured here for the table.
+#[allow(clippy::too_many_arguments)]
+fn verify<T: Real, G: Real>(
+    rng: &mut Rng,
+    g: &Gemm,
+    a: &[T],
+    b: &[T],
+    got: &[G],
+    tol: Tolerance,
+    mode: Verify,
+    samples: usize,
+) -> Verification {
+    let started = Instant::now();
+    let total = g.c_len();
+    let work = g.m as u128 * g.n as u128 * g.k as u128;
+    let full = match mode {
+        Verify::None => {
+            return Verification {
+                mode: "none",
+                checked: 0,
+                total,
+                max_abs: 0.0,
+                max_ratio: 0.0,
+                tolerance: tol,
+                elapsed: Duration::ZERO,
+                result: Ok(()),
+            }
+        }
+        Verify::Full => true,
+        Verify::Sampled => total <= samples,
+        Verify::Auto => work <= AUTO_FULL_LIMIT || total <= samples,
+    };
+    let mut progress = Progress::new("reference", 100);
+    let (positions, reference) = if full {
+        let reference = full_reference(g, a, b, &mut progress);
+        (None, reference)
+    } else {
+        let positions = sample_positions(rng, g.m, g.n, samples);
+        let reference = sampled_reference(g, a, b, &positions, &mut progress);
+        (Some(positions), reference)
+    };
+    progress.finish();
+
+    let mut max_abs = 0.0f64;
+    let mut max_ratio = 0.0f64;
+    let mut measure = |got_index: usize, r_index: usize| {
+        let value = reference.value[r_index];
+        let bound = tol.bound(value, reference.scale[r_index]);
+        let err = (got[got_index].to_f64() - value).abs();
+        if err.is_finite() {
+            max_abs = max_abs.max(err);
+            if bound > 0.0 {
+                max_ratio = max_ratio.max(err / bound);
+            }
+        } else {
+            max_abs = f64::INFINITY;
+            max_ratio = f64::INFINITY;
+        }
+    };
+    let (checked, result) = match &positions {
+        None => {
+            (0..total).for_each(|i| measure(i, i));
+            (total, reference::compare_matrix(got, &reference, tol, g.n))
+        }
+        Some(positions) => {
+            for (p, &(r, c)) in positions.iter().enumerate() {
+                measure(r * g.n + c, p);
+            }
+            let result = reference::check_written(got)
+                .and_then(|()| reference::compare_at(got, g.n, positions, &reference, tol));
+            (positions.len(), result)
+        }
+    };
+    Verification {
+        mode: if full { "full" } else { "sampled" },
+        checked,
+        total,
+        max_abs,
+        max_ratio,
+        tolerance: tol,
+        elapsed: started.elapsed(),
+        result,
+    }
+}
+
+/// The whole reference, in row blocks so the progress bar can move (for an
+/// operand A stored as is; a transposed A goes in one piece). Bit for bit
+/// what `reference::gemm` computes: each element's sum runs over k in the
+/// same order whatever the blocking.
+fn full_reference<T: Real>(g: &Gemm, a: &[T], b: &[T], progress: &mut Progress) -> Reference {
+    let threads = reference::threads().max(1);
+    let rows_per_block = (g.m / 50).max(16 * threads).max(1);
+    if g.op_a != Op::N || rows_per_block >= g.m {
+        return reference::gemm(g, 1.0, a, b, 0.0, None);
+    }
+    let mut out = Reference {
+        value: Vec::with_capacity(g.c_len()),
+        scale: Vec::with_capacity(g.c_len()),
+    };
+    let mut row = 0;
+    while row < g.m {
+        let end = (row + rows_per_block).min(g.m);
+        let part = Gemm::new(end - row, g.n, g.k, Op::N, g.op_b);
+        let r = reference::gemm(&part, 1.0, &a[row * g.k..end * g.k], b, 0.0, None);
+        out.value.extend_from_slice(&r.value);
+        out.scale.extend_from_slice(&r.scale);
+        row = end;
+        progress.set((row * 100 / g.m) as u64);
+    }
+    out
+}
+
+/// The reference at `positions`, in chunks when the work is large enough
+/// for a progress bar to matter.
+fn sampled_reference<T: Real>(
+    g: &Gemm,
+    a: &[T],
+    b: &[T],
+    positions: &[(usize, usize)],
+    progress: &mut Progress,
+) -> Reference {
+    let work = positions.len() as u128 * g.k.max(1) as u128;
+    let chunks = (work / 500_000_000).clamp(1, 20) as usize;
+    if chunks == 1 {
+        return reference::gemm_sampled(g, 1.0, a, b, 0.0, None, positions);
+    }
+    let per = positions.len().div_ceil(chunks);
+    let mut out = Reference {
+        value: Vec::with_capacity(positions.len()),
+        scale: Vec::with_capacity(positions.len()),
+    };
+    for (i, chunk) in positions.chunks(per).enumerate() {
+        let r = reference::gemm_sampled(g, 1.0, a, b, 0.0, None, chunk);
+        out.value.extend_from_slice(&r.value);
+        out.scale.extend_from_slice(&r.scale);
+        progress.set(((i + 1) * 100 / chunks) as u64);
+    }
+    out
+}
+
+fn median(times: &[Duration]) -> Duration {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    sorted.get(sorted.len() / 2).copied().unwrap_or_default()
+}
+
+fn origin_name(origin: Origin) -> &'static str {
+    match origin {
+        Origin::Nvrtc => "NVRTC",
+        Origin::MemoryCache => "memory cache",
+        Origin::DiskCache => "disk cache",
+        _ => "other",
+    }
+}
+
+impl Report {
+    fn passed(&self) -> bool {
+        self.verification.result.is_ok()
+    }
+
+    fn kernel_median(&self) -> Duration {
+        median(&self.kernel_times)
+    }
+
+    fn kernel_min(&self) -> Duration {
+        self.kernel_times.iter().min().copied().unwrap_or_default()
+    }
+
+    fn gflops(&self, t: Duration) -> f64 {
+        let s = t.as_secs_f64();
+        if s > 0.0 {
+            self.flops / s / 1e9
+        } else {
+            0.0
+        }
+    }
+
+    fn verdict(&self) -> &'static str {
+        match (&self.verification.result, self.verification.mode) {
+            (_, "none") => "NOT VERIFIED",
+            (Ok(()), _) => "PASS",
+            (Err(_), _) => "FAIL",
+        }
+    }
+
+    fn render(&self, h: &Header) -> String {
+        let v = &self.verification;
+        let mut t = format!(
+            "cudakit matmul: C = A*B, {} x {} x {} {}, kernel {}\n\
+             device {}: {} ({}), driver CUDA {}, NVRTC {}\n\
+             grid {}x{}x{}, block {}x{}x{}{}; {} timed run(s) after {} warm-up; seed {:#018x}\n\n",
+            h.m,
+            h.n,
+            h.k,
+            h.dtype.name(),
+            h.kernel,
+            self.device_ordinal,
+            h.device,
+            h.arch,
+            h.driver,
+            h.nvrtc,
+            self.grid[0],
+            self.grid[1],
+            self.grid[2],
+            self.block[0],
+            self.block[1],
+            self.block[2],
+            self.registers
+                .map_or(String::new(), |r| format!(", {r} registers/thread")),
+            self.kernel_times.len(),
+            self.warmup,
+            h.seed
+        );
+        let mut row = |label: &str, value: String, detail: String| {
+            t.push_str(&format!("  {label:<12} {value:>12}   {detail}\n"));
+        };
+        let hit = match self.origin {
+            Origin::Nvrtc => "cache miss",
+            _ => "cache hit",
+        };
+        row(
+            "compile",
+            units::duration(self.compile),
+            format!(
+                "{} ({hit}), {} {}",
+                origin_name(self.origin),
+                self.compiled_arch,
+                self.image.to_uppercase()
+            ),
+        );
+        row("module load", units::duration(self.load), String::new());
+        row(
+            "HtoD",
+            units::duration(self.htod),
+            format!(
+                "{} at {} (A and B, pinned)",
+                units::bytes(self.htod_bytes),
+                units::rate(self.htod_bytes, self.htod)
+            ),
+        );
+        row(
+            "kernel",
+            units::duration(self.kernel_median()),
+            format!(
+                "median of {}; min {}",
+                self.kernel_times.len(),
+                units::duration(self.kernel_min())
+            ),
+        );
+        row(
+            "GFLOP/s",
+            format!("{:.1}", self.gflops(self.kernel_median())),
+            format!(
+                "at the median; {:.1} at the min",
+                self.gflops(self.kernel_min())
+            ),
+        );
+        row(
+            "DtoH",
+            units::duration(self.dtoh),
+            format!(
+                "{} at {} (C, pinned)",
+                units::bytes(self.dtoh_bytes),
+                units::rate(self.dtoh_bytes, self.dtoh)
+            ),
+        );
+        if v.mode == "none" {
+            row("verify", "-".into(), "skipped (--verify none)".into());
+        } else {
+            row(
+                "verify",
+                units::duration(v.elapsed),
+                format!(
+                    "{} of {} elements ({}) against the f64 CPU reference",
+                    units::grouped(v.checked as u64),
+                    units::grouped(v.total as u64),
+                    v.mode
+                ),
+            );
+            row(
+                "max error",
+                format!("{:.3e}", v.max_abs),
+                format!(
+                    "{:.3} of the tolerance (bound {:.3e} x scale + {:.1e})",
+                    v.max_ratio, v.tolerance.scaled, v.tolerance.abs
+                ),
+            );
+        }
+        row("verdict", self.verdict().into(), String::new());
+        t
+    }
+
+    fn to_json(&self, h: &Header, exit: Exit) -> Json {
+        let v = &self.verification;
+        let times: Vec<f64> = self.kernel_times.iter().map(|&d| units::ms(d)).collect();
+        Json::object()
+            .with("command", "matmul")
+            .with("ok", exit == Exit::Ok)
+            .with("exit_code", exit.code())
+            .with("verdict", self.verdict())
+            .with("m", h.m)
+            .with("n", h.n)
+            .with("k", h.k)
+            .with("dtype", h.dtype.name())
+            .with("kernel", h.kernel)
+            .with("seed", format!("{:#018x}", h.seed))
+            .with(
+                "device",
+                Json::object()
+                    .with("ordinal", self.device_ordinal)
+                    .with("name", &h.device)
+                    .with("arch", &h.arch)
+                    .with("driver", &h.driver)
+                    .with("nvrtc", &h.nvrtc),
+            )
+            .with("grid", self.grid.to_vec())
+            .with("block", self.block.to_vec())
+            .with("registers", self.registers)
+            .with(
+                "compile",
+                Json::object()
+                    .with("ms", units::ms(self.compile))
+                    .with("origin", origin_name(self.origin))
+                    .with("cache_hit", self.origin != Origin::Nvrtc)
+                    .with("arch", &self.compiled_arch)
+                    .with("image", self.image),
+            )
+            .with("module_load_ms", units::ms(self.load))
+            .with(
+                "htod",
+                Json::object()
+                    .with("ms", units::ms(self.htod))
+                    .with("bytes", self.htod_bytes),
+            )
+            .with(
+                "kernel",
+                Json::object()
+                    .with("median_ms", units::ms(self.kernel_median()))
+                    .with("min_ms", units::ms(self.kernel_min()))
+                    .with("iters", self.kernel_times.len())
+                    .with("warmup", self.warmup)
+                    .with("times_ms", times),
+            )
+            .with(
+                "gflops",
+                Json::object()
+                    .with("median", self.gflops(self.kernel_median()))
+                    .with("best", self.gflops(self.kernel_min())),
+            )
+            .with(
+                "dtoh",
+                Json::object()
+                    .with("ms", units::ms(self.dtoh))
+                    .with("bytes", self.dtoh_bytes),
+            )
+            .with(
+                "verify",
+                Json::object()
+                    .with("mode", v.mode)
+                    .with("checked", v.checked)
+                    .with("total", v.total)
+                    .with("ms", units::ms(v.elapsed))
+                    .with("max_abs_error", v.max_abs)
+                    .with("max_error_over_tolerance", v.max_ratio)
+                    .with(
+                        "tolerance",
+                        Json::object()
+                            .with("abs", v.tolerance.abs)
+                            .with("rel", v.tolerance.rel)
+                            .with("scaled", v.tolerance.scaled),
+                    )
+                    .with("passed", v.result.is_ok())
+                    .with("message", v.result.as_ref().err().cloned()),
+            )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cudakit_tests::reference::Accumulation;
+
+    #[test]
+    fn kernels_resolve_from_short_and_full_names() {
+        let (k, d) = resolve(None, None).unwrap();
+        assert_eq!(k.name, "gemm_regblock<float, 128, 128, 8, 8, 8>");
+        assert_eq!(d, Dtype::F32);
+        let (k, _) = resolve(Some(Dtype::F64), None).unwrap();
+        assert_eq!(k.name, "gemm_regblock<double, 64, 64, 8, 4, 4>");
+        assert_eq!(
+            resolve(Some(Dtype::F16), None).unwrap().0.name,
+            "matmul_f16_mma"
+        );
+        assert_eq!(
+            resolve(Some(Dtype::Bf16), None).unwrap().0.name,
+            "matmul_bf16_mma"
+        );
+        assert_eq!(
+            resolve(None, Some("tiled")).unwrap().0.name,
+            "matmul_tiled<float, 32>"
+        );
+        let (k, d) = resolve(None, Some("matmul_tiled<double,16>")).unwrap();
+        assert_eq!((k.name, d), ("matmul_tiled<double, 16>", Dtype::F64));
+        assert!(resolve(Some(Dtype::F32), Some("mma"))
+            .unwrap_err()
+            .contains("no mma kernel"));
+        assert!(resolve(Some(Dtype::F32), Some("matmul_naive<double>")).is_err());
+        assert!(resolve(None, Some("matmul_batched<float>")).is_err());
+        assert!(resolve(None, Some("nope")).unwrap_err().contains("--list"));
+        // Every short name of every dtype names a real, runnable kernel.
+        for d in [Dtype::F32, Dtype::F64, Dtype::F16, Dtype::Bf16] {
+            for s in SHORT_NAMES {
+                if d.alias(s).is_some() {
+                    let (k, kd) = resolve(Some(d), Some(s)).unwrap();
+                    assert_eq!(kd, d, "{s}");
+                    assert_ne!(k.signature, Signature::Batched);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn samples_cover_the_edges_without_repeats() {
+        let mut rng = Rng::from_seed(1);
+        let p = sample_positions(&mut rng, 50, 40, 100);
+        assert!(p.windows(2).all(|w| w[0] < w[1]));
+        for c in 0..40 {
+            assert!(p.contains(&(0, c)) && p.contains(&(49, c)));
+        }
+        for r in 0..50 {
+            assert!(p.contains(&(r, 0)) && p.contains(&(r, 39)));
+        }
+        assert!(p.iter().all(|&(r, c)| r < 50 && c < 40));
+    }
+
+    fn naive(g: &Gemm, a: &[f32], b: &[f32]) -> Vec<f32> {
+        let mut c = vec![0.0f32; g.c_len()];
+        for i in 0..g.m {
+            for j in 0..g.n {
+                let mut acc = 0.0f32;
+                for kk in 0..g.k {
+                    acc = a[g.a_index(i, kk)].mul_add(b[g.b_index(kk, j)], acc);
+                }
+                c[i * g.n + j] = acc;
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn verification_passes_a_correct_product_and_catches_a_wrong_one() {
+        let mut rng = Rng::from_seed(7);
+        // Tall enough that the full reference runs in row blocks.
+        let g = Gemm::nn(16 * reference::threads().max(1) * 2 + 5, 33, 70);
+        let a = rng.vec_f32(g.a_len());
+        let b = rng.vec_f32(g.b_len());
+        let mut c = naive(&g, &a, &b);
+        let tol = Tolerance::gemm(Accumulation::F32, g.k);
+        for mode in [Verify::Full, Verify::Sampled, Verify::Auto] {
+            let v = verify(&mut rng, &g, &a, &b, &c, tol, mode, 50);
+            assert!(v.result.is_ok(), "{mode:?}: {:?}", v.result);
+            assert!(v.max_ratio < 1.0 && v.checked > 0);
+        }
+        let full = verify(&mut rng, &g, &a, &b, &c, tol, Verify::Full, 50);
+        assert_eq!(full.checked, g.c_len());
+        assert_eq!(full.mode, "full");
+        // The reference in row blocks equals the one-piece reference.
+        let whole = reference::gemm(&g, 1.0, &a, &b, 0.0, None);
+        let blocked = full_reference(&g, &a, &b, &mut Progress::new("t", 100));
+        assert_eq!(whole, blocked);
+        // A wrong element at an edge is caught by the sampled check too.
+        c[g.n - 1] += 0.5;
+        let v = verify(&mut rng, &g, &a, &b, &c, tol, Verify::Sampled, 10);
+        assert_eq!(v.mode, "sampled");
+        assert!(v.result.is_err() && v.max_ratio > 1.0);
+        // An unwritten (poisoned) element anywhere fails a sampled check.
+        c[g.n - 1] -= 0.5;
+        c[g.c_len() / 2 + 3] = f32::from_bits(reference::POISON_U32);
+        let v = verify(&mut rng, &g, &a, &b, &c, tol, Verify::Sampled, 1);
+        assert!(v.result.unwrap_err().contains("never written"));
+        let none = verify(&mut rng, &g, &a, &b, &c, tol, Verify::None, 1);
+        assert!(none.result.is_ok() && none.checked == 0);
+    }
+}

@@ -1,0 +1,891 @@
+//! The `cudakit` binary, run as a user runs it.
+//!
+//! CPU tests (run everywhere, CI included): help and usage errors, the
+//! doctor and `matmul`/`bench` on a machine without a driver (a missing
+//! driver is forced with `CUDAKIT_LIBCUDA` pointing nowhere, so these hold on
+//! a GPU machine too), and `compile` with the real NVRTC. NVRTC needs no
+//! GPU; where it cannot be loaded the compile tests fail and say how to get
+//! it (scripts/test.sh installs it), never skip.
+//!
+//! GPU tests are `#[ignore = "needs an NVIDIA GPU"]`: `matmul` on small
+//! sizes for every element type and kernel family, its JSON, `bench` with
+//! small counts, and the doctor on a machine with a GPU.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cudakit");
+
+/// A libcuda path that does not exist: with it, the loader tries nothing
+/// else, so "no driver" holds on every machine.
+const NO_LIBCUDA: &str = "/nonexistent/cudakit-test/libcuda.so.1";
+
+/// The result of one run: exit code and both streams.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn all(&self) -> String {
+        format!("{}\n{}", self.stdout, self.stderr)
+    }
+
+    /// Fails with the whole output when the code is not `want`.
+    fn expect(self, want: i32) -> Run {
+        assert_eq!(
+            self.code, want,
+            "exit code {} (want {want})\n--- stdout\n{}\n--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// No panic, no backtrace, whatever happened.
+    fn calm(self) -> Run {
+        let all = self.all();
+        for word in ["panicked", "backtrace", "RUST_BACKTRACE", "internal error"] {
+            assert!(!all.contains(word), "output mentions {word:?}:\n{all}");
+        }
+        self
+    }
+}
+
+fn finish(output: Output) -> Run {
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// `cudakit args...` in `dir`, with the compile cache in a scratch folder
+/// and a backtrace asked for (so that a panic would show it).
+fn cudakit_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .current_dir(dir)
+        .env("RUST_BACKTRACE", "1")
+        .env("CUDAKIT_CACHE_DIR", dir.join(".cudakit-cache"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    finish(cmd.output().expect("the cudakit binary runs"))
+}
+
+fn cudakit(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let dir = scratch("run");
+    let run = cudakit_in(&dir, args, env);
+    let _ = std::fs::remove_dir_all(&dir);
+    run
+}
+
+/// A fresh folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "cudakit-cli-test-{}-{name}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}
+
+/// Passes when NVRTC loads in this process (as it will in the child, which
+/// inherits the environment); otherwise fails and says how to get it.
+fn require_nvrtc() {
+    if let Err(err) = cuda_sys::nvrtc_with_origin() {
+        panic!(
+            "{err}\n\n\
+             the compile tests of `cudakit` need the real NVRTC (no GPU needed). Either run \
+             scripts/test.sh, which installs it, or from the workspace root:\n  \
+             python3 -m pip install --target .deps/python nvidia-cuda-nvrtc==13.0.88\n  \
+             CUDAKIT_LIBNVRTC=$PWD/.deps/python/nvidia/cu13/lib/libnvrtc.so.13 \
+             cargo test -p cudakit-cli\n\
+             (CUDAKIT_LIBNVRTC must be an absolute path: cargo runs tests in the crate's folder)"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// A small JSON checker: the whole text must be one valid JSON value.
+// ---------------------------------------------------------------------------
+
+fn json_ok(text: &str) -> Result<(), String> {
+    let bytes = text.trim().as_bytes();
+    let mut p = 0;
+    value(bytes, &mut p)?;
+    skip_ws(bytes, &mut p);
+    if p != bytes.len() {
+        return Err(format!("trailing text at byte {p}"));
+    }
+    Ok(())
+}
+
+fn skip_ws(b: &[u8], p: &mut usize) {
+    while *p < b.len() && b" \t\r\n".contains(&b[*p]) {
+        *p += 1;
+    }
+}
+
+fn value(b: &[u8], p: &mut usize) -> Result<(), String> {
+    skip_ws(b, p);
+    match b.get(*p) {
+        Some(b'{') => {
+            *p += 1;
+            skip_ws(b, p);
+            if b.get(*p) == Some(&b'}') {
+                *p += 1;
+                return Ok(());
+            }
+            loop {
+                skip_ws(b, p);
+                string(b, p)?;
+                skip_ws(b, p);
+                if b.get(*p) != Some(&b':') {
+                    return Err(format!("':' expected at byte {p}"));
+                }
+                *p += 1;
+                value(b, p)?;
+                skip_ws(b, p);
+                match b.get(*p) {
+                    Some(b',') => *p += 1,
+                    Some(b'}') => {
+                        *p += 1;
+                        return Ok(());
+                    }
+                    _ => return Err(format!("',' or '}}' expected at byte {p}")),
+                }
+            }
+        }
+        Some(b'[') => {
+            *p += 1;
+            skip_ws(b, p);
+            if b.get(*p) == Some(&b']') {
+                *p += 1;
+                return Ok(());
+            }
+            loop {
+                value(b, p)?;
+                skip_ws(b, p);
+                match b.get(*p) {
+                    Some(b',') => *p += 1,
+                    Some(b']') => {
+                        *p += 1;
+                        return Ok(());
+                    }
+                    _ => return Err(format!("',' or ']' expected at byte {p}")),
+                }
+            }
+        }
+        Some(b'"') => string(b, p),
+        Some(b't') => literal(b, p, b"true"),
+        Some(b'f') => literal(b, p, b"false"),
+        Some(b'n') => literal(b, p, b"null"),
+        Some(c) if *c == b'-' || c.is_ascii_digit() => {
+            let start = *p;
+            while *p < b.len() && b"+-.eE0123456789".contains(&b[*p]) {
+                *p += 1;
+            }
+            let text = std::str::from_utf8(&b[start..*p]).map_err(|e| e.to_string())?;
+            text.parse::<f64>()
+                .map(|_| ())
+                .map_err(|_| format!("bad number {text:?}"))
+        }
+        _ => Err(format!("a value expected at byte {p}")),
+    }
+}
+
+fn literal(b: &[u8], p: &mut usize, word: &[u8]) -> Result<(), String> {
+    if b[*p..].starts_with(word) {
+        *p += word.len();
+        Ok(())
+    } else {
+        Err(format!("bad literal at byte {p}"))
+    }
+}
+
+fn string(b: &[u8], p: &mut usize) -> Result<(), String> {
+    if b.get(*p) != Some(&b'"') {
+        return Err(format!("'\"' expected at byte {p}"));
+    }
+    *p += 1;
+    while let Some(&c) = b.get(*p) {
+        *p += 1;
+        match c {
+            b'"' => return Ok(()),
+            b'\\' => {
+                let e = b.get(*p).copied().ok_or("unterminated escape")?;
+                *p += 1;
+                match e {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                    b'u' => {
+                        let hex = b.get(*p..*p + 4).ok_or("short \\u escape")?;
+                        if !hex.iter().all(u8::is_ascii_hexdigit) {
+                            return Err(format!("bad \\u escape at byte {p}"));
+                        }
+                        *p += 4;
+                    }
+                    _ => return Err(format!("bad escape at byte {p}")),
+                }
+            }
+            c if c < 0x20 => return Err(format!("raw control character at byte {p}")),
+            _ => {}
+        }
+    }
+    Err("unterminated string".into())
+}
+
+/// Checks that `text` is one JSON object holding every key of `keys`.
+fn assert_json(text: &str, keys: &[&str]) {
+    assert!(
+        text.trim_start().starts_with('{'),
+        "not a JSON object:\n{text}"
+    );
+    if let Err(e) = json_ok(text) {
+        panic!("invalid JSON ({e}):\n{text}");
+    }
+    for key in keys {
+        assert!(
+            text.contains(&format!("\"{key}\":")),
+            "no key {key:?} in:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn the_json_checker_accepts_json_and_rejects_the_rest() {
+    assert!(json_ok(r#"{"a": [1, -2.5e3, true, null, "x\"\u00e9\n"], "b": {}}"#).is_ok());
+    assert!(json_ok("{\"a\": 1,}").is_err());
+    assert!(json_ok("{\"a\": \"raw\nline\"}").is_err());
+    assert!(json_ok("{\"a\": 1} x").is_err());
+    assert!(json_ok("[1 2]").is_err());
+}
+
+// ---------------------------------------------------------------------------
+// Help and usage errors.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn help_documents_commands_and_exit_codes() {
+    for args in [&["--help"][..], &["-h"], &["help"]] {
+        let run = cudakit(args, &[]).expect(0).calm();
+        for word in [
+            "doctor",
+            "compile",
+            "matmul",
+            "bench",
+            "--json",
+            "Exit codes",
+            "64",
+        ] {
+            assert!(
+                run.stdout.contains(word),
+                "{args:?}: no {word:?}:\n{}",
+                run.stdout
+            );
+        }
+    }
+    for command in ["doctor", "compile", "matmul", "bench"] {
+        let run = cudakit(&[command, "--help"], &[]).expect(0).calm();
+        assert!(run.stdout.contains("Usage: cudakit"), "{}", run.stdout);
+        let same = cudakit(&["help", command], &[]).expect(0);
+        assert_eq!(run.stdout, same.stdout);
+    }
+    let run = cudakit(&["--version"], &[]).expect(0);
+    assert!(run.stdout.starts_with("cudakit "), "{}", run.stdout);
+}
+
+#[test]
+fn usage_errors_exit_64_with_a_message() {
+    let cases: &[(&[&str], &str)] = &[
+        (&[], "no command given"),
+        (&["frobnicate"], "unknown command \"frobnicate\""),
+        (&["--frob", "doctor"], "unknown option --frob"),
+        (&["doctor", "--frob"], "unknown option --frob"),
+        (&["matmul", "--frob"], "unknown option --frob"),
+        (&["matmul", "--m"], "--m needs a value"),
+        (&["matmul", "--m", "abc"], "--m expects a whole number"),
+        (&["matmul", "--m", "0"], "--m must be between 1"),
+        (
+            &["matmul", "--dtype", "f17"],
+            "--dtype expects f32, f64, f16 or bf16",
+        ),
+        (
+            &["matmul", "--dtype", "f32", "--kernel", "mma"],
+            "no mma kernel for f32",
+        ),
+        (&["matmul", "--kernel", "nope"], "no matmul kernel named"),
+        (&["matmul", "--verify", "maybe"], "--verify expects"),
+        (&["matmul", "stray"], "unexpected argument \"stray\""),
+        (&["bench", "--only", "nothing"], "--only expects"),
+        (&["bench", "--bytes", "lots"], "--bytes expects a size"),
+        (&["compile"], "missing FILE"),
+        (
+            &["compile", "--ptx", "--cubin", "k.cu"],
+            "exclude each other",
+        ),
+        (
+            &["compile", "--arch", "sm_xx", "k.cu"],
+            "not an architecture",
+        ),
+        (&["compile", "--json=yes", "k.cu"], "--json takes no value"),
+        (&["help", "nothing"], "no command named"),
+    ];
+    for (args, want) in cases {
+        let run = cudakit(args, &[("CUDAKIT_LIBCUDA", NO_LIBCUDA)])
+            .expect(64)
+            .calm();
+        assert!(
+            run.stderr.contains(want),
+            "{args:?}: want {want:?} in stderr:\n{}",
+            run.stderr
+        );
+    }
+    // With --json, a usage error is also a JSON object on stdout.
+    let run = cudakit(&["--json", "matmul", "--frob"], &[]).expect(64);
+    assert_json(&run.stdout, &["command", "ok", "exit_code", "error"]);
+    assert!(run.stdout.contains("\"exit_code\": 64"), "{}", run.stdout);
+}
+
+// ---------------------------------------------------------------------------
+// Without a driver.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn doctor_without_a_driver_exits_2_with_a_diagnosis() {
+    let run = cudakit(&["doctor"], &[("CUDAKIT_LIBCUDA", NO_LIBCUDA)])
+        .expect(2)
+        .calm();
+    let out = run.all();
+    assert!(out.contains("libcuda.so.1"), "{out}");
+    assert!(out.contains(NO_LIBCUDA), "the path tried is listed:\n{out}");
+    assert!(out.contains("NVIDIA driver"), "{out}");
+    assert!(out.contains("diagnosis: no usable GPU"), "{out}");
+    assert!(out.contains("compile cache"), "{out}");
+}
+
+/// The doctor with the environment as it is: on this machine (no driver)
+/// exit 2 naming libcuda.so.1 and the driver; on a GPU machine exit 0.
+#[test]
+fn doctor_as_the_machine_is() {
+    let run = cudakit(&["doctor"], &[]).calm();
+    let out = run.all();
+    match run.code {
+        2 => {
+            assert!(out.contains("libcuda.so.1"), "{out}");
+            assert!(out.contains("driver"), "{out}");
+            assert!(out.contains("diagnosis:"), "{out}");
+        }
+        0 => assert!(out.contains("device 0"), "{out}"),
+        other => panic!("doctor exited {other}:\n{out}"),
+    }
+}
+
+#[test]
+fn doctor_json_without_a_driver() {
+    let run = cudakit(&["doctor", "--json"], &[("CUDAKIT_LIBCUDA", NO_LIBCUDA)])
+        .expect(2)
+        .calm();
+    assert_json(
+        &run.stdout,
+        &[
+            "command",
+            "libcuda",
+            "attempts",
+            "driver",
+            "libnvrtc",
+            "nvrtc",
+            "devices",
+            "cache",
+            "gpu_usable",
+            "problems",
+            "ok",
+            "exit_code",
+        ],
+    );
+    assert!(
+        run.stdout.contains("\"gpu_usable\": false"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("\"exit_code\": 2"), "{}", run.stdout);
+    // The global flag works before the command too.
+    let before = cudakit(&["--json", "doctor"], &[("CUDAKIT_LIBCUDA", NO_LIBCUDA)]).expect(2);
+    assert_json(&before.stdout, &["libcuda"]);
+}
+
+#[test]
+fn doctor_says_how_to_get_nvrtc_when_it_is_missing() {
+    let run = cudakit(
+        &["doctor"],
+        &[
+            ("CUDAKIT_LIBCUDA", NO_LIBCUDA),
+            (
+                "CUDAKIT_LIBNVRTC",
+                "/nonexistent/cudakit-test/libnvrtc.so.13",
+            ),
+        ],
+    )
+    .expect(2)
+    .calm();
+    let out = run.all();
+    assert!(
+        out.contains("pip install nvidia-cuda-nvrtc==13.0.88"),
+        "{out}"
+    );
+    assert!(out.contains("CUDAKIT_LIBNVRTC"), "{out}");
+    assert!(out.contains("no usable GPU and no NVRTC"), "{out}");
+}
+
+#[test]
+fn matmul_and_bench_without_a_driver_exit_2_with_the_diagnosis() {
+    let cases: &[&[&str]] = &[&["matmul", "--size", "64", "--iters", "1"], &["bench"]];
+    for args in cases {
+        let command = args[0];
+        let run = cudakit(args, &[("CUDAKIT_LIBCUDA", NO_LIBCUDA)])
+            .expect(2)
+            .calm();
+        let out = run.all();
+        assert!(out.contains("needs an NVIDIA GPU"), "{out}");
+        assert!(out.contains("diagnosis: no usable GPU"), "{out}");
+        assert!(out.contains("NVIDIA driver"), "{out}");
+        assert!(out.contains(NO_LIBCUDA), "the path tried is listed:\n{out}");
+        assert!(out.contains("cudakit doctor"), "{out}");
+
+        let run = cudakit(&["--json", command], &[("CUDAKIT_LIBCUDA", NO_LIBCUDA)])
+            .expect(2)
+            .calm();
+        assert_json(
+            &run.stdout,
+            &["command", "ok", "exit_code", "error", "doctor"],
+        );
+        assert!(run.stdout.contains("\"exit_code\": 2"), "{}", run.stdout);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// compile, with the real NVRTC.
+// ---------------------------------------------------------------------------
+
+const KERNEL: &str = r#"
+template <typename T>
+__global__ void k(T* x, T a, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= a;
+}
+extern "C" __global__ void plain(float* x) { x[0] = SCALE; }
+"#;
+
+const BROKEN: &str = "__global__ void k(float* x) {\n    x[0] = undefined_name;\n}\n";
+
+fn write(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).expect("write a test file");
+}
+
+#[test]
+fn compile_writes_a_cubin_and_lists_lowered_names() {
+    require_nvrtc();
+    let dir = scratch("cubin");
+    write(&dir, "k.cu", KERNEL);
+    let run = cudakit_in(
+        &dir,
+        &[
+            "compile",
+            "--arch",
+            "sm_90",
+            "--cubin",
+            "--name-expr",
+            "k<float>",
+            "--name-expr",
+            "k<double>",
+            "-DSCALE=2.0f",
+            "-o",
+            "out.cubin",
+            "k.cu",
+        ],
+        &[],
+    )
+    .expect(0)
+    .calm();
+    assert!(run.stdout.contains("k<float>"), "{}", run.stdout);
+    assert!(run.stdout.contains("_Z1kIfEvPT_S0_j"), "{}", run.stdout);
+    assert!(run.stdout.contains("_Z1kIdEvPT_S0_j"), "{}", run.stdout);
+    assert!(run.stdout.contains("sm_90"), "{}", run.stdout);
+    let cubin = std::fs::read(dir.join("out.cubin")).expect("the CUBIN was written");
+    assert!(cubin.starts_with(b"\x7fELF"), "not an ELF image");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compile_writes_ptx_beside_the_current_folder_by_default() {
+    require_nvrtc();
+    let dir = scratch("ptx");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    write(&dir.join("src"), "k.cu", KERNEL);
+    // An include found through -I, and a define without a value.
+    write(&dir, "scale.h", "#define SCALE 3.0f\n");
+    let source = format!("#include \"scale.h\"\n#ifndef FLAG\n#error FLAG\n#endif\n{KERNEL}");
+    write(&dir.join("src"), "k.cu", &source);
+    let run = cudakit_in(
+        &dir,
+        &[
+            "compile",
+            "src/k.cu",
+            "--ptx",
+            "--arch=sm_90",
+            "--name-expr=k<float>",
+            "-I",
+            ".",
+            "-D",
+            "FLAG",
+        ],
+        &[],
+    )
+    .expect(0)
+    .calm();
+    let ptx = std::fs::read_to_string(dir.join("k.ptx")).expect("k.ptx in the current folder");
+    assert!(ptx.contains(".entry"), "{ptx}");
+    assert!(ptx.contains(".version"), "{ptx}");
+    assert!(ptx.contains("_Z1kIfEvPT_S0_j"), "{ptx}");
+    assert!(run.stdout.contains("PTX"), "{}", run.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_compile_error_exits_1_with_file_and_line() {
+    require_nvrtc();
+    let dir = scratch("error");
+    write(&dir, "bad.cu", BROKEN);
+    let run = cudakit_in(&dir, &["compile", "--arch", "sm_90", "bad.cu"], &[])
+        .expect(1)
+        .calm();
+    let out = run.all();
+    assert!(out.contains("bad.cu:2: error"), "{out}");
+    assert!(out.contains("undefined_name"), "{out}");
+    assert!(out.contains("NVRTC_ERROR_COMPILATION"), "{out}");
+    assert!(!dir.join("bad.cubin").exists());
+
+    let run = cudakit_in(
+        &dir,
+        &["--json", "compile", "--arch", "sm_90", "bad.cu"],
+        &[],
+    )
+    .expect(1)
+    .calm();
+    assert_json(
+        &run.stdout,
+        &[
+            "command",
+            "ok",
+            "exit_code",
+            "error",
+            "log",
+            "diagnostics",
+            "line",
+        ],
+    );
+    assert!(run.stdout.contains("\"line\": 2"), "{}", run.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compile_json_lists_lowered_names_and_the_output() {
+    require_nvrtc();
+    let dir = scratch("json");
+    write(&dir, "k.cu", KERNEL);
+    let run = cudakit_in(
+        &dir,
+        &[
+            "compile",
+            "k.cu",
+            "--arch",
+            "sm_90",
+            "--name-expr",
+            "k<float>",
+            "-DSCALE=1",
+            "--json",
+        ],
+        &[],
+    )
+    .expect(0)
+    .calm();
+    assert_json(
+        &run.stdout,
+        &[
+            "command",
+            "ok",
+            "exit_code",
+            "arch",
+            "kind",
+            "output",
+            "bytes",
+            "origin",
+            "options",
+            "lowered_names",
+            "log",
+            "diagnostics",
+        ],
+    );
+    assert!(
+        run.stdout.contains("\"k<float>\": \"_Z1kIfEvPT_S0_j\""),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("\"kind\": \"cubin\""), "{}", run.stdout);
+    assert!(dir.join("k.cubin").exists());
+    // The same compile again comes from the cache.
+    let again = cudakit_in(
+        &dir,
+        &[
+            "compile",
+            "k.cu",
+            "--arch",
+            "sm_90",
+            "--name-expr",
+            "k<float>",
+            "-DSCALE=1",
+        ],
+        &[],
+    )
+    .expect(0);
+    assert!(again.stdout.contains("cache"), "{}", again.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compile_without_arch_or_gpu_asks_for_arch() {
+    require_nvrtc();
+    let dir = scratch("noarch");
+    write(&dir, "k.cu", KERNEL);
+    let run = cudakit_in(
+        &dir,
+        &["compile", "k.cu"],
+        &[("CUDAKIT_LIBCUDA", NO_LIBCUDA)],
+    )
+    .expect(64)
+    .calm();
+    assert!(run.stderr.contains("--arch"), "{}", run.stderr);
+    assert!(run.stderr.contains("sm_90"), "{}", run.stderr);
+    // A file that does not exist is a usage error too.
+    let run = cudakit_in(&dir, &["compile", "--arch", "sm_90", "missing.cu"], &[])
+        .expect(64)
+        .calm();
+    assert!(
+        run.stderr.contains("cannot read missing.cu"),
+        "{}",
+        run.stderr
+    );
+    // An architecture NVRTC does not support.
+    let run = cudakit_in(&dir, &["compile", "--arch", "sm_20", "k.cu"], &[])
+        .expect(64)
+        .calm();
+    assert!(
+        run.stderr.contains("cannot compile for sm_20"),
+        "{}",
+        run.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compile_without_nvrtc_exits_2_and_says_how_to_get_it() {
+    let dir = scratch("nonvrtc");
+    write(&dir, "k.cu", KERNEL);
+    let run = cudakit_in(
+        &dir,
+        &["compile", "--arch", "sm_90", "k.cu"],
+        &[(
+            "CUDAKIT_LIBNVRTC",
+            "/nonexistent/cudakit-test/libnvrtc.so.13",
+        )],
+    )
+    .expect(2)
+    .calm();
+    assert!(
+        run.stderr
+            .contains("pip install nvidia-cuda-nvrtc==13.0.88"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("No GPU is needed"), "{}", run.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---------------------------------------------------------------------------
+// On a GPU.
+// ---------------------------------------------------------------------------
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn doctor_on_a_gpu_lists_the_device() {
+    let run = cudakit(&["doctor"], &[]).expect(0).calm();
+    for word in [
+        "device 0",
+        "uuid",
+        "compute",
+        "memory",
+        "SMs",
+        "shared",
+        "cooperative",
+    ] {
+        assert!(run.stdout.contains(word), "no {word:?}:\n{}", run.stdout);
+    }
+    assert!(run.stdout.contains("diagnosis: ready"), "{}", run.stdout);
+    let json = cudakit(&["doctor", "--json"], &[]).expect(0);
+    assert_json(&json.stdout, &["devices", "uuid", "compute_capability"]);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn matmul_verifies_every_dtype_and_kernel_on_small_sizes() {
+    let cases: &[(&str, &str)] = &[
+        ("f32", "naive"),
+        ("f32", "tiled"),
+        ("f32", "gemm"),
+        ("f32", "regblock"),
+        ("f64", "naive"),
+        ("f64", "tiled"),
+        ("f64", "gemm"),
+        ("f64", "regblock"),
+        ("f16", "mma"),
+        ("bf16", "mma"),
+    ];
+    for (dtype, kernel) in cases {
+        let run = cudakit(
+            &[
+                "matmul", "--m", "129", "--n", "67", "--k", "93", "--dtype", dtype, "--kernel",
+                kernel, "--iters", "3",
+            ],
+            &[],
+        )
+        .expect(0)
+        .calm();
+        for word in [
+            "compile",
+            "HtoD",
+            "kernel",
+            "DtoH",
+            "GFLOP/s",
+            "max error",
+            "verdict",
+            "PASS",
+        ] {
+            assert!(
+                run.stdout.contains(word),
+                "{dtype} {kernel}: no {word:?}:\n{}",
+                run.stdout
+            );
+        }
+        assert!(run.stdout.contains("(full)"), "{}", run.stdout);
+    }
+    // A transposed-storage gemm and a full kernel name.
+    cudakit(
+        &[
+            "matmul",
+            "--size",
+            "100",
+            "--kernel",
+            "gemm<double, true, true>",
+            "--iters",
+            "2",
+        ],
+        &[],
+    )
+    .expect(0)
+    .calm();
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn matmul_default_size_samples_and_passes() {
+    let run = cudakit(&["matmul", "--iters", "3"], &[]).expect(0).calm();
+    assert!(
+        run.stdout.contains("2048 x 2048 x 2048 f32"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("(sampled)"), "{}", run.stdout);
+    assert!(run.stdout.contains("PASS"), "{}", run.stdout);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn matmul_json_has_the_table() {
+    let run = cudakit(
+        &[
+            "--json", "matmul", "--size", "256", "--dtype", "bf16", "--iters", "2", "--seed", "0x1",
+        ],
+        &[],
+    )
+    .expect(0)
+    .calm();
+    assert_json(
+        &run.stdout,
+        &[
+            "command",
+            "ok",
+            "exit_code",
+            "verdict",
+            "m",
+            "n",
+            "k",
+            "dtype",
+            "kernel",
+            "seed",
+            "device",
+            "compile",
+            "cache_hit",
+            "htod",
+            "kernel",
+            "median_ms",
+            "min_ms",
+            "dtoh",
+            "gflops",
+            "verify",
+            "max_abs_error",
+            "max_error_over_tolerance",
+            "tolerance",
+        ],
+    );
+    assert!(
+        run.stdout.contains("\"verdict\": \"PASS\""),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("\"seed\": \"0x0000000000000001\""),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn bench_prints_ratios_with_small_counts() {
+    let args = [
+        "bench",
+        "--launches",
+        "100",
+        "--batches",
+        "3",
+        "--bytes",
+        "1M",
+        "--samples",
+        "3",
+        "--compile-samples",
+        "2",
+    ];
+    let run = cudakit(&args, &[]).expect(0).calm();
+    for word in ["ratio", "launch", "HtoD", "DtoH", "compile"] {
+        assert!(run.stdout.contains(word), "no {word:?}:\n{}", run.stdout);
+    }
+    let mut json_args = vec!["--json"];
+    json_args.extend(args);
+    let run = cudakit(&json_args, &[]).expect(0).calm();
+    assert_json(&run.stdout, &["rows", "ratio", "cudakit_ns", "raw_ns"]);
+}
