@@ -8,6 +8,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 logs="${LOG_DIR:-$here/logs}"
 mkdir -p "$logs"
 export CUDAKIT_STUB_DIR="$here/stub"
+export CUDAKIT_BIN="$here/bin-cudakit"
 export CUDAKIT_CACHE_DIR="${CUDAKIT_CACHE_DIR:-$(mktemp -d)}"
 filter=(${FILTER:+$FILTER})
 

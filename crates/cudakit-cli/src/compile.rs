@@ -319,7 +319,11 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
     } else {
         println!("log");
         for line in rewrite_log(log).lines() {
-            println!("  {line}");
+            if line.trim().is_empty() {
+                println!();
+            } else {
+                println!("  {line}");
+            }
         }
     }
     Ok(Exit::Ok)

@@ -562,7 +562,9 @@ impl Run<'_> {
         let elem_in = std::mem::size_of::<T>();
         let elem_out = std::mem::size_of::<G>();
         let device_bytes = (g.a_len() + g.b_len()) * elem_in + g.c_len() * elem_out;
-        let (free, _) = ctx.memory_info()?;
+        // A pre-check for a clear message; where the driver cannot say, the
+        // allocations below report it.
+        let free = ctx.memory_info().map_or(usize::MAX, |(free, _)| free);
         if device_bytes > free {
             return Err(Error::InvalidArgument(format!(
                 "{m}x{n}x{k} needs {} of device memory; {} is free",
@@ -570,7 +572,7 @@ impl Run<'_> {
                 units::bytes(free as u64)
             )));
         }
-        check_host_memory(g, elem_in, elem_out)?;
+        check_host_memory(g, elem_in, elem_out, o.verify, o.samples)?;
 
         // Inputs, drawn before anything is timed.
         let mut rng = Rng::from_seed(self.seed);
@@ -709,11 +711,25 @@ impl Run<'_> {
     }
 }
 
-/// Refuses sizes whose host side (inputs, pinned copies, output, and the
-/// f64 copies of op(A) and op(B) the reference makes) would not fit in the
-/// memory available now; skipped where /proc/meminfo cannot be read.
-fn check_host_memory(g: &Gemm, elem_in: usize, elem_out: usize) -> cudakit::Result<()> {
-    let need = (g.a_len() + g.b_len()) * (2 * elem_in + 8) + g.c_len() * elem_out;
+/// Refuses sizes whose host side (inputs and their pinned copies, the
+/// pinned output, and what the reference allocates: f64 copies of op(A) and
+/// op(B), and for a full check an f64 value and scale per element of C)
+/// would not fit in the memory available now; skipped where /proc/meminfo
+/// cannot be read.
+fn check_host_memory(
+    g: &Gemm,
+    elem_in: usize,
+    elem_out: usize,
+    mode: Verify,
+    samples: usize,
+) -> cudakit::Result<()> {
+    let inputs = g.a_len() + g.b_len();
+    let mut need = inputs * 2 * elem_in + g.c_len() * elem_out;
+    match checks_everything(mode, g, samples) {
+        None => {}
+        Some(true) => need += inputs * 8 + g.c_len() * 16,
+        Some(false) => need += inputs * 8 + samples * 16,
+    }
     let Some(available) = mem_available() else {
         return Ok(());
     };
@@ -737,6 +753,19 @@ fn mem_available() -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     kib.checked_mul(1024)
+}
+
+/// Whether the check compares every element (`Some(true)`), samples
+/// (`Some(false)`), or is off (`None`). A sample as large as C is C.
+fn checks_everything(mode: Verify, g: &Gemm, samples: usize) -> Option<bool> {
+    let work = g.m as u128 * g.n as u128 * g.k as u128;
+    let small = g.c_len() <= samples;
+    match mode {
+        Verify::None => None,
+        Verify::Full => Some(true),
+        Verify::Sampled => Some(small),
+        Verify::Auto => Some(small || work <= AUTO_FULL_LIMIT),
+    }
 }
 
 /// The positions a sampled check compares: every element of the first and
@@ -783,9 +812,9 @@ fn verify<T: Real, G: Real>(
 ) -> Verification {
     let started = Instant::now();
     let total = g.c_len();
-    let work = g.m as u128 * g.n as u128 * g.k as u128;
-    let full = match mode {
-        Verify::None => {
+    let full = match checks_everything(mode, g, samples) {
+        Some(full) => full,
+        None => {
             return Verification {
                 mode: "none",
                 checked: 0,
@@ -797,9 +826,6 @@ fn verify<T: Real, G: Real>(
                 result: Ok(()),
             }
         }
-        Verify::Full => true,
-        Verify::Sampled => total <= samples,
-        Verify::Auto => work <= AUTO_FULL_LIMIT || total <= samples,
     };
     let mut progress = Progress::new("reference", 100);
     let (positions, reference) = if full {
@@ -983,7 +1009,9 @@ impl Report {
             h.seed
         );
         let mut row = |label: &str, value: String, detail: String| {
-            t.push_str(&format!("  {label:<12} {value:>12}   {detail}\n"));
+            let line = format!("  {label:<12} {value:>12}   {detail}");
+            t.push_str(line.trim_end());
+            t.push('\n');
         };
         let hit = match self.origin {
             Origin::Nvrtc => "cache miss",
@@ -1052,8 +1080,8 @@ impl Report {
                 "max error",
                 format!("{:.3e}", v.max_abs),
                 format!(
-                    "{:.3} of the tolerance (bound {:.3e} x scale + {:.1e})",
-                    v.max_ratio, v.tolerance.scaled, v.tolerance.abs
+                    "{:.3} of the tolerance (bound {:.3e} x sum|a*b| per element)",
+                    v.max_ratio, v.tolerance.scaled
                 ),
             );
         }
@@ -1188,6 +1216,90 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn sample_report(result: Result<(), String>) -> (Report, Header) {
+        let ms = Duration::from_micros;
+        let report = Report {
+            device_ordinal: 0,
+            compile: ms(412_800),
+            origin: Origin::Nvrtc,
+            compiled_arch: "sm_90".into(),
+            image: "cubin",
+            load: ms(1_200),
+            registers: Some(127),
+            grid: [16, 16, 1],
+            block: [256, 1, 1],
+            htod: ms(2_900),
+            htod_bytes: 2 * 2048 * 2048 * 4,
+            kernel_times: vec![ms(520), ms(498), ms(530)],
+            warmup: 1,
+            dtoh: ms(1_400),
+            dtoh_bytes: 2048 * 2048 * 4,
+            flops: 2.0 * 2048f64.powi(3),
+            verification: Verification {
+                mode: "sampled",
+                checked: 108_186,
+                total: 2048 * 2048,
+                max_abs: 1.19e-5,
+                max_ratio: 0.031,
+                tolerance: Tolerance::gemm(Accumulation::F32, 2048),
+                elapsed: ms(310_000),
+                result,
+            },
+        };
+        let header = Header {
+            device: "NVIDIA H200".into(),
+            arch: "sm_90".into(),
+            driver: "13.0".into(),
+            nvrtc: "13.0".into(),
+            dtype: Dtype::F32,
+            m: 2048,
+            n: 2048,
+            k: 2048,
+            kernel: "gemm_regblock<float, 128, 128, 8, 8, 8>",
+            seed: 0x1234,
+        };
+        (report, header)
+    }
+
+    #[test]
+    fn the_table_and_the_json_carry_every_figure() {
+        let (report, header) = sample_report(Ok(()));
+        let text = report.render(&header);
+        for want in [
+            "2048 x 2048 x 2048 f32",
+            "NVIDIA H200 (sm_90)",
+            "127 registers/thread",
+            "compile",
+            "413 ms",
+            "cache miss",
+            "HtoD",
+            "2.90 ms",
+            "kernel",
+            "520 µs",
+            "min 498 µs",
+            "GFLOP/s",
+            "33038.2",
+            "DtoH",
+            "108 186 of 4 194 304 elements (sampled)",
+            "max error",
+            "1.190e-5",
+            "0.031 of the tolerance",
+            "PASS",
+        ] {
+            assert!(text.contains(want), "no {want:?} in\n{text}");
+        }
+        let json = report.to_json(&header, Exit::Ok);
+        assert_eq!(json.get("verdict"), Some(&Json::from("PASS")));
+        assert_eq!(json.get("exit_code"), Some(&Json::from(0)));
+        let (failed, header) = sample_report(Err("3 of 10 elements out of tolerance".into()));
+        assert!(failed.render(&header).contains("FAIL"));
+        let json = failed.to_json(&header, Exit::Failure);
+        assert_eq!(json.get("ok"), Some(&Json::Bool(false)));
+        assert!(json
+            .to_pretty()
+            .contains("3 of 10 elements out of tolerance"));
     }
 
     #[test]

@@ -15,7 +15,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-const BIN: &str = env!("CARGO_BIN_EXE_cudakit");
+/// The binary under test: `CUDAKIT_BIN` when set (the GPU bundle carries
+/// the binary to a machine without cargo), else the one cargo built.
+fn bin() -> String {
+    std::env::var("CUDAKIT_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_cudakit").to_owned())
+}
 
 /// A libcuda path that does not exist: with it, the loader tries nothing
 /// else, so "no driver" holds on every machine.
@@ -64,7 +68,7 @@ fn finish(output: Output) -> Run {
 /// `cudakit args...` in `dir`, with the compile cache in a scratch folder
 /// and a backtrace asked for (so that a panic would show it).
 fn cudakit_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = Command::new(bin());
     cmd.args(args)
         .current_dir(dir)
         .env("RUST_BACKTRACE", "1")
