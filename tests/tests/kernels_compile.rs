@@ -374,14 +374,19 @@ extern "C" __global__ void __launch_bounds__(1024, 2) spills(const float* a, flo
     for (int i = 0; i < 64; ++i) r[i] = a[i * threadIdx.x];
     float s = 0.0f;
 #pragma unroll
-    for (int j = 0; j < 64; ++j)
+    for (int j = 0; j < 64; ++j) {
 #pragma unroll
         for (int i = 0; i < 64; ++i) s += r[i] * r[(i + j) % 64];
-    o[threadIdx.x] = s;
+        // A store that may alias `a`: the compiler cannot reload r[] from
+        // memory instead of keeping it, so it must spill.
+        o[j * blockDim.x + threadIdx.x] = s;
+    }
 }
 "#;
     let program = Program::new(nvrtc(), src, "spills.cu");
-    let rc = program.compile(&options());
+    let mut opts = options();
+    opts.push("--maxrregcount=24");
+    let rc = program.compile(&opts);
     assert_eq!(rc, nvrtcResult::NVRTC_SUCCESS, "{}", program.log());
     let log = program.log();
     assert!(log.contains("spill"), "no spill report in the log: {log:?}");
