@@ -3,15 +3,13 @@
 //! than 48 KiB of dynamic shared memory, clusters, a cooperative grid sync,
 //! unified memory as an argument, kernel timing, and 10⁵ launches.
 
-use std::mem::{align_of, offset_of, size_of};
-
 use cudakit::launch::LaunchConfig;
 use cudakit::module::Module;
 use cudakit::program::Program;
-use cudakit::{params, Context, DeviceCopy, Error, LaunchConfigError};
+use cudakit::{params, Context, Error, LaunchConfigError};
+use cudakit_tests::kernels::{self, StructArg, F8, S12, S16, S24, S32, S4, S64, S8, V16};
 use cudakit_tests::rng::Rng;
 
-const LAUNCH: &str = include_str!("../../kernels/launch.cu");
 const STRUCTS: [&str; 9] = ["S4", "S8", "S12", "S16", "S24", "S32", "S64", "V16", "F8"];
 
 fn ctx() -> Context {
@@ -19,7 +17,7 @@ fn ctx() -> Context {
 }
 
 fn module(ctx: &Context) -> Module<'_> {
-    let mut p = Program::new("launch.cu", LAUNCH);
+    let mut p = Program::new("launch.cu", kernels::LAUNCH);
     for s in STRUCTS {
         p = p.name_expression(format!("args_struct<{s}>"));
     }
@@ -29,141 +27,6 @@ fn module(ctx: &Context) -> Module<'_> {
 
 fn one() -> LaunchConfig {
     LaunchConfig::new(1, 1)
-}
-
-// Rust mirrors of the structs in kernels/launch.cu, padding declared as
-// explicit fields (DeviceCopy forbids implicit padding).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct S4 {
-    a: u8,
-    _p: u8,
-    b: i16,
-}
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct S8 {
-    a: f32,
-    b: u8,
-    _p: [u8; 3],
-}
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct S12 {
-    a: i32,
-    b: u8,
-    _p: [u8; 3],
-    c: f32,
-}
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct S16 {
-    a: f64,
-    b: i32,
-    _p: [u8; 4],
-}
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct S24 {
-    a: i8,
-    _p0: [u8; 7],
-    b: f64,
-    c: i16,
-    _p1: [u8; 6],
-}
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct S32 {
-    a: i32,
-    _p0: [u8; 4],
-    b: f64,
-    c: f32,
-    _p1: [u8; 4],
-    d: i64,
-}
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct S64 {
-    v: [f64; 7],
-    tag: u8,
-    _p: [u8; 7],
-}
-#[repr(C, align(16))]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct V16 {
-    x: f32,
-    y: f32,
-    z: f32,
-    w: f32,
-}
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct F8 {
-    v: [f32; 8],
-}
-
-macro_rules! device_copy {
-    ($($t:ty),*) => { $(
-        // SAFETY: repr(C), numbers and explicit padding bytes only; every bit
-        // pattern is valid; the layout matches kernels/launch.cu (checked on
-        // the device by `structs_match_the_device_compilers_layout`).
-        unsafe impl DeviceCopy for $t {}
-    )* };
-}
-device_copy!(S4, S8, S12, S16, S24, S32, S64, V16, F8);
-
-fn random_structs(r: &mut Rng) -> (S4, S8, S12, S16, S24, S32, S64, V16, F8) {
-    let f = |r: &mut Rng| (r.f64_sym() * 1000.0).round() / 8.0; // exact in f32 and f64
-    (
-        S4 {
-            a: r.next_u64() as u8,
-            b: r.next_u64() as i16,
-            ..Default::default()
-        },
-        S8 {
-            a: f(r) as f32,
-            b: r.next_u64() as u8,
-            ..Default::default()
-        },
-        S12 {
-            a: r.next_u64() as i32,
-            b: r.next_u64() as u8,
-            c: f(r) as f32,
-            ..Default::default()
-        },
-        S16 {
-            a: r.f64_sym(),
-            b: r.next_u64() as i32,
-            ..Default::default()
-        },
-        S24 {
-            a: r.next_u64() as i8,
-            b: r.f64_sym(),
-            c: r.next_u64() as i16,
-            ..Default::default()
-        },
-        S32 {
-            a: r.next_u64() as i32,
-            b: r.f64_sym(),
-            c: f(r) as f32,
-            d: (r.next_u64() >> 12) as i64,
-            ..Default::default()
-        },
-        S64 {
-            v: std::array::from_fn(|_| r.f64_sym()),
-            tag: r.next_u64() as u8,
-            ..Default::default()
-        },
-        V16 {
-            x: f(r) as f32,
-            y: f(r) as f32,
-            z: f(r) as f32,
-            w: f(r) as f32,
-        },
-        F8 {
-            v: std::array::from_fn(|_| f(r) as f32),
-        },
-    )
 }
 
 #[test]
@@ -240,107 +103,39 @@ fn structs_match_the_device_compilers_layout() {
     ctx.scope(|s| unsafe { s.launch(&stream, &f, &one(), &params![&out]) })
         .unwrap();
     let o = out.to_vec().unwrap();
-    let rust: Vec<u64> = [
-        size_of::<S4>(),
-        align_of::<S4>(),
-        offset_of!(S4, a),
-        offset_of!(S4, b),
-        size_of::<S8>(),
-        align_of::<S8>(),
-        offset_of!(S8, a),
-        offset_of!(S8, b),
-        size_of::<S12>(),
-        align_of::<S12>(),
-        offset_of!(S12, a),
-        offset_of!(S12, b),
-        offset_of!(S12, c),
-        size_of::<S16>(),
-        align_of::<S16>(),
-        offset_of!(S16, a),
-        offset_of!(S16, b),
-        size_of::<S24>(),
-        align_of::<S24>(),
-        offset_of!(S24, a),
-        offset_of!(S24, b),
-        offset_of!(S24, c),
-        size_of::<S32>(),
-        align_of::<S32>(),
-        offset_of!(S32, a),
-        offset_of!(S32, b),
-        offset_of!(S32, c),
-        offset_of!(S32, d),
-        size_of::<S64>(),
-        align_of::<S64>(),
-        offset_of!(S64, v),
-        offset_of!(S64, tag),
-        size_of::<V16>(),
-        align_of::<V16>(),
-        size_of::<F8>(),
-    ]
-    .iter()
-    .map(|&x| x as u64)
-    .collect();
+    let rust = kernels::rust_struct_layout();
+    assert_eq!(
+        kernels::STRUCT_LAYOUT,
+        rust,
+        "the mirrors against the documented layout"
+    );
     assert_eq!(o, rust);
 }
 
-fn dump_fields<T: DeviceCopy>(v: &T) -> Vec<f64> {
-    // The fields as the kernel's dump() writes them, from the Rust side.
-    let any: &dyn std::any::Any = v;
-    if let Some(s) = any.downcast_ref::<S4>() {
-        return vec![s.a as f64, s.b as f64];
-    }
-    if let Some(s) = any.downcast_ref::<S8>() {
-        return vec![s.a as f64, s.b as f64];
-    }
-    if let Some(s) = any.downcast_ref::<S12>() {
-        return vec![s.a as f64, s.b as f64, s.c as f64];
-    }
-    if let Some(s) = any.downcast_ref::<S16>() {
-        return vec![s.a, s.b as f64];
-    }
-    if let Some(s) = any.downcast_ref::<S24>() {
-        return vec![s.a as f64, s.b, s.c as f64];
-    }
-    if let Some(s) = any.downcast_ref::<S32>() {
-        return vec![s.a as f64, s.b, s.c as f64, s.d as f64];
-    }
-    if let Some(s) = any.downcast_ref::<S64>() {
-        let mut x = s.v.to_vec();
-        x.push(s.tag as f64);
-        return x;
-    }
-    if let Some(s) = any.downcast_ref::<V16>() {
-        return vec![s.x as f64, s.y as f64, s.z as f64, s.w as f64];
-    }
-    if let Some(s) = any.downcast_ref::<F8>() {
-        return s.v.iter().map(|&x| x as f64).collect();
-    }
-    unreachable!()
-}
-
-fn bytes_of<T: DeviceCopy>(v: &T) -> Vec<u8> {
-    // SAFETY: T has no implicit padding (explicit `_p` fields), so every byte
-    // is initialised.
-    unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), size_of::<T>()) }.to_vec()
-}
-
-fn check_struct<T: DeviceCopy>(ctx: &Context, m: &Module<'_>, name: &str, v: T) {
-    let f = m.function(&format!("args_struct<{name}>")).unwrap();
+fn check_struct<T: StructArg>(ctx: &Context, m: &Module<'_>, rng: &mut Rng) {
+    let v = T::random(rng);
+    let f = m.function(T::KERNEL).unwrap();
     let fields = ctx.alloc::<f64>(8).unwrap();
     fields.fill(f64::NAN).unwrap();
-    let bytes = ctx.alloc::<u8>(size_of::<T>()).unwrap();
+    let bytes = ctx.alloc::<u8>(T::SIZE).unwrap();
     bytes.fill(0xA5).unwrap();
     let stream = ctx.stream().unwrap();
     // SAFETY: args_struct writes at most 8 fields and sizeof(S) bytes.
     ctx.scope(|s| unsafe { s.launch(&stream, &f, &one(), &params![v, &fields, &bytes]) })
         .unwrap();
-    let want = dump_fields(&v);
+    let want = v.fields();
     assert_eq!(
         &fields.to_vec().unwrap()[..want.len()],
         &want[..],
-        "{name} fields"
+        "{} fields",
+        T::KERNEL
     );
-    assert_eq!(bytes.to_vec().unwrap(), bytes_of(&v), "{name} bytes");
+    assert_eq!(
+        bytes.to_vec().unwrap(),
+        v.to_bytes(),
+        "{} bytes, padding included",
+        T::KERNEL
+    );
 }
 
 #[test]
@@ -349,16 +144,15 @@ fn structs_of_4_to_64_bytes_arrive_byte_for_byte() {
     let ctx = ctx();
     let m = module(&ctx);
     let mut r = Rng::new();
-    let (s4, s8, s12, s16, s24, s32, s64, v16, f8) = random_structs(&mut r);
-    check_struct(&ctx, &m, "S4", s4);
-    check_struct(&ctx, &m, "S8", s8);
-    check_struct(&ctx, &m, "S12", s12);
-    check_struct(&ctx, &m, "S16", s16);
-    check_struct(&ctx, &m, "S24", s24);
-    check_struct(&ctx, &m, "S32", s32);
-    check_struct(&ctx, &m, "S64", s64);
-    check_struct(&ctx, &m, "V16", v16);
-    check_struct(&ctx, &m, "F8", f8);
+    check_struct::<S4>(&ctx, &m, &mut r);
+    check_struct::<S8>(&ctx, &m, &mut r);
+    check_struct::<S12>(&ctx, &m, &mut r);
+    check_struct::<S16>(&ctx, &m, &mut r);
+    check_struct::<S24>(&ctx, &m, &mut r);
+    check_struct::<S32>(&ctx, &m, &mut r);
+    check_struct::<S64>(&ctx, &m, &mut r);
+    check_struct::<V16>(&ctx, &m, &mut r);
+    check_struct::<F8>(&ctx, &m, &mut r);
 }
 
 #[test]
@@ -367,7 +161,18 @@ fn all_structs_at_once_and_an_array_by_value() {
     let ctx = ctx();
     let m = module(&ctx);
     let mut r = Rng::new();
-    let (s4, s8, s12, s16, s24, s32, s64, v16, f8) = random_structs(&mut r);
+    let (s4, s8, s12, s16) = (
+        S4::random(&mut r),
+        S8::random(&mut r),
+        S12::random(&mut r),
+        S16::random(&mut r),
+    );
+    let (s24, s32, s64) = (
+        S24::random(&mut r),
+        S32::random(&mut r),
+        S64::random(&mut r),
+    );
+    let (v16, f8) = (V16::random(&mut r), F8::random(&mut r));
     let f = m.function("args_structs_all").unwrap();
     let out = ctx.alloc::<f64>(28).unwrap();
     out.fill(f64::NAN).unwrap();
@@ -378,14 +183,14 @@ fn all_structs_at_once_and_an_array_by_value() {
         .unwrap();
     let mut want = Vec::new();
     for x in [
-        dump_fields(&s4),
-        dump_fields(&s8),
-        dump_fields(&s12),
-        dump_fields(&s16),
-        dump_fields(&s24),
-        dump_fields(&s32),
-        dump_fields(&s64),
-        dump_fields(&v16),
+        StructArg::fields(&s4),
+        StructArg::fields(&s8),
+        StructArg::fields(&s12),
+        StructArg::fields(&s16),
+        StructArg::fields(&s24),
+        StructArg::fields(&s32),
+        StructArg::fields(&s64),
+        StructArg::fields(&v16),
     ] {
         want.extend(x);
     }

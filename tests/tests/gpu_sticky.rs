@@ -16,7 +16,7 @@ use cudakit::launch::LaunchConfig;
 use cudakit::program::Program;
 use cudakit::{params, Context, Error};
 
-const FAULTS: &str = include_str!("../../kernels/faults.cu");
+use cudakit_tests::kernels::FAULTS;
 
 /// What the child saw.
 struct Outcome {
