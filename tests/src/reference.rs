@@ -983,7 +983,18 @@ pub fn check_positions(rng: &mut Rng, rows: usize, cols: usize) -> Option<Vec<(u
     if rows.saturating_mul(cols) <= FULL_CHECK_LIMIT {
         return None;
     }
-    let mut positions = Vec::with_capacity(SAMPLES + 2 * (rows + cols));
+    Some(sample_positions(rng, rows, cols, SAMPLES))
+}
+
+/// Every element of the first and last rows and columns of a rows×cols
+/// output plus `samples` random positions, sorted and without repeats.
+pub fn sample_positions(
+    rng: &mut Rng,
+    rows: usize,
+    cols: usize,
+    samples: usize,
+) -> Vec<(usize, usize)> {
+    let mut positions = Vec::with_capacity(samples + 2 * (rows + cols));
     for c in 0..cols {
         positions.push((0, c));
         positions.push((rows - 1, c));
@@ -992,12 +1003,12 @@ pub fn check_positions(rng: &mut Rng, rows: usize, cols: usize) -> Option<Vec<(u
         positions.push((r, 0));
         positions.push((r, cols - 1));
     }
-    for _ in 0..SAMPLES {
+    for _ in 0..samples {
         positions.push((rng.range(0, rows), rng.range(0, cols)));
     }
     positions.sort_unstable();
     positions.dedup();
-    Some(positions)
+    positions
 }
 
 /// Checks a GEMM output against [`gemm`], or, above [`FULL_CHECK_LIMIT`]

@@ -768,32 +768,6 @@ fn checks_everything(mode: Verify, g: &Gemm, samples: usize) -> Option<bool> {
     }
 }
 
-/// The positions a sampled check compares: every element of the first and
-/// last rows and columns, plus `samples` random ones, sorted, no repeats
-/// (`reference::check_positions` with a chosen count).
-fn sample_positions(
-    rng: &mut Rng,
-    rows: usize,
-    cols: usize,
-    samples: usize,
-) -> Vec<(usize, usize)> {
-    let mut positions = Vec::with_capacity(samples + 2 * (rows + cols));
-    for c in 0..cols {
-        positions.push((0, c));
-        positions.push((rows - 1, c));
-    }
-    for r in 0..rows {
-        positions.push((r, 0));
-        positions.push((r, cols - 1));
-    }
-    for _ in 0..samples {
-        positions.push((rng.range(0, rows), rng.range(0, cols)));
-    }
-    positions.sort_unstable();
-    positions.dedup();
-    positions
-}
-
 /// Checks C against the f64 reference: every element or sampled positions,
 /// with the tolerance of `Tolerance::gemm` for the kernel's accumulation.
 /// The verdict is `reference::compare_matrix` / `compare_at`'s (plus, when
@@ -832,7 +806,7 @@ fn verify<T: Real, G: Real>(
         let reference = full_reference(g, a, b, &mut progress);
         (None, reference)
     } else {
-        let positions = sample_positions(rng, g.m, g.n, samples);
+        let positions = reference::sample_positions(rng, g.m, g.n, samples);
         let reference = sampled_reference(g, a, b, &positions, &mut progress);
         (Some(positions), reference)
     };
@@ -1305,7 +1279,7 @@ mod tests {
     #[test]
     fn samples_cover_the_edges_without_repeats() {
         let mut rng = Rng::from_seed(1);
-        let p = sample_positions(&mut rng, 50, 40, 100);
+        let p = reference::sample_positions(&mut rng, 50, 40, 100);
         assert!(p.windows(2).all(|w| w[0] < w[1]));
         for c in 0..40 {
             assert!(p.contains(&(0, c)) && p.contains(&(49, c)));
