@@ -7,8 +7,8 @@
 //!
 //! - [`types`]: handles, `CUresult`, the C enums as integer newtypes, and the
 //!   `#[repr(C)]` structs, each with its size checked against the header.
-//! - [`driver`]: the table of libcuda entry points, [`Driver`].
-//! - [`nvrtc`]: NVRTC's types and its table, [`Nvrtc`].
+//! - [`mod@driver`]: the table of libcuda entry points, [`Driver`].
+//! - [`mod@nvrtc`]: NVRTC's types and its table, [`Nvrtc`].
 //! - [`loader`]: where the libraries are looked for.
 //!
 //! ```no_run
@@ -53,11 +53,11 @@ pub fn driver() -> Result<&'static Driver, LoadError> {
     driver_with_origin().map(|(table, _)| table)
 }
 
-/// Like [`driver`], with where the library came from.
+/// Like [`driver()`], with where the library came from.
 ///
 /// # Errors
 ///
-/// As [`driver`].
+/// As [`driver()`].
 pub fn driver_with_origin() -> Result<(&'static Driver, &'static Loaded), LoadError> {
     match DRIVER.get_or_init(Driver::open) {
         Ok((table, loaded)) => Ok((table, loaded)),
@@ -70,16 +70,16 @@ pub fn driver_with_origin() -> Result<(&'static Driver, &'static Loaded), LoadEr
 ///
 /// # Errors
 ///
-/// As [`driver`], for libnvrtc.
+/// As [`driver()`], for libnvrtc.
 pub fn nvrtc() -> Result<&'static Nvrtc, LoadError> {
     nvrtc_with_origin().map(|(table, _)| table)
 }
 
-/// Like [`nvrtc`], with where the library came from.
+/// Like [`nvrtc()`], with where the library came from.
 ///
 /// # Errors
 ///
-/// As [`nvrtc`].
+/// As [`nvrtc()`].
 pub fn nvrtc_with_origin() -> Result<(&'static Nvrtc, &'static Loaded), LoadError> {
     match NVRTC.get_or_init(Nvrtc::open) {
         Ok((table, loaded)) => Ok((table, loaded)),

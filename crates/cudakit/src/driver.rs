@@ -34,7 +34,7 @@ fn init() -> Result<&'static Driver> {
 ///
 /// # Errors
 ///
-/// As [`cu`], and `cuDriverGetVersion` failing.
+/// Load and `cuInit` errors, and `cuDriverGetVersion` failing.
 pub fn driver_version() -> Result<(i32, i32)> {
     let cu = cu()?;
     let mut version = 0;

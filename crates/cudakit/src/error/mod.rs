@@ -1,7 +1,7 @@
 //! Errors: every `CUresult` and `nvrtcResult` becomes a typed error that
 //! names the entry point that produced it.
 //!
-//! Raw codes are mapped in exactly one place, [`codes`]. Driver results pass
+//! Raw codes are mapped in exactly one place, `error/codes.rs`. Driver results pass
 //! through one helper, [`check`], or through a context's check that also
 //! records sticky errors (see [`crate::Context`]).
 

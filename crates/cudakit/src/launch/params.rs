@@ -12,7 +12,7 @@
 //!    [`INLINE_BYTES`] bytes live inline: no heap allocation, and never one
 //!    allocation per argument. Beyond that, the storage moves to one heap
 //!    block, recorded in the process's host arena.
-//! 2. Right before the driver call, [`ParamList::pointers`] fills an array
+//! 2. Right before the driver call, `ParamList::pointers` fills an array
 //!    with `storage + offset` for each argument: pointers *into* the list's
 //!    own storage, which lives (borrowed) until the call returns. The driver
 //!    copies the values during `cuLaunchKernel`; nothing needs to outlive it.
