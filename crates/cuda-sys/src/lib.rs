@@ -23,6 +23,7 @@
 //! right context current). The `cudakit` crate does that for you.
 
 #![allow(non_camel_case_types, non_snake_case)]
+#![deny(missing_docs)]
 
 pub mod driver;
 pub mod loader;

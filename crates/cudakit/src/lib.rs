@@ -29,6 +29,8 @@
 //! }
 //! ```
 
+#![deny(missing_docs)]
+
 pub use cuda_sys as sys;
 
 pub mod arena;
