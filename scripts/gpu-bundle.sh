@@ -56,7 +56,7 @@ if cargo metadata --no-deps --format-version 1 | grep -q '"name":"cudakit-cli"';
 fi
 
 # Prebuilt stand-in libcuda for the loader tests (no cargo on the GPU machine).
-for features in "" omit-mem-alloc; do
+for features in "" omit-mem-alloc omit-param-info; do
     tag=${features:-default}
     cargo build --quiet --release --manifest-path tests/stub-libcuda/Cargo.toml \
         --target-dir target/stub-$tag ${features:+--features $features}

@@ -119,6 +119,7 @@ pub unsafe extern "C" fn cuMemFree_v2(dptr: u64) -> i32 {
 }
 
 /// `cuFuncGetParamInfo`: the layout set by `stub_set_params`.
+#[cfg(not(feature = "omit-param-info"))]
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncGetParamInfo(
     _func: *mut c_void,
