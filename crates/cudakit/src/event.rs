@@ -5,7 +5,6 @@ use std::time::Duration;
 use cuda_sys::{CUevent, CUevent_flags};
 
 use crate::context::Context;
-use crate::driver::cu;
 use crate::error::Result;
 use crate::stream::{same_context, Stream};
 
@@ -159,12 +158,10 @@ impl<'c> Event<'c> {
 
 impl Drop for Event<'_> {
     fn drop(&mut self) {
-        if cu().is_ok() {
-            if let Some(cu) = self.ctx.enter_for_drop() {
-                // SAFETY: destroys the event created in Event::new, once.
-                let rc = unsafe { (cu.cuEventDestroy)(self.raw) };
-                self.ctx.record_drop_error("cuEventDestroy_v2", rc);
-            }
+        if let Some(cu) = self.ctx.enter_for_drop() {
+            // SAFETY: destroys the event created in Event::new, once.
+            let rc = unsafe { (cu.cuEventDestroy)(self.raw) };
+            self.ctx.record_drop_error("cuEventDestroy_v2", rc);
         }
     }
 }

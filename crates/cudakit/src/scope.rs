@@ -128,17 +128,18 @@ impl<'s, 'env> Scope<'s, 'env> {
         Ok(Some(start))
     }
 
-    /// Ends timing started by [`Scope::time_start`].
+    /// Ends timing started by [`Scope::time_start`]. `what` is only built
+    /// when timing is on, so the default path allocates nothing.
     pub(crate) fn time_end(
         &self,
-        what: Timed,
+        what: impl FnOnce() -> Timed,
         stream: &Stream<'_>,
         start: Option<Event<'env>>,
     ) -> Result<()> {
         if let Some(start) = start {
             let end = Event::new(self.ctx, true)?;
             end.record(stream)?;
-            self.timings.borrow_mut().push((what, start, end));
+            self.timings.borrow_mut().push((what(), start, end));
         }
         Ok(())
     }
@@ -198,7 +199,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         // SAFETY: `src` and `dst` are borrowed until the scope has
         // synchronized this stream; both hold `bytes` bytes.
         unsafe { copy::htod_async(self.ctx, raw, dst.device_ptr(), src.as_ptr().cast(), bytes) }?;
-        self.time_end(Timed::HtoD, stream, t)
+        self.time_end(|| Timed::HtoD, stream, t)
     }
 
     /// Copies device memory to the host on `stream`
@@ -231,7 +232,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                 bytes,
             )
         }?;
-        self.time_end(Timed::DtoH, stream, t)
+        self.time_end(|| Timed::DtoH, stream, t)
     }
 
     /// Copies device memory to device memory on `stream`
@@ -255,7 +256,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         // SAFETY: both borrowed until the scope has synchronized this
         // stream; both hold `bytes` bytes.
         unsafe { copy::dtod_async(self.ctx, raw, dst.device_ptr(), src.device_ptr(), bytes) }?;
-        self.time_end(Timed::DtoD, stream, t)
+        self.time_end(|| Timed::DtoD, stream, t)
     }
 
     /// Prefetches a unified buffer to the device (`to_device`) or the host

@@ -321,10 +321,10 @@ impl Function<'_> {
             error,
         };
         let dev = ctx.limits();
-        let axes = [("x", 0usize), ("y", 1), ("z", 2)];
+
         let grid = [config.grid.x, config.grid.y, config.grid.z];
         let block = [config.block.x, config.block.y, config.block.z];
-        for (name, i) in axes {
+        for i in 0..3 {
             if grid[i] == 0 {
                 return Err(fail(LaunchConfigError::Zero { what: GRID[i] }));
             }
@@ -347,7 +347,6 @@ impl Function<'_> {
                     GRID_ATTR[i],
                 )));
             }
-            let _ = name;
         }
         let threads = config.block.volume();
         if threads > u64::from(dev.max_threads_per_block) {
@@ -395,13 +394,13 @@ impl Function<'_> {
                 });
             }
             let c = [cluster.x, cluster.y, cluster.z];
-            for (name, i) in axes {
+            for (i, axis) in ['x', 'y', 'z'].into_iter().enumerate() {
                 if c[i] == 0 {
                     return Err(fail(LaunchConfigError::Zero { what: CLUSTER[i] }));
                 }
                 if grid[i] % c[i] != 0 {
                     return Err(fail(LaunchConfigError::ClusterDoesNotDivideGrid {
-                        axis: name.chars().next().unwrap_or('x'),
+                        axis,
                         grid: grid[i],
                         cluster: c[i],
                     }));
@@ -680,7 +679,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         };
         ctx.check(call, rc)?;
         ctx.counters().launches.fetch_add(1, Ordering::Relaxed);
-        self.time_end(Timed::Kernel(function.name().to_owned()), stream, timer)
+        self.time_end(|| Timed::Kernel(function.name().to_owned()), stream, timer)
     }
 }
 

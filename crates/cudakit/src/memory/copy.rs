@@ -132,7 +132,7 @@ pub(crate) fn fill<T: DeviceCopy>(
 
 /// Waits for the legacy default stream, where the synchronous copies and
 /// memsets are queued.
-fn sync_legacy(ctx: &Context) -> Result<()> {
+pub(crate) fn sync_legacy(ctx: &Context) -> Result<()> {
     let cu = ctx.enter()?;
     // SAFETY: waits on the legacy default stream (NULL).
     let rc = unsafe { (cu.cuStreamSynchronize)(std::ptr::null_mut()) };

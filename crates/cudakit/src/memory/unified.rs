@@ -216,7 +216,7 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
     /// [`Error::NotSupported`](crate::Error::NotSupported) on drivers before
     /// CUDA 12.2; driver errors.
     pub fn prefetch_to_device(&self) -> Result<()> {
-        self.prefetch(device_location(self.ctx))
+        self.prefetch_and_wait(true)
     }
 
     /// Prefetches the buffer to host memory (`CU_MEM_LOCATION_TYPE_HOST`).
@@ -225,16 +225,13 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
     ///
     /// As [`UnifiedBuffer::prefetch_to_device`].
     pub fn prefetch_to_host(&self) -> Result<()> {
-        self.prefetch(host_location())
+        self.prefetch_and_wait(false)
     }
 
-    fn prefetch(&self, location: CUmemLocation) -> Result<()> {
-        let to_device = location.r#type == CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
+    /// Prefetches on the legacy stream and waits for it.
+    fn prefetch_and_wait(&self, to_device: bool) -> Result<()> {
         self.prefetch_on(std::ptr::null_mut(), to_device)?;
-        let cu = self.ctx.enter()?;
-        // SAFETY: waits on the legacy stream the prefetch was queued on.
-        let rc = unsafe { (cu.cuStreamSynchronize)(std::ptr::null_mut()) };
-        self.ctx.check("cuStreamSynchronize", rc)
+        copy::sync_legacy(self.ctx)
     }
 
     /// Queues a prefetch on `stream` (`cuMemPrefetchAsync_v2`).
