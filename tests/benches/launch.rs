@@ -1,5 +1,5 @@
 //! `cargo bench -p cudakit-tests --bench launch`: cudakit against the raw
-//! driver API on the GPU (see `cudakit_tests::bench`). Needs a GPU; without
+//! driver API on the GPU (see `cudakit_suite::bench`). Needs a GPU; without
 //! one it prints why and exits non-zero.
 
 fn main() {
@@ -12,14 +12,14 @@ fn main() {
 fn run() -> cudakit::Result<()> {
     let ctx = cudakit::Context::new(0)?;
     println!("device: {}", ctx.device().name()?);
-    let mut rows = cudakit_tests::bench::launch_overhead(&ctx, 51, 2000)?;
-    rows.extend(cudakit_tests::bench::transfers(&ctx, 256 << 20, 21)?);
-    rows.extend(cudakit_tests::bench::compile(
+    let mut rows = cudakit_suite::bench::launch_overhead(&ctx, 51, 2000)?;
+    rows.extend(cudakit_suite::bench::transfers(&ctx, 256 << 20, 21)?);
+    rows.extend(cudakit_suite::bench::compile(
         &ctx,
-        cudakit_tests::kernels::MATMUL,
+        cudakit_suite::kernels::MATMUL,
         &["matmul_tiled<float, 32>"],
         11,
     )?);
-    cudakit_tests::bench::print(&rows);
+    cudakit_suite::bench::print(&rows);
     Ok(())
 }

@@ -12,10 +12,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use cudakit::cache::Cache;
-use cudakit::launch::LaunchConfig;
-use cudakit::linker::{LinkOptions, Linker};
-use cudakit::program::{Arch, Origin, Output, Program};
+use cudakit::compile::cache::Cache;
+use cudakit::work::launch::LaunchConfig;
+use cudakit::compile::linker::{LinkOptions, Linker};
+use cudakit::compile::program::{Arch, Origin, Output, Program};
 use cudakit::{params, Context, DriverCode, Error, LaunchConfigError};
 
 fn ctx() -> Context {
@@ -121,7 +121,7 @@ fn compiles_for_the_device_and_runs_every_name_expression() {
     let (major, minor) = ctx.limits().compute_capability;
     let compiled = named().compile_for(&ctx).unwrap();
     let device_arch = major * 10 + minor;
-    if cudakit::program::supported_archs()
+    if cudakit::compile::program::supported_archs()
         .unwrap()
         .contains(&device_arch)
     {
@@ -516,7 +516,7 @@ __global__ void apply(T* x, unsigned n) {
 fn pieces(
     ctx: &Context,
     output: Output,
-) -> (cudakit::program::Compiled, cudakit::program::Compiled) {
+) -> (cudakit::compile::program::Compiled, cudakit::compile::program::Compiled) {
     let helper = Program::new("helper.cu", HELPER)
         .relocatable_device_code(true)
         .output(output)
@@ -632,7 +632,7 @@ extern "C" __global__ void parent(unsigned* out, unsigned n, unsigned k) {
 #[ignore = "needs an NVIDIA GPU"]
 fn a_device_side_launch_links_with_cudadevrt() {
     let ctx = ctx();
-    let path = cudakit::linker::cudadevrt_path().unwrap_or_else(|err| panic!("{err}"));
+    let path = cudakit::compile::linker::cudadevrt_path().unwrap_or_else(|err| panic!("{err}"));
     println!("libcudadevrt: {}", path.display());
     let compiled = Program::new("device_launch.cu", DEVICE_LAUNCH)
         .relocatable_device_code(true)

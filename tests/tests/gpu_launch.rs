@@ -3,12 +3,12 @@
 //! than 48 KiB of dynamic shared memory, clusters, a cooperative grid sync,
 //! unified memory as an argument, kernel timing, and 10⁵ launches.
 
-use cudakit::launch::LaunchConfig;
-use cudakit::module::Module;
-use cudakit::program::Program;
+use cudakit::work::launch::LaunchConfig;
+use cudakit::compile::module::Module;
+use cudakit::compile::program::Program;
 use cudakit::{params, Context, Error, LaunchConfigError};
-use cudakit_tests::kernels::{self, StructArg, F8, S12, S16, S24, S32, S4, S64, S8, V16};
-use cudakit_tests::rng::Rng;
+use cudakit_suite::kernels::{self, StructArg, F8, S12, S16, S24, S32, S4, S64, S8, V16};
+use cudakit_suite::rng::Rng;
 
 const STRUCTS: [&str; 9] = ["S4", "S8", "S12", "S16", "S24", "S32", "S64", "V16", "F8"];
 
@@ -265,7 +265,7 @@ fn wrong_counts_and_sizes_are_typed_errors_not_700() {
     let out = ctx.alloc::<f32>(8).unwrap();
     let stream = ctx.stream().unwrap();
     let check = f.param_check().unwrap();
-    assert!(matches!(check, cudakit::launch::ParamCheck::Available(p) if p.len() == 2));
+    assert!(matches!(check, cudakit::work::launch::ParamCheck::Available(p) if p.len() == 2));
     // Too few.
     // SAFETY: the launch is refused before the driver.
     let err = ctx

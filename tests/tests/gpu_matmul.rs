@@ -12,7 +12,7 @@
 //! `macro_rules!`: adding a case is adding a line. Every test draws fresh
 //! inputs from one [`Rng`] (its seed is printed, and repeated in every
 //! failure message), poisons its outputs, checks every output element
-//! against the f64 reference of `cudakit_tests::reference` with the
+//! against the f64 reference of `cudakit_suite::reference` with the
 //! tolerances derived there (outputs above 10⁷ elements: 10⁵ random
 //! positions plus every edge row and column), and ends with the context's
 //! arena empty.
@@ -36,16 +36,16 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use cudakit::program::{Origin, Program};
+use cudakit::compile::program::{Origin, Program};
 use cudakit::{
     params, Bf16, Cache, Context, DeviceBuffer, DeviceCopy, Event, Function, KernelArg,
     LaunchConfig, Module, ParamList, PinnedBuffer, Stream, UnifiedBuffer, F16,
 };
-use cudakit_tests::kernels::{
+use cudakit_suite::kernels::{
     matmul_kernel, Elem, MatmulKernel, Signature, Source, MATMUL_KERNELS, SOURCES,
 };
-use cudakit_tests::reference::{self, Gemm, Op, Real, Reference, Tolerance};
-use cudakit_tests::rng::Rng;
+use cudakit_suite::reference::{self, Gemm, Op, Real, Reference, Tolerance};
+use cudakit_suite::rng::Rng;
 
 // ---------------------------------------------------------------------------
 // Kernel names (name expressions and `extern "C"` names, as in
@@ -1601,7 +1601,7 @@ fn compile_matmul_mma_resolves_every_name() {
 fn compile_one_name_expression_instantiates_only_it() {
     let _gpu = gpu_lock();
     let ctx = ctx();
-    let compiled = Program::new("matmul.cu", cudakit_tests::kernels::MATMUL)
+    let compiled = Program::new("matmul.cu", cudakit_suite::kernels::MATMUL)
         .name_expression(GEMM_F64_TN)
         .compile_for(ctx)
         .unwrap();

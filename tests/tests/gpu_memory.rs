@@ -3,7 +3,7 @@
 //! destinations, and the arena back to zero after each test.
 
 use cudakit::{AllocKind, Bf16, Context, DeviceCopy, Error, F16};
-use cudakit_tests::rng::Rng;
+use cudakit_suite::rng::Rng;
 
 fn ctx() -> Context {
     Context::new(0).expect("device 0")

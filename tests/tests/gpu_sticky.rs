@@ -12,11 +12,11 @@
 
 use std::process::Command;
 
-use cudakit::launch::LaunchConfig;
-use cudakit::program::Program;
+use cudakit::work::launch::LaunchConfig;
+use cudakit::compile::program::Program;
 use cudakit::{params, Context, Error};
 
-use cudakit_tests::kernels::FAULTS;
+use cudakit_suite::kernels::FAULTS;
 
 /// What the child saw.
 struct Outcome {

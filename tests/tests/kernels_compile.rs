@@ -12,7 +12,7 @@ use std::ffi::{c_char, c_int, CStr, CString};
 use std::ptr;
 
 use cuda_sys::{nvrtcProgram, nvrtcResult, Nvrtc};
-use cudakit_tests::kernels::{Source, MATMUL_KERNELS, OPTIONS, SOURCES};
+use cudakit_suite::kernels::{Source, MATMUL_KERNELS, OPTIONS, SOURCES};
 
 /// The options of these tests: the kernels' own, plus ptxas's spill report
 /// (a spill becomes a log line, and a log line fails the test).

@@ -1,12 +1,12 @@
 //! `cudakit bench`: cudakit's launch, transfer and compile paths against
 //! raw driver and NVRTC calls made in the same run on the same device
-//! (`cudakit_tests::bench`), printed as ratios.
+//! (`cudakit_suite::bench`), printed as ratios.
 
 use std::time::Duration;
 
 use cudakit::Context;
-use cudakit_tests::bench::{self, Row};
-use cudakit_tests::kernels;
+use cudakit_suite::bench::{self, Row};
+use cudakit_suite::kernels;
 
 use crate::args::{CliError, Exit, Parser, Token};
 use crate::doctor;
@@ -142,7 +142,7 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
     };
     let ctx = Context::new(o.device).map_err(|e| error(&e))?;
     if o.compile {
-        cudakit::program::nvrtc_version().map_err(|e| error(&e))?;
+        cudakit::compile::program::nvrtc_version().map_err(|e| error(&e))?;
     }
     let device = ctx
         .device()

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use cudakit::program::{Arch, CppStd, Origin, Output, Program};
+use cudakit::compile::program::{Arch, CppStd, Origin, Output, Program};
 use cudakit::{Context, Error};
 
 use crate::args::{CliError, Exit, Parser, Token};
@@ -175,7 +175,7 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         .map_err(|e| args.error(format!("cannot read {name}: {e}")))?;
 
     // NVRTC first: without it nothing below can work, whatever the flags.
-    let archs = cudakit::program::supported_archs().map_err(|e| nvrtc_missing(&e))?;
+    let archs = cudakit::compile::program::supported_archs().map_err(|e| nvrtc_missing(&e))?;
 
     let mut program = Program::new(name.clone(), source.clone());
     for (define, value) in &o.defines {

@@ -124,8 +124,8 @@ impl Report {
         };
         let nvrtc = match libnvrtc {
             Library::Found(_) => Some(
-                cudakit::program::nvrtc_version()
-                    .and_then(|v| cudakit::program::supported_archs().map(|a| (v, a.to_vec()))),
+                cudakit::compile::program::nvrtc_version()
+                    .and_then(|v| cudakit::compile::program::supported_archs().map(|a| (v, a.to_vec()))),
             ),
             Library::Missing(_) => None,
         };
@@ -139,7 +139,7 @@ impl Report {
             devices,
             libnvrtc,
             nvrtc,
-            cache: cudakit::cache::stats(),
+            cache: cudakit::compile::cache::stats(),
             env,
         }
     }

@@ -1,17 +1,17 @@
 //! `cudakit matmul`: the main job end to end. Compile a GEMM kernel of
 //! `kernels/` for the GPU, upload random inputs, run it a number of times
 //! timed with events, download the result, check it against the f64 CPU
-//! reference of `cudakit_tests::reference` with the tolerance derived there,
+//! reference of `cudakit_suite::reference` with the tolerance derived there,
 //! and print a table of times, GFLOP/s, the error and the verdict.
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use cudakit::launch::LaunchConfig;
-use cudakit::program::{Origin, Program};
+use cudakit::work::launch::LaunchConfig;
+use cudakit::compile::program::{Origin, Program};
 use cudakit::{params, Bf16, Context, DeviceCopy, Error, ParamList, F16};
-use cudakit_tests::kernels::{Elem, MatmulKernel, Signature, MATMUL_KERNELS};
-use cudakit_tests::reference::{self, Gemm, Op, Real, Reference, Tolerance};
-use cudakit_tests::rng::Rng;
+use cudakit_suite::kernels::{Elem, MatmulKernel, Signature, MATMUL_KERNELS};
+use cudakit_suite::reference::{self, Gemm, Op, Real, Reference, Tolerance};
+use cudakit_suite::rng::Rng;
 
 use crate::args::{CliError, Exit, Parser, Token};
 use crate::doctor;
@@ -363,7 +363,7 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
     }
 
     let ctx = Context::new(o.device).map_err(|e| gpu_error("cudakit matmul", &e))?;
-    if let Err(e) = cudakit::program::nvrtc_version() {
+    if let Err(e) = cudakit::compile::program::nvrtc_version() {
         return Err(gpu_error("cudakit matmul", &e));
     }
     let seed = o.seed.unwrap_or_else(fresh_seed);
@@ -508,7 +508,7 @@ impl Header {
                 .unwrap_or_else(|_| "(name unavailable)".into()),
             arch: format!("sm_{major}{minor}"),
             driver: version(cudakit::driver_version()),
-            nvrtc: version(cudakit::program::nvrtc_version()),
+            nvrtc: version(cudakit::compile::program::nvrtc_version()),
             dtype,
             m: o.m,
             n: o.n,
@@ -1151,7 +1151,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cudakit_tests::reference::Accumulation;
+    use cudakit_suite::reference::Accumulation;
 
     #[test]
     fn kernels_resolve_from_short_and_full_names() {

@@ -33,37 +33,28 @@
 
 pub use cuda_sys as sys;
 
-pub mod arena;
-pub mod cache;
+pub mod compile;
 pub mod context;
-pub mod device;
 mod driver;
 pub mod error;
-pub mod event;
-pub mod launch;
-pub mod linker;
 pub mod memory;
-pub mod metrics;
-pub mod module;
-pub mod program;
-pub mod scope;
-pub mod stream;
+pub mod work;
 
-pub use arena::{AllocKind, AllocRecord, Arena, ArenaStats, KindStats};
-pub use cache::{Cache, CacheKey, CacheStats};
+pub use compile::cache::{Cache, CacheKey, CacheStats};
+pub use compile::linker::{LinkInput, LinkOptions, Linker};
+pub use compile::module::{Function, FunctionAttributes, Global, ImageKind, Module, ParamCheck};
+pub use compile::program::{Arch, Compiled, CppStd, Origin, Output, Program};
+pub use context::arena::{AllocKind, AllocRecord, Arena, ArenaStats, KindStats};
+pub use context::device::{Device, DeviceLimits};
+pub use context::metrics::Metrics;
 pub use context::Context;
-pub use device::{Device, DeviceLimits};
 pub use driver::driver_version;
 pub use error::{DriverCode, DriverError, Error, LaunchConfigError, NvrtcCode, NvrtcError, Result};
-pub use event::Event;
-pub use launch::{Dim3, KernelArg, LaunchConfig, ParamCheck, ParamList};
-pub use linker::{LinkInput, LinkOptions, Linker};
 pub use memory::{
     Attach, Bf16, DeviceBuffer, DeviceCopy, DeviceDst, DeviceSrc, DeviceView, PinnedBuffer,
     UnifiedBuffer, F16,
 };
-pub use metrics::Metrics;
-pub use module::{Function, FunctionAttributes, Global, ImageKind, Module};
-pub use program::{Arch, Compiled, CppStd, Origin, Output, Program};
-pub use scope::Scope;
-pub use stream::Stream;
+pub use work::event::Event;
+pub use work::launch::{Dim3, KernelArg, LaunchConfig, ParamList};
+pub use work::scope::Scope;
+pub use work::stream::Stream;

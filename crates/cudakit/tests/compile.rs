@@ -12,14 +12,14 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use cudakit::cache::{stable_hash, Cache};
-use cudakit::program::{Arch, Compiled, CppStd, Origin, Output, Program};
+use cudakit::compile::cache::{stable_hash, Cache};
+use cudakit::compile::program::{Arch, Compiled, CppStd, Origin, Output, Program};
 use cudakit::{Error, NvrtcCode};
 
 /// The loaded NVRTC's version; fails the test with instructions when NVRTC
 /// cannot be loaded.
 fn nvrtc() -> (i32, i32) {
-    match cudakit::program::nvrtc_version() {
+    match cudakit::compile::program::nvrtc_version() {
         Ok(version) => version,
         Err(err) => panic!(
             "NVRTC could not be loaded, so the compile tests cannot run:\n{err}\n\n\
@@ -109,7 +109,7 @@ fn small(tag: &str) -> Program {
 fn nvrtc_is_loaded_and_lists_its_architectures() {
     let (major, _) = nvrtc();
     assert!(major >= 12, "NVRTC {major} is older than cudakit supports");
-    let archs = cudakit::program::supported_archs().unwrap();
+    let archs = cudakit::compile::program::supported_archs().unwrap();
     assert!(archs.contains(&90), "{archs:?}");
     assert!(archs.windows(2).all(|w| w[0] < w[1]), "{archs:?}");
 }

@@ -7,7 +7,7 @@ use std::panic::Location;
 use cuda_sys::{CU_MEMHOSTALLOC_PORTABLE, CU_MEMHOSTALLOC_WRITECOMBINED};
 
 use super::{byte_len, DeviceCopy};
-use crate::arena::AllocKind;
+use crate::context::arena::AllocKind;
 use crate::context::Context;
 use crate::error::Result;
 

@@ -7,7 +7,7 @@ use cuda_sys::{CUdeviceptr, CUmemAttach_flags, CUmemLocation, CUmemLocationType,
 
 use super::copy::{self, same_len};
 use super::{byte_len, DeviceCopy, DeviceDst, DeviceSrc, Sealed};
-use crate::arena::AllocKind;
+use crate::context::arena::AllocKind;
 use crate::context::Context;
 use crate::driver::optional;
 use crate::error::Result;
@@ -202,7 +202,7 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
     /// Length and context mismatches; driver errors.
     pub fn copy_from<'s>(&mut self, src: impl DeviceSrc<'s, T>) -> Result<()> {
         same_len("copy_from", self.len, src.len())?;
-        crate::stream::same_context("copy_from", self.ctx, src.context())?;
+        crate::context::same_context("copy_from", self.ctx, src.context())?;
         let bytes = byte_len::<T>(self.len, "copy")?;
         copy::dtod(self.ctx, self.ptr, src.device_ptr(), bytes)
     }

@@ -1,4 +1,4 @@
-//! The compile cache: results of [`Program::compile`](crate::program::Program::compile)
+//! The compile cache: results of [`Program::compile`](crate::compile::program::Program::compile)
 //! kept in memory (per process) and on disk (shared by processes).
 //!
 //! # Where
@@ -28,7 +28,7 @@
 //! order (the architecture and defines included), the name expressions,
 //! the architecture and the outputs asked for. Files reached other than
 //! through include paths (an absolute `#include`) are not covered: use
-//! [`Program::without_cache`](crate::program::Program::without_cache) for
+//! [`Program::without_cache`](crate::compile::program::Program::without_cache) for
 //! such programs. A program whose include paths hold more than
 //! [`MAX_INCLUDE_FILES`] files bypasses the cache.
 //!
@@ -69,8 +69,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use once_cell::sync::Lazy;
 
+use crate::compile::program::{Arch, Compiled, Origin};
 use crate::error::{Error, Result};
-use crate::program::{Arch, Compiled, Origin};
 
 /// The default size bound: 256 MiB.
 pub const DEFAULT_MAX_BYTES: u64 = 256 << 20;
@@ -369,7 +369,7 @@ impl Cache {
     }
 
     /// The process's cache, configured from the environment on first use
-    /// (see the [module](self) docs). [`Program`](crate::program::Program)s
+    /// (see the [module](self) docs). [`Program`](crate::compile::program::Program)s
     /// compile through it unless told otherwise.
     pub fn global() -> &'static Cache {
         static GLOBAL: Lazy<Cache> = Lazy::new(Cache::from_env);
@@ -800,7 +800,7 @@ fn encode_list<'a>(items: impl ExactSizeIterator<Item = &'a str>) -> Vec<u8> {
 /// Serializes an entry (see the [module](self) docs for the layout).
 pub(crate) fn encode_entry(key: CacheKey, c: &Compiled) -> Vec<u8> {
     let arch = c.arch.to_string();
-    let nvrtc = crate::program::nvrtc_version()
+    let nvrtc = crate::compile::program::nvrtc_version()
         .map(|(a, b)| format!("{a}.{b}"))
         .unwrap_or_default();
     let lowered: Vec<&str> = c

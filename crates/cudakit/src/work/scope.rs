@@ -31,11 +31,12 @@ use std::time::Duration;
 
 use cuda_sys::CUstream;
 
+use crate::context::same_context;
 use crate::context::Context;
 use crate::error::Result;
-use crate::event::Event;
 use crate::memory::{byte_len, copy, DeviceCopy, DeviceDst, DeviceSrc, UnifiedBuffer};
-use crate::stream::{same_context, Stream};
+use crate::work::event::Event;
+use crate::work::stream::Stream;
 
 /// What a timed operation was, for the metrics.
 #[derive(Debug, Clone)]
@@ -65,7 +66,7 @@ impl std::fmt::Debug for Scope<'_, '_> {
 impl Context {
     /// Runs `f`, in which work is queued on streams through the [`Scope`];
     /// then waits for every stream the scope used, and returns what `f`
-    /// returned. See [`crate::scope`].
+    /// returned. See [`crate::work::scope`].
     ///
     /// # Errors
     ///

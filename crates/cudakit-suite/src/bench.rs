@@ -8,8 +8,8 @@
 
 use std::time::{Duration, Instant};
 
-use cudakit::launch::{LaunchConfig, ParamList};
-use cudakit::program::Program;
+use cudakit::work::launch::{LaunchConfig, ParamList};
+use cudakit::compile::program::Program;
 use cudakit::{params, Context, Result};
 
 /// One comparison: cudakit's time against the raw driver's, per operation.
@@ -242,7 +242,7 @@ pub fn compile(
     name_expressions: &[&str],
     samples: usize,
 ) -> Result<Vec<Row>> {
-    use cudakit::cache::Cache;
+    use cudakit::compile::cache::Cache;
     let mut program = Program::new("bench.cu", source);
     for e in name_expressions {
         program = program.name_expression(*e);

@@ -4,9 +4,10 @@ use std::time::Duration;
 
 use cuda_sys::{CUevent, CUevent_flags};
 
+use crate::context::same_context;
 use crate::context::Context;
 use crate::error::Result;
-use crate::stream::{same_context, Stream};
+use crate::work::stream::Stream;
 
 /// An event (`cuEventCreate`), destroyed on drop (`cuEventDestroy_v2`).
 pub struct Event<'c> {
@@ -153,6 +154,33 @@ impl<'c> Event<'c> {
         };
         self.ctx.check(call, rc)?;
         Ok(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3))
+    }
+}
+
+/// Event operations seen from the stream: the stream module knows nothing
+/// of events, so the dependency runs one way.
+impl Stream<'_> {
+    /// Makes later work on this stream wait for `event` (`cuStreamWaitEvent`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ContextMismatch`](crate::Error::ContextMismatch); driver errors.
+    pub fn wait(&self, event: &Event<'_>) -> Result<()> {
+        same_context("Stream::wait", self.context(), event.context())?;
+        let cu = self.context().enter()?;
+        // SAFETY: a live stream and a live event of the same context; flags 0.
+        self.context().check("cuStreamWaitEvent", unsafe {
+            (cu.cuStreamWaitEvent)(self.as_raw(), event.as_raw(), 0)
+        })
+    }
+
+    /// Records `event` at this point of the stream (`cuEventRecord`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ContextMismatch`](crate::Error::ContextMismatch); driver errors.
+    pub fn record(&self, event: &Event<'_>) -> Result<()> {
+        event.record(self)
     }
 }
 

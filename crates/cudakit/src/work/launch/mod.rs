@@ -31,20 +31,19 @@
 
 pub mod params;
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 
-use cuda_sys::{
-    CUlaunchAttribute, CUlaunchAttributeID, CUlaunchAttributeValue, CUlaunchConfig, CUresult,
-};
-use once_cell::sync::{Lazy, OnceCell};
+use cuda_sys::{CUlaunchAttribute, CUlaunchAttributeID, CUlaunchAttributeValue, CUlaunchConfig};
+use once_cell::sync::Lazy;
 
 pub use params::{ArgKind, KernelArg, ParamDescription, ParamList};
 
-use crate::context::Context;
+use crate::compile::module::Function;
+pub use crate::compile::module::ParamCheck;
+use crate::context::{same_context, Context};
 use crate::error::{Error, LaunchConfigError, Result};
-use crate::module::Function;
-use crate::scope::{Scope, Timed};
-use crate::stream::{same_context, Stream};
+use crate::work::scope::{Scope, Timed};
+use crate::work::stream::Stream;
 use params::PointerArray;
 
 /// Three dimensions.
@@ -200,78 +199,7 @@ fn blocks_for(n: usize, block: u32, what: &str) -> Result<u32> {
         })
 }
 
-/// What the launch path caches on each function.
-#[derive(Debug, Default)]
-pub(crate) struct LaunchState {
-    params: OnceCell<ParamCheck>,
-    limits: OnceCell<FunctionLimits>,
-    dynamic_shared_limit: AtomicU32,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct FunctionLimits {
-    max_threads: u32,
-    static_shared: u32,
-}
-
-/// Whether arguments can be checked against a kernel's parameters.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ParamCheck {
-    /// The kernel's parameters as (offset, size), from `cuFuncGetParamInfo`.
-    Available(Vec<(usize, usize)>),
-    /// The driver lacks `cuFuncGetParamInfo` (before CUDA 12.4): counts and
-    /// sizes are not checked.
-    Unavailable,
-}
-
 impl Function<'_> {
-    /// The kernel's parameter table (`cuFuncGetParamInfo`), read once and
-    /// cached; [`ParamCheck::Unavailable`] when the driver lacks the entry
-    /// point.
-    ///
-    /// # Errors
-    ///
-    /// Driver errors other than the end of the parameter list.
-    pub fn param_check(&self) -> Result<&ParamCheck> {
-        self.launch_state.params.get_or_try_init(|| {
-            let ctx = self.context();
-            let cu = ctx.enter()?;
-            let Some(info) = cu.cuFuncGetParamInfo else {
-                return Ok(ParamCheck::Unavailable);
-            };
-            let mut params = Vec::new();
-            loop {
-                let (mut offset, mut size) = (0usize, 0usize);
-                // SAFETY: a live function of a loaded module, valid
-                // out-pointers; an index past the last parameter returns
-                // CUDA_ERROR_INVALID_VALUE.
-                let rc = unsafe { info(self.as_raw(), params.len(), &mut offset, &mut size) };
-                if rc == CUresult::CUDA_ERROR_INVALID_VALUE {
-                    break;
-                }
-                ctx.check("cuFuncGetParamInfo", rc)?;
-                params.push((offset, size));
-            }
-            Ok(ParamCheck::Available(params))
-        })
-    }
-
-    fn limits(&self) -> Result<FunctionLimits> {
-        self.launch_state
-            .limits
-            .get_or_try_init(|| {
-                let attrs = self.attributes()?;
-                self.launch_state
-                    .dynamic_shared_limit
-                    .store(attrs.max_dynamic_shared_bytes, Ordering::Relaxed);
-                Ok(FunctionLimits {
-                    max_threads: attrs.max_threads_per_block,
-                    static_shared: attrs.static_shared_bytes,
-                })
-            })
-            .copied()
-    }
-
     /// Checks `params` against the kernel's parameter table.
     ///
     /// # Errors
@@ -357,7 +285,7 @@ impl Function<'_> {
                 source_of_limit: "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK",
             }));
         }
-        let f = self.limits()?;
+        let f = self.launch_limits()?;
         if threads > u64::from(f.max_threads) {
             return Err(fail(LaunchConfigError::OverLimit {
                 what: "threads per block",
@@ -375,17 +303,7 @@ impl Function<'_> {
                 source_of_limit: "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",
             }));
         }
-        if config.shared_bytes
-            > self
-                .launch_state
-                .dynamic_shared_limit
-                .load(Ordering::Relaxed)
-        {
-            self.set_max_dynamic_shared_memory(config.shared_bytes)?;
-            self.launch_state
-                .dynamic_shared_limit
-                .store(config.shared_bytes, Ordering::Relaxed);
-        }
+        self.ensure_dynamic_shared(config.shared_bytes)?;
         if let Some(cluster) = config.cluster {
             if !dev.cluster_launch {
                 return Err(Error::NotSupported {

@@ -33,7 +33,7 @@ use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::panic::Location;
 
-use crate::arena::{host_arena, AllocKind};
+use crate::context::arena::{host_arena, AllocKind};
 use crate::memory::{DeviceBuffer, DeviceCopy, DeviceView, UnifiedBuffer};
 
 /// Arguments that fit without a heap allocation.
@@ -90,7 +90,7 @@ enum Storage {
 /// what each one is. `'a` is how long the buffers it names stay borrowed.
 ///
 /// ```
-/// use cudakit::launch::ParamList;
+/// use cudakit::work::launch::ParamList;
 /// let params = ParamList::new().arg(7i32).arg(2.5f64).arg([1u8, 2, 3]);
 /// let table = params.describe();
 /// assert_eq!(table[0].offset, 0);
@@ -513,7 +513,7 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for &'a mut UnifiedBuffer<'_, T> {
 macro_rules! params {
     ($($arg:expr),* $(,)?) => {{
         #[allow(unused_mut)]
-        let mut list = $crate::launch::ParamList::new();
+        let mut list = $crate::work::launch::ParamList::new();
         $(list.push($arg);)*
         list
     }};

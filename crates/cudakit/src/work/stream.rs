@@ -3,8 +3,7 @@
 use cuda_sys::{CUstream, CUstream_flags};
 
 use crate::context::Context;
-use crate::error::{Error, Result};
-use crate::event::Event;
+use crate::error::Result;
 
 /// A non-blocking stream (`CU_STREAM_NON_BLOCKING`: it does not wait for
 /// the legacy default stream). Destroyed on drop (`cuStreamDestroy_v2`);
@@ -115,29 +114,6 @@ impl<'c> Stream<'c> {
         }
         self.ctx.check("cuStreamQuery", rc).map(|()| true)
     }
-
-    /// Makes later work on this stream wait for `event` (`cuStreamWaitEvent`).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::ContextMismatch`]; driver errors.
-    pub fn wait(&self, event: &Event<'_>) -> Result<()> {
-        same_context("Stream::wait", self.ctx, event.context())?;
-        let cu = self.ctx.enter()?;
-        // SAFETY: a live stream and a live event of the same context; flags 0.
-        self.ctx.check("cuStreamWaitEvent", unsafe {
-            (cu.cuStreamWaitEvent)(self.raw, event.as_raw(), 0)
-        })
-    }
-
-    /// Records `event` at this point of the stream (`cuEventRecord`).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::ContextMismatch`]; driver errors.
-    pub fn record(&self, event: &Event<'_>) -> Result<()> {
-        event.record(self)
-    }
 }
 
 impl Drop for Stream<'_> {
@@ -148,18 +124,5 @@ impl Drop for Stream<'_> {
             let rc = unsafe { (cu.cuStreamDestroy)(self.raw) };
             self.ctx.record_drop_error("cuStreamDestroy_v2", rc);
         }
-    }
-}
-
-/// Refuses to mix objects of two contexts.
-pub(crate) fn same_context(what: &'static str, a: &Context, b: &Context) -> Result<()> {
-    if a.same(b) {
-        Ok(())
-    } else {
-        Err(Error::ContextMismatch {
-            what,
-            a: a.device().ordinal(),
-            b: b.device().ordinal(),
-        })
     }
 }

@@ -16,9 +16,9 @@
 //! [`reference::check_gemm`] or [`reference::compare`]:
 //!
 //! ```
-//! use cudakit_tests::kernels::matmul_kernel;
-//! use cudakit_tests::reference;
-//! use cudakit_tests::rng::Rng;
+//! use cudakit_suite::kernels::matmul_kernel;
+//! use cudakit_suite::reference;
+//! use cudakit_suite::rng::Rng;
 //!
 //! let mut rng = Rng::new();
 //! let kernel = matmul_kernel("gemm<float, true, false>");

@@ -21,6 +21,14 @@
 //! hardware suite tests what actually happens.
 //!
 //! [`DriverCode::is_sticky`]: crate::DriverCode::is_sticky
+//!
+//! The room also holds who owns what and what is alive: [`device`]
+//! (enumeration, attributes, limits), [`arena`] (every allocation, with its
+//! caller) and [`metrics`] (time and bytes).
+
+pub mod arena;
+pub mod device;
+pub mod metrics;
 
 use std::ptr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,11 +37,11 @@ use std::sync::{Arc, Mutex, Weak};
 use cuda_sys::{CUcontext, CUlimit, Driver};
 use once_cell::sync::OnceCell;
 
-use crate::arena::{Arena, ArenaStats};
-use crate::device::{Device, DeviceLimits};
+use self::arena::{Arena, ArenaStats};
+use self::device::{Device, DeviceLimits};
+use self::metrics::{Metrics, MetricsCounters};
 use crate::driver::cu;
 use crate::error::{check, DriverError, Error, Result};
-use crate::metrics::{Metrics, MetricsCounters};
 
 /// A device's primary context. Cheap to clone (clones share one retained
 /// context). Buffers, streams and modules borrow it, so none can outlive it:
@@ -389,5 +397,18 @@ impl Drop for Shared {
             // SAFETY: releases the retain taken in Context::on, exactly once.
             let _ = unsafe { (cu.cuDevicePrimaryCtxRelease)(self.device.as_raw()) };
         }
+    }
+}
+
+/// Refuses to mix objects of two contexts.
+pub(crate) fn same_context(what: &'static str, a: &Context, b: &Context) -> Result<()> {
+    if a.same(b) {
+        Ok(())
+    } else {
+        Err(Error::ContextMismatch {
+            what,
+            a: a.device().ordinal(),
+            b: b.device().ordinal(),
+        })
     }
 }

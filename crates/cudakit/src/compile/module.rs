@@ -30,19 +30,22 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::path::Path;
 use std::ptr;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
+
+use once_cell::sync::OnceCell;
 
 use cuda_sys::{
     CUdeviceptr, CUfunction, CUfunction_attribute as Attr, CUjit_option, CUmodule, CUresult,
 };
 
+use crate::compile::program::{resolve_name, Compiled};
 use crate::context::Context;
 use crate::driver::optional;
 use crate::error::{Error, LaunchConfigError, Result};
-use crate::launch::LaunchState;
 use crate::memory::copy;
 use crate::memory::DeviceCopy;
-use crate::program::{resolve_name, Compiled};
 
 /// Bytes of each JIT log buffer.
 pub(crate) const JIT_LOG_BYTES: usize = 64 * 1024;
@@ -370,7 +373,7 @@ impl Context {
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] when the result holds only LTO-IR (link it
-    /// with [`crate::linker::Linker`]); [`Error::ModuleLoad`] with the JIT's
+    /// with [`crate::compile::linker::Linker`]); [`Error::ModuleLoad`] with the JIT's
     /// log when the driver rejects the image; [`Error::ContextPoisoned`].
     pub fn load_module(&self, compiled: &Compiled) -> Result<Module<'_>> {
         let bytes: &[u8] = match (compiled.cubin(), compiled.ptx()) {
@@ -379,7 +382,7 @@ impl Context {
             (None, None) => {
                 return Err(Error::InvalidArgument(format!(
                     "program {} was compiled to LTO-IR only, which cannot be loaded; link it \
-                     with cudakit::linker::Linker or compile it to CUBIN or PTX",
+                     with cudakit::compile::linker::Linker or compile it to CUBIN or PTX",
                     compiled.program()
                 )))
             }
@@ -565,7 +568,7 @@ impl<'c> Module<'c> {
             raw,
             name: name.to_owned(),
             symbol: symbol.to_owned(),
-            launch_state: LaunchState::default(),
+            state: FunctionState::default(),
         })
     }
 
@@ -670,8 +673,8 @@ pub struct Function<'m> {
     raw: CUfunction,
     name: String,
     symbol: String,
-    /// Per-function state of the launch path (parameter layout).
-    pub(crate) launch_state: LaunchState,
+    /// What the launch path caches on the function.
+    pub(crate) state: FunctionState,
 }
 
 // SAFETY: a function handle may be used from any thread (the driver API is
@@ -800,7 +803,125 @@ impl<'m> Function<'m> {
         }
         // `bytes <= optin`, which came from a c_int attribute.
         let value = i32::try_from(bytes).unwrap_or(i32::MAX);
-        self.set_attribute(Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, value)
+        // The attribute and the launch path's copy of it change together,
+        // under one lock: a copy above the real attribute would let a launch
+        // skip the raise it needs.
+        let _guard = self.state.lock_dynamic_shared();
+        self.set_attribute(Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, value)?;
+        self.state
+            .dynamic_shared_limit
+            .store(bytes, Ordering::Release);
+        Ok(())
+    }
+
+    /// Raises the dynamic shared-memory attribute to at least `bytes` when
+    /// the cached limit is below it. The check, the driver call and the
+    /// store happen under one lock, so the cached value never exceeds the
+    /// attribute the driver holds, whatever threads race here.
+    pub(crate) fn ensure_dynamic_shared(&self, bytes: u32) -> Result<()> {
+        if bytes <= self.state.dynamic_shared_limit.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let _guard = self.state.lock_dynamic_shared();
+        if bytes <= self.state.dynamic_shared_limit.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let value = i32::try_from(bytes).unwrap_or(i32::MAX);
+        self.set_attribute(Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, value)?;
+        self.state
+            .dynamic_shared_limit
+            .store(bytes, Ordering::Release);
+        Ok(())
+    }
+
+    /// The kernel's parameter table (`cuFuncGetParamInfo`), read once and
+    /// cached; [`ParamCheck::Unavailable`] when the driver lacks the entry
+    /// point.
+    ///
+    /// # Errors
+    ///
+    /// Driver errors other than the end of the parameter list.
+    pub fn param_check(&self) -> Result<&ParamCheck> {
+        self.state.params.get_or_try_init(|| {
+            let ctx = self.context();
+            let cu = ctx.enter()?;
+            let Some(info) = cu.cuFuncGetParamInfo else {
+                return Ok(ParamCheck::Unavailable);
+            };
+            let mut params = Vec::new();
+            loop {
+                let (mut offset, mut size) = (0usize, 0usize);
+                // SAFETY: a live function of a loaded module, valid
+                // out-pointers; an index past the last parameter returns
+                // CUDA_ERROR_INVALID_VALUE.
+                let rc = unsafe { info(self.as_raw(), params.len(), &mut offset, &mut size) };
+                if rc == CUresult::CUDA_ERROR_INVALID_VALUE {
+                    break;
+                }
+                ctx.check("cuFuncGetParamInfo", rc)?;
+                params.push((offset, size));
+            }
+            Ok(ParamCheck::Available(params))
+        })
+    }
+
+    /// The thread and static shared-memory limits, read once; also seeds
+    /// the cached dynamic shared-memory limit.
+    pub(crate) fn launch_limits(&self) -> Result<FunctionLimits> {
+        self.state
+            .limits
+            .get_or_try_init(|| {
+                // Read under the lock: no raise or lowering can slip between
+                // the read and the store.
+                let _guard = self.state.lock_dynamic_shared();
+                let attrs = self.attributes()?;
+                self.state
+                    .dynamic_shared_limit
+                    .store(attrs.max_dynamic_shared_bytes, Ordering::Release);
+                Ok(FunctionLimits {
+                    max_threads: attrs.max_threads_per_block,
+                    static_shared: attrs.static_shared_bytes,
+                })
+            })
+            .copied()
+    }
+}
+
+/// Whether arguments can be checked against a kernel's parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamCheck {
+    /// The kernel's parameters as (offset, size), from `cuFuncGetParamInfo`.
+    Available(Vec<(usize, usize)>),
+    /// The driver lacks `cuFuncGetParamInfo` (before CUDA 12.4): counts and
+    /// sizes are not checked.
+    Unavailable,
+}
+
+/// Limits of a function the launch path checks against.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FunctionLimits {
+    pub(crate) max_threads: u32,
+    pub(crate) static_shared: u32,
+}
+
+/// What the launch path caches on each function.
+#[derive(Debug, Default)]
+pub(crate) struct FunctionState {
+    params: OnceCell<ParamCheck>,
+    limits: OnceCell<FunctionLimits>,
+    /// Never above the function's real
+    /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`: written only
+    /// under `dynamic_shared_lock`, right after the driver accepted it.
+    dynamic_shared_limit: AtomicU32,
+    dynamic_shared_lock: Mutex<()>,
+}
+
+impl FunctionState {
+    fn lock_dynamic_shared(&self) -> MutexGuard<'_, ()> {
+        match self.dynamic_shared_lock.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
     }
 }
 

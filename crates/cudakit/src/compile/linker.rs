@@ -5,8 +5,8 @@
 //! `libcudadevrt.a` (device-side launches), linked into one [`Module`].
 //!
 //! ```no_run
-//! use cudakit::linker::{LinkOptions, Linker};
-//! use cudakit::program::{Output, Program};
+//! use cudakit::compile::linker::{LinkOptions, Linker};
+//! use cudakit::compile::program::{Output, Program};
 //!
 //! fn main() -> cudakit::Result<()> {
 //!     let ctx = cudakit::Context::new(0)?;
@@ -42,9 +42,9 @@
 //! empty log, and the error's log then says why. Link relocatable PTX or
 //! CUBIN instead (`-rdc=true`, [`Output::Ptx`] or [`Output::Cubin`]).
 //!
-//! [`Program::relocatable_device_code`]: crate::program::Program::relocatable_device_code
-//! [`Output::Ptx`]: crate::program::Output::Ptx
-//! [`Output::Cubin`]: crate::program::Output::Cubin
+//! [`Program::relocatable_device_code`]: crate::compile::program::Program::relocatable_device_code
+//! [`Output::Ptx`]: crate::compile::program::Output::Ptx
+//! [`Output::Cubin`]: crate::compile::program::Output::Cubin
 
 use std::collections::BTreeMap;
 use std::ffi::{c_uint, c_void, CString};
@@ -55,13 +55,13 @@ use std::ptr;
 
 use cuda_sys::{CUjitInputType, CUjit_option, CUlinkState};
 
-use crate::arena::AllocKind;
-use crate::context::Context;
-use crate::error::{Error, Result};
-use crate::module::{
+use crate::compile::module::{
     jit_error, join_logs, load_image, log_text, prepare_image, ImageKind, Module, JIT_LOG_BYTES,
 };
-use crate::program::Compiled;
+use crate::compile::program::Compiled;
+use crate::context::arena::AllocKind;
+use crate::context::Context;
+use crate::error::{Error, Result};
 
 /// Options of a link (`cuLinkCreate_v2`'s JIT options). A builder.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

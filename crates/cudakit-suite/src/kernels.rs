@@ -11,18 +11,18 @@ use crate::rng::Rng;
 
 /// `kernels/matmul.cu`: f32 and f64 GEMM (naive, tiled, transposed with
 /// alpha/beta, batched, register-blocked).
-pub const MATMUL: &str = include_str!("../../kernels/matmul.cu");
+pub const MATMUL: &str = include_str!("../../../kernels/matmul.cu");
 /// `kernels/matmul_mma.cu`: f16 and bf16 on tensor cores, f32 out.
-pub const MATMUL_MMA: &str = include_str!("../../kernels/matmul_mma.cu");
+pub const MATMUL_MMA: &str = include_str!("../../../kernels/matmul_mma.cu");
 /// `kernels/blas1.cu`: saxpy, daxpy, sum reductions.
-pub const BLAS1: &str = include_str!("../../kernels/blas1.cu");
+pub const BLAS1: &str = include_str!("../../../kernels/blas1.cu");
 /// `kernels/transpose.cu`: tiled transpose.
-pub const TRANSPOSE: &str = include_str!("../../kernels/transpose.cu");
+pub const TRANSPOSE: &str = include_str!("../../../kernels/transpose.cu");
 /// `kernels/faults.cu`: deliberately faulty kernels.
-pub const FAULTS: &str = include_str!("../../kernels/faults.cu");
+pub const FAULTS: &str = include_str!("../../../kernels/faults.cu");
 /// `kernels/launch.cu`: argument kinds, structs, big shared memory,
 /// clusters, cooperative launch, spin and count helpers.
-pub const LAUNCH: &str = include_str!("../../kernels/launch.cu");
+pub const LAUNCH: &str = include_str!("../../../kernels/launch.cu");
 
 /// The options every kernel file is meant to compile with (CUBIN for the
 /// H200). Add `--ptxas-options=--warn-on-spills` to make a register spill

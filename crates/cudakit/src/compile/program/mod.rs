@@ -4,7 +4,7 @@
 //! from each name expression to its lowered (mangled) name.
 //!
 //! ```no_run
-//! use cudakit::program::{Arch, Program};
+//! use cudakit::compile::program::{Arch, Program};
 //!
 //! fn main() -> cudakit::Result<()> {
 //!     let source = r#"
@@ -54,7 +54,7 @@
 //!
 //! Compiles go through the process's [`Cache`] (memory and disk) unless the
 //! program says otherwise ([`Program::cache`], [`Program::without_cache`]);
-//! see [`crate::cache`].
+//! see [`crate::compile::cache`].
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{c_char, c_int, CStr, CString};
@@ -67,7 +67,7 @@ use std::time::{Duration, Instant};
 use cuda_sys::{nvrtcProgram, Nvrtc};
 use once_cell::sync::OnceCell;
 
-use crate::cache::{self, Cache, CacheKey};
+use crate::compile::cache::{self, Cache, CacheKey};
 use crate::context::Context;
 use crate::error::{check_nvrtc, Error, NvrtcCode, Result};
 
@@ -309,7 +309,7 @@ impl Program {
     /// A folder searched for `#include`d files (`--include-path=`).
     ///
     /// The cache key covers the names, sizes and modification times of the
-    /// files under include paths; see [`crate::cache`].
+    /// files under include paths; see [`crate::compile::cache`].
     pub fn include_path(mut self, path: impl Into<PathBuf>) -> Program {
         self.include_paths.push(path.into());
         self
@@ -331,8 +331,8 @@ impl Program {
     /// (`"scale<float>"`, `"ns::gemm<128, 64>"`, `"&kernel"`) or a
     /// `__device__`/`__constant__` variable (`"&ns::table"`). NVRTC
     /// instantiates templates named here. After loading,
-    /// [`Module::function`](crate::module::Module::function) and
-    /// [`Module::global`](crate::module::Module::global) take the
+    /// [`Module::function`](crate::compile::module::Module::function) and
+    /// [`Module::global`](crate::compile::module::Module::global) take the
     /// expression itself. Duplicates are ignored.
     pub fn name_expression(mut self, expression: impl Into<String>) -> Program {
         let expression = expression.into();
@@ -417,7 +417,7 @@ impl Program {
     }
 
     /// `-rdc=true|false`: relocatable device code, for separate compilation
-    /// and linking ([`crate::linker`]) and for device-side launches.
+    /// and linking ([`crate::compile::linker`]) and for device-side launches.
     pub fn relocatable_device_code(mut self, on: bool) -> Program {
         self.rdc = Some(on);
         self
