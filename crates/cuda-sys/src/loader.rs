@@ -8,17 +8,33 @@
 //! 2. The standard sonames, resolved by the dynamic linker (`libcuda.so.1`;
 //!    `libnvrtc.so.13`, `libnvrtc.so.12`). The toolkit's unversioned
 //!    `libcuda.so` is a link-time stub and is never tried.
-//! 3. The library folders of `CUDA_PATH`, `CUDA_HOME` and `/usr/local/cuda`.
-//! 4. Python wheels: `nvidia/cu13/lib` (and `nvidia/cuda_nvrtc/lib` for
-//!    12.x) under every `PYTHONPATH` entry and every site-packages folder of
-//!    the `python3` on `PATH`.
+//! 3. The toolkit's install folders: `lib64`, `lib`, `targets/<arch>-linux/lib`
+//!    (and, for libcuda, `compat`) under `CUDA_PATH`, `CUDA_HOME`,
+//!    `/usr/local/cuda`, every `/usr/local/cuda-<version>` (newest first) and
+//!    `/opt/cuda`.
+//! 4. Python wheels (NVRTC only; no wheel ships libcuda):
+//!    `nvidia/cu13/lib/libnvrtc.so.13` and `nvidia/cuda_nvrtc/lib/libnvrtc.so.12`
+//!    under the site-packages folders found by *reading* the file system, in
+//!    this order: every `PYTHONPATH` entry, `$VIRTUAL_ENV`, `$CONDA_PREFIX`,
+//!    `~/.local`, every pyenv version (`$PYENV_ROOT` or `~/.pyenv`), then
+//!    `/opt/conda`, `/usr/local` and `/usr`, each as
+//!    `lib{,64}/python3*/{site,dist}-packages` (newest Python first). Only
+//!    folders that hold an `nvidia` folder are searched. See
+//!    [`site_packages`].
+//! 5. Only when every candidate above failed: the site-packages folders that
+//!    the `python3` on `PATH` reports (`site.getsitepackages()` and the user
+//!    site), for layouts the scan does not know (a Python in a custom
+//!    prefix, uv's managed Pythons). Folders already searched are not tried
+//!    twice. This is the only step that starts a program.
 //!
-//! When NVRTC is opened from a folder the dynamic linker does not search,
-//! `libnvrtc-builtins.so.*` from the same folder is opened first; without it
-//! every compile fails with `NVRTC_ERROR_BUILTIN_OPERATION_FAILURE`.
+//! When NVRTC is opened from a folder the dynamic linker does not search
+//! (any candidate given as a path), `libnvrtc-builtins.so.*` from the same
+//! folder is opened first; without it every compile fails with
+//! `NVRTC_ERROR_BUILTIN_OPERATION_FAILURE`.
 //!
 //! Libraries are opened once per process and never unloaded. Nothing here
-//! panics: every failure is a [`LoadError`].
+//! panics: every failure is a [`LoadError`], which lists every candidate
+//! tried and why it failed.
 
 use std::env;
 use std::fmt;
@@ -98,6 +114,13 @@ pub(crate) enum Which {
     Nvrtc,
 }
 
+/// The toolkit's per-architecture library folder, under a toolkit root.
+const TARGET_LIB: &str = if cfg!(target_arch = "aarch64") {
+    "targets/sbsa-linux/lib"
+} else {
+    "targets/x86_64-linux/lib"
+};
+
 impl Which {
     pub(crate) fn library(self) -> &'static str {
         match self {
@@ -107,7 +130,7 @@ impl Which {
     }
 
     /// The environment variable naming an explicit path.
-    pub fn env_var(self) -> &'static str {
+    pub(crate) fn env_var(self) -> &'static str {
         match self {
             Which::Cuda => "CUDAKIT_LIBCUDA",
             Which::Nvrtc => "CUDAKIT_LIBNVRTC",
@@ -118,6 +141,26 @@ impl Which {
         match self {
             Which::Cuda => &["libcuda.so.1"],
             Which::Nvrtc => &["libnvrtc.so.13", "libnvrtc.so.12"],
+        }
+    }
+
+    /// Sub-folders of a toolkit root that may hold the library.
+    fn toolkit_subfolders(self) -> &'static [&'static str] {
+        match self {
+            Which::Cuda => &["lib64", "lib", TARGET_LIB, "compat"],
+            Which::Nvrtc => &["lib64", "lib", TARGET_LIB],
+        }
+    }
+
+    /// (folder under site-packages, soname) of each wheel that ships the
+    /// library; none for libcuda, which only the driver installs.
+    fn wheel_files(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Which::Cuda => &[],
+            Which::Nvrtc => &[
+                ("nvidia/cu13/lib", "libnvrtc.so.13"),
+                ("nvidia/cuda_nvrtc/lib", "libnvrtc.so.12"),
+            ],
         }
     }
 
@@ -135,50 +178,232 @@ impl Which {
     }
 }
 
-/// Every candidate for `which`, in search order, given an environment.
-pub(crate) fn candidates(which: Which, env: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
-    if let Some(explicit) = env(which.env_var()).filter(|v| !v.is_empty()) {
+/// What a search reads from its surroundings, so that the search order can
+/// be computed, and tested, without the process's real environment.
+pub(crate) struct Surroundings<'a> {
+    /// An environment variable's value; `None` when it is unset.
+    pub(crate) var: &'a dyn Fn(&str) -> Option<String>,
+    /// The names of a folder's entries; empty when it cannot be read.
+    pub(crate) entries: &'a dyn Fn(&Path) -> Vec<String>,
+}
+
+impl Surroundings<'_> {
+    /// A variable's value, with an empty one counted as unset.
+    fn get(&self, name: &str) -> Option<String> {
+        (self.var)(name).filter(|v| !v.is_empty())
+    }
+
+    /// The entries of `folder` whose names start with `prefix`, newest
+    /// version first (`python3.13` before `python3.9`).
+    fn versioned(&self, folder: &Path, prefix: &str) -> Vec<PathBuf> {
+        let mut names: Vec<String> = (self.entries)(folder)
+            .into_iter()
+            .filter(|n| n.starts_with(prefix))
+            .collect();
+        names.sort_by(|a, b| version_key(b).cmp(&version_key(a)).then_with(|| a.cmp(b)));
+        names.into_iter().map(|n| folder.join(n)).collect()
+    }
+}
+
+/// The process's own surroundings: its environment and its file system.
+fn process_surroundings<R>(f: impl FnOnce(&Surroundings<'_>) -> R) -> R {
+    let var = |name: &str| env::var(name).ok();
+    let entries = |folder: &Path| list_folder(folder);
+    f(&Surroundings {
+        var: &var,
+        entries: &entries,
+    })
+}
+
+/// The names of a folder's entries; empty when it cannot be read.
+fn list_folder(folder: &Path) -> Vec<String> {
+    match std::fs::read_dir(folder) {
+        Ok(read) => read
+            .filter_map(|entry| entry.ok())
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The numbers in a name, in order (`"python3.12"` → `[3, 12]`,
+/// `"cuda-12.4"` → `[12, 4]`), for newest-first sorting.
+fn version_key(name: &str) -> Vec<u64> {
+    name.split(|c: char| !c.is_ascii_digit())
+        .filter(|part| !part.is_empty())
+        .map(|part| part.parse().unwrap_or(u64::MAX))
+        .collect()
+}
+
+/// A list that keeps the first occurrence of each candidate.
+#[derive(Default)]
+struct Unique(Vec<String>);
+
+impl Unique {
+    fn push(&mut self, candidate: String) {
+        if !self.0.contains(&candidate) {
+            self.0.push(candidate);
+        }
+    }
+}
+
+/// Every candidate for `which`, in search order, given the surroundings:
+/// the explicit path alone when one is set; else the sonames, the toolkit
+/// folders, then the wheel folders found by reading the file system. The
+/// `python3` fallback is not part of it (see [`open`]).
+pub(crate) fn candidates(which: Which, s: &Surroundings<'_>) -> Vec<String> {
+    if let Some(explicit) = s.get(which.env_var()) {
         return vec![explicit];
     }
-    let mut out: Vec<String> = which.sonames().iter().map(|s| s.to_string()).collect();
-    let mut roots: Vec<PathBuf> = Vec::new();
-    for var in ["CUDA_PATH", "CUDA_HOME"] {
-        if let Some(root) = env(var).filter(|v| !v.is_empty()) {
-            roots.push(PathBuf::from(root));
-        }
+    let mut out = Unique::default();
+    for soname in which.sonames() {
+        out.push((*soname).to_owned());
     }
-    roots.push(PathBuf::from("/usr/local/cuda"));
-    let mut folders: Vec<PathBuf> = Vec::new();
-    for root in &roots {
-        for sub in ["lib64", "lib", "targets/x86_64-linux/lib", "compat"] {
-            folders.push(root.join(sub));
-        }
-    }
-    if which == Which::Nvrtc {
-        let mut python_roots: Vec<PathBuf> = Vec::new();
-        if let Some(pp) = env("PYTHONPATH") {
-            python_roots.extend(env::split_paths(&pp));
-        }
-        python_roots.extend(python_site_packages());
-        for root in python_roots {
-            folders.push(root.join("nvidia/cu13/lib"));
-            folders.push(root.join("nvidia/cuda_nvrtc/lib"));
-        }
-    }
-    for folder in folders {
+    for folder in toolkit_folders(which, s) {
         for soname in which.sonames() {
-            let path = folder.join(soname).to_string_lossy().into_owned();
-            if !out.contains(&path) {
+            out.push(folder.join(soname).to_string_lossy().into_owned());
+        }
+    }
+    if !which.wheel_files().is_empty() {
+        for root in scanned_site_packages(s) {
+            for path in wheel_candidates(which, &root) {
                 out.push(path);
             }
         }
     }
-    out
+    out.0
+}
+
+/// The toolkit folders that may hold `which`, in search order.
+fn toolkit_folders(which: Which, s: &Surroundings<'_>) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = Vec::new();
+    for var in ["CUDA_PATH", "CUDA_HOME"] {
+        if let Some(root) = s.get(var) {
+            roots.push(PathBuf::from(root));
+        }
+    }
+    roots.push(PathBuf::from("/usr/local/cuda"));
+    roots.extend(s.versioned(Path::new("/usr/local"), "cuda-"));
+    roots.push(PathBuf::from("/opt/cuda"));
+    let mut folders: Vec<PathBuf> = Vec::new();
+    for root in &roots {
+        for sub in which.toolkit_subfolders() {
+            let folder = root.join(sub);
+            if !folders.contains(&folder) {
+                folders.push(folder);
+            }
+        }
+    }
+    folders
+}
+
+/// The wheel files of `which` under one site-packages folder.
+fn wheel_candidates(which: Which, root: &Path) -> Vec<String> {
+    which
+        .wheel_files()
+        .iter()
+        .map(|(folder, soname)| {
+            root.join(folder)
+                .join(soname)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
+}
+
+/// Every site-packages folder found by reading the file system, in search
+/// order, whether or not it holds NVIDIA's wheels.
+fn all_site_packages(s: &Surroundings<'_>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    if let Some(path) = s.get("PYTHONPATH") {
+        out.extend(env::split_paths(&path).filter(|p| !p.as_os_str().is_empty()));
+    }
+    // Installation prefixes, each holding lib{,64}/python3*/{site,dist}-packages.
+    let mut prefixes: Vec<PathBuf> = Vec::new();
+    for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
+        if let Some(prefix) = s.get(var) {
+            prefixes.push(PathBuf::from(prefix));
+        }
+    }
+    let home = s.get("HOME").map(PathBuf::from);
+    if let Some(home) = &home {
+        prefixes.push(home.join(".local"));
+    }
+    let pyenv = s
+        .get("PYENV_ROOT")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".pyenv")));
+    if let Some(pyenv) = pyenv {
+        prefixes.extend(s.versioned(&pyenv.join("versions"), ""));
+    }
+    for prefix in ["/opt/conda", "/usr/local", "/usr"] {
+        prefixes.push(PathBuf::from(prefix));
+    }
+    for prefix in prefixes {
+        for lib in ["lib", "lib64"] {
+            for python in s.versioned(&prefix.join(lib), "python3") {
+                for packages in ["site-packages", "dist-packages"] {
+                    out.push(python.join(packages));
+                }
+            }
+        }
+    }
+    let mut unique: Vec<PathBuf> = Vec::new();
+    for path in out {
+        if !unique.contains(&path) {
+            unique.push(path);
+        }
+    }
+    unique
+}
+
+/// The site-packages folders found by reading the file system that hold an
+/// `nvidia` folder, in search order.
+fn scanned_site_packages(s: &Surroundings<'_>) -> Vec<PathBuf> {
+    all_site_packages(s)
+        .into_iter()
+        .filter(|root| has_nvidia(s, root))
+        .collect()
+}
+
+fn has_nvidia(s: &Surroundings<'_>, root: &Path) -> bool {
+    (s.entries)(root).iter().any(|name| name == "nvidia")
+}
+
+/// The site-packages folders (every `PYTHONPATH` entry, `$VIRTUAL_ENV`,
+/// `$CONDA_PREFIX`, `~/.local`, pyenv versions, `/opt/conda`, `/usr/local`,
+/// `/usr`) that hold an `nvidia` folder, where NVIDIA's Python wheels put
+/// their libraries, in the loader's search order. Found by reading the file
+/// system; no program is started.
+pub fn site_packages() -> Vec<PathBuf> {
+    process_surroundings(scanned_site_packages)
+}
+
+/// The wheel candidates under the site-packages folders that `python3`
+/// reports, less every candidate already tried.
+fn python_candidates(
+    which: Which,
+    s: &Surroundings<'_>,
+    reported: Vec<PathBuf>,
+    tried: &[Attempt],
+) -> Vec<String> {
+    let mut out = Unique::default();
+    for root in reported {
+        if !has_nvidia(s, &root) {
+            continue;
+        }
+        for path in wheel_candidates(which, &root) {
+            if !tried.iter().any(|a| a.candidate == path) {
+                out.push(path);
+            }
+        }
+    }
+    out.0
 }
 
 /// The site-packages folders of the `python3` on `PATH`; empty when there is
-/// no python3 or it fails.
-fn python_site_packages() -> Vec<PathBuf> {
+/// no python3 or it fails. Run only after every other candidate failed.
+fn ask_python() -> Vec<PathBuf> {
     let script = "import site,sys\n\
                   p=list(getattr(site,'getsitepackages',lambda:[])())\n\
                   u=getattr(site,'getusersitepackages',lambda:None)()\n\
@@ -194,50 +419,73 @@ fn python_site_packages() -> Vec<PathBuf> {
     }
 }
 
-/// Opens the first candidate that loads. The returned library is leaked on
-/// purpose by the callers: cuda-sys never unloads.
+/// Opens the first candidate that loads, by the search order of this
+/// module. The returned library is leaked on purpose by the callers:
+/// cuda-sys never unloads.
 pub(crate) fn open(which: Which) -> Result<(Library, Loaded), LoadError> {
-    let env = |name: &str| env::var(name).ok();
-    open_from(which, candidates(which, &env))
+    process_surroundings(|s| {
+        let list = candidates(which, s);
+        let explicit = s.get(which.env_var()).is_some();
+        open_first(
+            which,
+            list,
+            |tried| {
+                if explicit || which.wheel_files().is_empty() {
+                    Vec::new()
+                } else {
+                    python_candidates(which, s, ask_python(), tried)
+                }
+            },
+            |candidate| open_candidate(which, candidate),
+        )
+    })
 }
 
-/// Opens the first of `candidates` that loads.
+/// Opens the first of `candidates` that loads; no fallback.
 pub(crate) fn open_from(
     which: Which,
     candidates: Vec<String>,
 ) -> Result<(Library, Loaded), LoadError> {
-    let mut attempts = Vec::new();
-    for candidate in candidates {
-        let is_path = candidate.contains('/');
-        if is_path && !Path::new(&candidate).exists() {
-            attempts.push(Attempt {
-                candidate,
-                reason: "no such file".to_owned(),
-            });
-            continue;
-        }
-        let mut preloaded = None;
-        if which == Which::Nvrtc && is_path {
-            preloaded = preload_builtins(Path::new(&candidate));
-        }
-        // SAFETY: opening a shared library runs its initialisers. libcuda and
-        // libnvrtc are NVIDIA's libraries with benign initialisers; a user
-        // who points CUDAKIT_LIB* at another library accepts that it runs.
-        match unsafe { Library::new(&candidate) } {
-            Ok(library) => {
-                return Ok((
-                    library,
-                    Loaded {
-                        candidate,
-                        skipped: attempts,
-                        preloaded,
-                    },
-                ))
+    open_first(
+        which,
+        candidates,
+        |_| Vec::new(),
+        |candidate| open_candidate(which, candidate),
+    )
+}
+
+/// Tries `candidates` in order with `open_one`; when every one fails, asks
+/// `fallback` (given the attempts so far) for more, once, and tries those.
+/// `open_one` returns the opened library and the builtins preloaded beside
+/// it, or why it failed.
+fn open_first<L>(
+    which: Which,
+    candidates: Vec<String>,
+    fallback: impl FnOnce(&[Attempt]) -> Vec<String>,
+    mut open_one: impl FnMut(&str) -> Result<(L, Option<String>), String>,
+) -> Result<(L, Loaded), LoadError> {
+    let mut attempts: Vec<Attempt> = Vec::new();
+    let mut fallback = Some(fallback);
+    let mut queue = candidates;
+    loop {
+        for candidate in std::mem::take(&mut queue) {
+            match open_one(&candidate) {
+                Ok((library, preloaded)) => {
+                    return Ok((
+                        library,
+                        Loaded {
+                            candidate,
+                            skipped: attempts,
+                            preloaded,
+                        },
+                    ))
+                }
+                Err(reason) => attempts.push(Attempt { candidate, reason }),
             }
-            Err(err) => attempts.push(Attempt {
-                candidate,
-                reason: dl_reason(&err),
-            }),
+        }
+        match fallback.take() {
+            Some(more) => queue = more(&attempts),
+            None => break,
         }
     }
     Err(LoadError::NotFound {
@@ -245,6 +493,26 @@ pub(crate) fn open_from(
         attempts,
         hint: which.hint(),
     })
+}
+
+/// Opens one candidate (a soname or a path), preloading NVRTC's builtins
+/// beside a path; on failure, the reason.
+fn open_candidate(which: Which, candidate: &str) -> Result<(Library, Option<String>), String> {
+    let is_path = candidate.contains('/');
+    if is_path && !Path::new(candidate).exists() {
+        return Err("no such file".to_owned());
+    }
+    let mut preloaded = None;
+    if which == Which::Nvrtc && is_path {
+        preloaded = preload_builtins(Path::new(candidate));
+    }
+    // SAFETY: opening a shared library runs its initialisers. libcuda and
+    // libnvrtc are NVIDIA's libraries with benign initialisers; a user who
+    // points CUDAKIT_LIB* at another library accepts that it runs.
+    match unsafe { Library::new(candidate) } {
+        Ok(library) => Ok((library, preloaded)),
+        Err(err) => Err(dl_reason(&err)),
+    }
 }
 
 /// Opens `libnvrtc-builtins.so.*` from the folder of `nvrtc` so that NVRTC's
@@ -281,44 +549,363 @@ fn dl_reason(err: &libloading::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+    use std::collections::BTreeMap;
+
     use super::*;
 
-    fn fake_env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |name| {
-            pairs
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
+    /// Surroundings with the given variables and a file system of the given
+    /// folders (every folder listed exists, with its parents).
+    struct Fake {
+        vars: Vec<(String, String)>,
+        folders: BTreeMap<PathBuf, Vec<String>>,
+        listed: Cell<usize>,
+    }
+
+    impl Fake {
+        fn new(vars: &[(&str, &str)], folders: &[&str]) -> Self {
+            let mut tree: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
+            for folder in folders {
+                let mut path = PathBuf::from(folder);
+                while let (Some(parent), Some(name)) = (path.parent(), path.file_name()) {
+                    let name = name.to_string_lossy().into_owned();
+                    let entries = tree.entry(parent.to_path_buf()).or_default();
+                    if !entries.contains(&name) {
+                        entries.push(name);
+                    }
+                    path = parent.to_path_buf();
+                }
+            }
+            Fake {
+                vars: vars
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                folders: tree,
+                listed: Cell::new(0),
+            }
         }
+
+        fn with<R>(&self, f: impl FnOnce(&Surroundings<'_>) -> R) -> R {
+            let var = |name: &str| {
+                self.vars
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .map(|(_, v)| v.clone())
+            };
+            let entries = |folder: &Path| {
+                self.listed.set(self.listed.get() + 1);
+                self.folders.get(folder).cloned().unwrap_or_default()
+            };
+            f(&Surroundings {
+                var: &var,
+                entries: &entries,
+            })
+        }
+
+        fn candidates(&self, which: Which) -> Vec<String> {
+            self.with(|s| candidates(which, s))
+        }
+    }
+
+    fn position(list: &[String], wanted: &str) -> usize {
+        list.iter()
+            .position(|c| c == wanted)
+            .unwrap_or_else(|| panic!("{wanted} is not a candidate: {list:#?}"))
     }
 
     #[test]
     fn explicit_path_is_the_only_candidate() {
-        let env = fake_env(&[("CUDAKIT_LIBCUDA", "/opt/x/libcuda.so.1")]);
-        assert_eq!(candidates(Which::Cuda, &env), vec!["/opt/x/libcuda.so.1"]);
+        let fake = Fake::new(
+            &[
+                ("CUDAKIT_LIBCUDA", "/opt/x/libcuda.so.1"),
+                ("CUDAKIT_LIBNVRTC", "/opt/x/libnvrtc.so.13"),
+                ("PYTHONPATH", "/deps/py"),
+            ],
+            &["/deps/py/nvidia/cu13/lib"],
+        );
+        assert_eq!(fake.candidates(Which::Cuda), vec!["/opt/x/libcuda.so.1"]);
+        assert_eq!(fake.candidates(Which::Nvrtc), vec!["/opt/x/libnvrtc.so.13"]);
+    }
+
+    #[test]
+    fn an_empty_override_counts_as_unset() {
+        let fake = Fake::new(&[("CUDAKIT_LIBCUDA", "")], &[]);
+        assert_eq!(fake.candidates(Which::Cuda)[0], "libcuda.so.1");
     }
 
     #[test]
     fn sonames_come_first_and_the_stub_never_appears() {
-        let env = fake_env(&[("CUDA_PATH", "/opt/cuda")]);
-        let list = candidates(Which::Cuda, &env);
+        let fake = Fake::new(&[("CUDA_PATH", "/opt/cuda-x")], &[]);
+        let list = fake.candidates(Which::Cuda);
         assert_eq!(list[0], "libcuda.so.1");
-        assert!(list.contains(&"/opt/cuda/lib64/libcuda.so.1".to_owned()));
+        assert_eq!(list[1], "/opt/cuda-x/lib64/libcuda.so.1");
+        assert!(list.contains(&"/usr/local/cuda/lib64/libcuda.so.1".to_owned()));
+        assert!(list.contains(&"/opt/cuda-x/compat/libcuda.so.1".to_owned()));
         assert!(list.iter().all(|c| !c.ends_with("libcuda.so")));
         assert!(list.iter().all(|c| !c.contains("stubs")));
     }
 
+    /// The order of issue 10: sonames, then toolkit folders, then wheels;
+    /// versioned toolkits and Pythons newest first.
     #[test]
-    fn nvrtc_search_covers_13_then_12_and_wheels() {
-        let env = fake_env(&[("PYTHONPATH", "/deps/py")]);
-        let list = candidates(Which::Nvrtc, &env);
+    fn nvrtc_order_is_sonames_then_toolkits_then_wheels() {
+        let fake = Fake::new(
+            &[("PYTHONPATH", "/deps/py"), ("CUDA_HOME", "/opt/ch")],
+            &[
+                "/usr/local/cuda-12.4",
+                "/usr/local/cuda-13.0",
+                "/usr/local/cuda-12.10",
+                "/deps/py/nvidia/cu13/lib",
+                "/usr/lib/python3.9/site-packages/nvidia",
+                "/usr/lib/python3.12/site-packages/nvidia",
+            ],
+        );
+        let list = fake.candidates(Which::Nvrtc);
         assert_eq!(&list[..2], &["libnvrtc.so.13", "libnvrtc.so.12"]);
-        assert!(list.contains(&"/deps/py/nvidia/cu13/lib/libnvrtc.so.13".to_owned()));
-        assert!(list.contains(&"/deps/py/nvidia/cuda_nvrtc/lib/libnvrtc.so.12".to_owned()));
+        let toolkit = [
+            "/opt/ch/lib64/libnvrtc.so.13",
+            "/usr/local/cuda/lib64/libnvrtc.so.13",
+            "/usr/local/cuda-13.0/lib64/libnvrtc.so.13",
+            "/usr/local/cuda-12.10/lib64/libnvrtc.so.13",
+            "/usr/local/cuda-12.4/lib64/libnvrtc.so.13",
+            "/opt/cuda/lib64/libnvrtc.so.13",
+        ];
+        let wheels = [
+            "/deps/py/nvidia/cu13/lib/libnvrtc.so.13",
+            "/deps/py/nvidia/cuda_nvrtc/lib/libnvrtc.so.12",
+            "/usr/lib/python3.12/site-packages/nvidia/cu13/lib/libnvrtc.so.13",
+            "/usr/lib/python3.9/site-packages/nvidia/cu13/lib/libnvrtc.so.13",
+        ];
+        let order: Vec<usize> = toolkit
+            .iter()
+            .chain(&wheels)
+            .map(|c| position(&list, c))
+            .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{list:#?}");
+        assert!(order[0] > 1);
+        // NVRTC is never in a toolkit's compat folder.
+        assert!(list.iter().all(|c| !c.contains("/compat/")), "{list:#?}");
+    }
+
+    /// Every usual site-packages location is found by reading folders, in
+    /// the documented order; folders without an `nvidia` folder are skipped.
+    #[test]
+    fn the_wheel_scan_reads_the_usual_site_packages_folders() {
+        let fake = Fake::new(
+            &[
+                ("PYTHONPATH", "/pp/a:/pp/empty:/pp/b"),
+                ("VIRTUAL_ENV", "/venv"),
+                ("CONDA_PREFIX", "/conda"),
+                ("HOME", "/home/u"),
+            ],
+            &[
+                "/pp/a/nvidia",
+                "/pp/empty",
+                "/pp/b/nvidia",
+                "/venv/lib/python3.11/site-packages/nvidia",
+                "/conda/lib/python3.10/site-packages/nvidia",
+                "/home/u/.local/lib/python3.12/site-packages/nvidia",
+                "/home/u/.pyenv/versions/3.9.18/lib/python3.9/site-packages/nvidia",
+                "/home/u/.pyenv/versions/3.13.1/lib/python3.13/site-packages/nvidia",
+                "/opt/conda/lib/python3.12/site-packages/nvidia",
+                "/usr/local/lib/python3.12/dist-packages/nvidia",
+                "/usr/local/lib64/python3.12/site-packages/nvidia",
+                "/usr/lib/python3/dist-packages/nvidia",
+                "/usr/lib/python3.12/site-packages/requests",
+            ],
+        );
+        let roots: Vec<String> = fake.with(|s| {
+            scanned_site_packages(s)
+                .into_iter()
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect()
+        });
+        assert_eq!(
+            roots,
+            [
+                "/pp/a",
+                "/pp/b",
+                "/venv/lib/python3.11/site-packages",
+                "/conda/lib/python3.10/site-packages",
+                "/home/u/.local/lib/python3.12/site-packages",
+                "/home/u/.pyenv/versions/3.13.1/lib/python3.13/site-packages",
+                "/home/u/.pyenv/versions/3.9.18/lib/python3.9/site-packages",
+                "/opt/conda/lib/python3.12/site-packages",
+                "/usr/local/lib/python3.12/dist-packages",
+                "/usr/local/lib64/python3.12/site-packages",
+                "/usr/lib/python3/dist-packages",
+            ]
+        );
+        let list = fake.candidates(Which::Nvrtc);
+        assert!(list.contains(
+            &"/venv/lib/python3.11/site-packages/nvidia/cu13/lib/libnvrtc.so.13".to_owned()
+        ));
+        assert!(list.iter().all(|c| !c.contains("/pp/empty")));
+        assert!(list.iter().all(|c| !c.contains("requests")));
+    }
+
+    #[test]
+    fn pyenv_root_overrides_the_home_folder() {
+        let fake = Fake::new(
+            &[("HOME", "/home/u"), ("PYENV_ROOT", "/pyenv")],
+            &[
+                "/pyenv/versions/3.12.0/lib/python3.12/site-packages/nvidia",
+                "/home/u/.pyenv/versions/3.11.0/lib/python3.11/site-packages/nvidia",
+            ],
+        );
+        let list = fake.candidates(Which::Nvrtc);
+        assert!(list
+            .iter()
+            .any(|c| c.starts_with("/pyenv/versions/3.12.0/")));
+        assert!(list.iter().all(|c| !c.contains("/home/u/.pyenv")));
+    }
+
+    #[test]
+    fn the_libcuda_search_reads_no_python_folders() {
+        let fake = Fake::new(
+            &[("PYTHONPATH", "/deps/py"), ("HOME", "/home/u")],
+            &["/deps/py/nvidia/cu13/lib"],
+        );
+        let list = fake.candidates(Which::Cuda);
+        assert!(list.iter().all(|c| !c.contains("nvidia")), "{list:#?}");
+        // Only /usr/local is listed (for versioned toolkits).
+        assert_eq!(fake.listed.get(), 1);
+    }
+
+    #[test]
+    fn versions_sort_newest_first() {
+        let fake = Fake::new(
+            &[],
+            &[
+                "/p/python3.9",
+                "/p/python3.13",
+                "/p/python3",
+                "/p/python3.10",
+            ],
+        );
+        let names: Vec<String> = fake.with(|s| {
+            s.versioned(Path::new("/p"), "python3")
+                .into_iter()
+                .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        });
+        assert_eq!(names, ["python3.13", "python3.10", "python3.9", "python3"]);
+    }
+
+    /// `python3` is asked only after every scanned candidate failed, and
+    /// what it adds is tried after them, without repeating any.
+    #[test]
+    fn python_is_asked_only_when_the_scan_found_nothing() {
+        let asked = Cell::new(false);
+        let found = open_first(
+            Which::Nvrtc,
+            vec!["a".into(), "b".into()],
+            |_| {
+                asked.set(true);
+                vec!["c".into()]
+            },
+            |c| {
+                if c == "b" {
+                    Ok(((), None))
+                } else {
+                    Err(format!("{c} fails"))
+                }
+            },
+        );
+        let ((), loaded) = found.unwrap();
+        assert_eq!(loaded.candidate, "b");
+        assert_eq!(loaded.skipped.len(), 1);
+        assert!(!asked.get());
+
+        let found = open_first(
+            Which::Nvrtc,
+            vec!["a".into(), "b".into()],
+            |tried| {
+                asked.set(true);
+                assert_eq!(tried.len(), 2);
+                vec!["c".into()]
+            },
+            |c| {
+                if c == "c" {
+                    Ok(((), Some("builtins".into())))
+                } else {
+                    Err(format!("{c} fails"))
+                }
+            },
+        );
+        let ((), loaded) = found.unwrap();
+        assert!(asked.get());
+        assert_eq!(loaded.candidate, "c");
+        assert_eq!(loaded.preloaded.as_deref(), Some("builtins"));
+        let skipped: Vec<&str> = loaded
+            .skipped
+            .iter()
+            .map(|a| a.candidate.as_str())
+            .collect();
+        assert_eq!(skipped, ["a", "b"]);
+    }
+
+    #[test]
+    fn python_candidates_skip_what_was_tried_and_folders_without_wheels() {
+        let fake = Fake::new(&[], &["/custom/site/nvidia", "/scanned/nvidia", "/bare"]);
+        let tried = vec![Attempt {
+            candidate: "/scanned/nvidia/cu13/lib/libnvrtc.so.13".into(),
+            reason: "no such file".into(),
+        }];
+        let list = fake.with(|s| {
+            python_candidates(
+                Which::Nvrtc,
+                s,
+                vec!["/scanned".into(), "/custom/site".into(), "/bare".into()],
+                &tried,
+            )
+        });
+        assert_eq!(
+            list,
+            [
+                "/scanned/nvidia/cuda_nvrtc/lib/libnvrtc.so.12",
+                "/custom/site/nvidia/cu13/lib/libnvrtc.so.13",
+                "/custom/site/nvidia/cuda_nvrtc/lib/libnvrtc.so.12",
+            ]
+        );
+    }
+
+    /// The scan against a real folder tree: a wheel in a virtual
+    /// environment is found, and its (fake) library is tried, not skipped.
+    #[test]
+    fn the_scan_finds_a_wheel_in_a_real_virtual_environment() {
+        let root = env::temp_dir().join(format!("cuda-sys-loader-{}", std::process::id()));
+        let lib = root.join("venv/lib/python3.11/site-packages/nvidia/cu13/lib");
+        std::fs::create_dir_all(&lib).unwrap();
+        let fake_nvrtc = lib.join("libnvrtc.so.13");
+        std::fs::write(&fake_nvrtc, b"not a shared library").unwrap();
+        let venv = root.join("venv").to_string_lossy().into_owned();
+        let var = |name: &str| match name {
+            "VIRTUAL_ENV" => Some(venv.clone()),
+            _ => None,
+        };
+        let entries = |folder: &Path| list_folder(folder);
+        let s = Surroundings {
+            var: &var,
+            entries: &entries,
+        };
+        let list = candidates(Which::Nvrtc, &s);
+        let wanted = fake_nvrtc.to_string_lossy().into_owned();
+        assert!(list.contains(&wanted), "{list:#?}");
+        let err = open_first(
+            Which::Nvrtc,
+            vec![wanted.clone()],
+            |_| Vec::new(),
+            |c| open_candidate(Which::Nvrtc, c),
+        )
+        .unwrap_err();
+        let LoadError::NotFound { attempts, .. } = &err else {
+            panic!("expected NotFound, got {err:?}");
+        };
+        assert_eq!(attempts[0].candidate, wanted);
+        assert_ne!(attempts[0].reason, "no such file");
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
