@@ -59,11 +59,19 @@ impl fmt::Display for Attempt {
 }
 
 /// Why a library could not be loaded.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+///
+/// `Display` and `Error` are written by hand (cuda-sys depends on no
+/// procedural macro, to build fast). Neither variant wraps another error:
+/// the operating system's messages are kept as text in [`Attempt::reason`]
+/// and `reason`, so [`source`](std::error::Error::source) is `None`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum LoadError {
     /// No candidate could be opened.
-    #[error("{library} could not be loaded; tried {} candidate(s):{}{hint}", attempts.len(), list_attempts(attempts))]
+    ///
+    /// Displayed as `libcuda could not be loaded; tried N candidate(s):`
+    /// followed by one indented `candidate: reason` line per attempt, then
+    /// the hint.
     NotFound {
         /// `"libcuda"` or `"libnvrtc"`.
         library: &'static str,
@@ -74,7 +82,8 @@ pub enum LoadError {
     },
     /// The library opened, but a symbol every supported version exports is
     /// missing: it is not the library it claims to be, or it is too old.
-    #[error("{library} at {path}: missing required symbol `{symbol}`: {reason}")]
+    ///
+    /// Displayed as ``libcuda at PATH: missing required symbol `SYMBOL`: REASON``.
     MissingSymbol {
         /// `"libcuda"` or `"libnvrtc"`.
         library: &'static str,
@@ -87,14 +96,38 @@ pub enum LoadError {
     },
 }
 
-fn list_attempts(attempts: &[Attempt]) -> String {
-    let mut out = String::new();
-    for attempt in attempts {
-        out.push_str("\n  ");
-        out.push_str(&attempt.to_string());
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::NotFound {
+                library,
+                attempts,
+                hint,
+            } => {
+                write!(
+                    f,
+                    "{library} could not be loaded; tried {} candidate(s):",
+                    attempts.len()
+                )?;
+                for attempt in attempts {
+                    write!(f, "\n  {attempt}")?;
+                }
+                f.write_str(hint)
+            }
+            LoadError::MissingSymbol {
+                library,
+                path,
+                symbol,
+                reason,
+            } => write!(
+                f,
+                "{library} at {path}: missing required symbol `{symbol}`: {reason}"
+            ),
+        }
     }
-    out
 }
+
+impl std::error::Error for LoadError {}
 
 /// What the loader opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -930,5 +963,44 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("hint:"), "{text}");
+    }
+
+    /// The text `thiserror` produced before cuda-sys dropped it, byte for byte.
+    #[test]
+    fn load_errors_display_as_before() {
+        let not_found = LoadError::NotFound {
+            library: "libcuda",
+            attempts: vec![
+                Attempt {
+                    candidate: "libcuda.so.1".into(),
+                    reason: "libcuda.so.1: cannot open shared object file".into(),
+                },
+                Attempt {
+                    candidate: "/usr/local/cuda/lib64/libcuda.so.1".into(),
+                    reason: "no such file".into(),
+                },
+            ],
+            hint: "\nhint: install the driver",
+        };
+        assert_eq!(
+            not_found.to_string(),
+            "libcuda could not be loaded; tried 2 candidate(s):\n  \
+             libcuda.so.1: libcuda.so.1: cannot open shared object file\n  \
+             /usr/local/cuda/lib64/libcuda.so.1: no such file\n\
+             hint: install the driver"
+        );
+        let missing = LoadError::MissingSymbol {
+            library: "libnvrtc",
+            path: "/x/libnvrtc.so.13".into(),
+            symbol: "nvrtcVersion",
+            reason: "undefined symbol: nvrtcVersion".into(),
+        };
+        assert_eq!(
+            missing.to_string(),
+            "libnvrtc at /x/libnvrtc.so.13: missing required symbol `nvrtcVersion`: \
+             undefined symbol: nvrtcVersion"
+        );
+        let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(missing);
+        assert!(boxed.source().is_none());
     }
 }
