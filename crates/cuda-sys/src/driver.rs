@@ -18,10 +18,8 @@
 
 use std::ffi::{c_char, c_int, c_uchar, c_uint, c_ushort, c_void};
 
-use crate::loader::{self, Loaded, Which};
 use crate::table::function_table;
 use crate::types::*;
-use crate::LoadError;
 
 function_table! {
     /// Entry points of libcuda. Obtain the process's table with
@@ -29,6 +27,8 @@ function_table! {
     /// [`Driver::load_from`].
     pub struct Driver;
     library = "libcuda";
+    header = "cuda.h";
+    search = Cuda;
     required {
         // --- initialisation and versions
         cuInit = "cuInit": fn(Flags: c_uint) -> CUresult;
@@ -297,42 +297,6 @@ function_table! {
         // --- occupancy
         cuOccupancyMaxPotentialClusterSize = "cuOccupancyMaxPotentialClusterSize": fn(clusterSize: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult;
         cuOccupancyMaxActiveClusters = "cuOccupancyMaxActiveClusters": fn(numClusters: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult;
-    }
-}
-
-impl Driver {
-    /// Opens libcuda by the standard search (see [`crate::loader`]).
-    pub(crate) fn open() -> Result<(Self, Loaded), LoadError> {
-        let (library, loaded) = loader::open(Which::Cuda)?;
-        Self::finish(library, loaded)
-    }
-
-    /// Opens the library at `path` (or soname) as libcuda, bypassing the
-    /// search. The library is never unloaded.
-    ///
-    /// # Errors
-    ///
-    /// [`LoadError::NotFound`] when it does not open;
-    /// [`LoadError::MissingSymbol`] naming the first required entry point it
-    /// lacks.
-    ///
-    /// # Safety
-    ///
-    /// The library's initialisers run, and its exported symbols are trusted to
-    /// have the signatures of CUDA 13.0's `cuda.h`: pointing this at anything
-    /// other than a libcuda (or a faithful stand-in) is undefined behaviour at
-    /// the first call.
-    pub unsafe fn load_from(path: &str) -> Result<Self, LoadError> {
-        let (library, loaded) = loader::open_from(Which::Cuda, vec![path.to_owned()])?;
-        Self::finish(library, loaded).map(|(table, _)| table)
-    }
-
-    fn finish(library: libloading::Library, loaded: Loaded) -> Result<(Self, Loaded), LoadError> {
-        // SAFETY: the library is libcuda (or what the user named as libcuda)
-        // and is leaked below, so it is never unloaded.
-        let table = unsafe { Self::from_library(&library, &loaded.candidate) }?;
-        std::mem::forget(library);
-        Ok((table, loaded))
     }
 }
 

@@ -36,11 +36,6 @@ pub use loader::{Attempt, LoadError, Loaded};
 pub use nvrtc::{nvrtcProgram, nvrtcResult, Nvrtc};
 pub use types::*;
 
-use once_cell::sync::OnceCell;
-
-static DRIVER: OnceCell<Result<(Driver, Loaded), LoadError>> = OnceCell::new();
-static NVRTC: OnceCell<Result<(Nvrtc, Loaded), LoadError>> = OnceCell::new();
-
 /// The process's libcuda table, loaded on first use and kept for the life of
 /// the process.
 ///
@@ -60,10 +55,14 @@ pub fn driver() -> Result<&'static Driver, LoadError> {
 ///
 /// As [`driver()`].
 pub fn driver_with_origin() -> Result<(&'static Driver, &'static Loaded), LoadError> {
-    match DRIVER.get_or_init(Driver::open) {
-        Ok((table, loaded)) => Ok((table, loaded)),
-        Err(err) => Err(err.clone()),
-    }
+    Driver::process()
+}
+
+/// The process's libcuda table if an earlier [`driver()`] call loaded it;
+/// `None` otherwise. Never starts a search, so it is cheap and free of side
+/// effects (an error message can use it to ask the driver about a code).
+pub fn loaded_driver() -> Option<&'static Driver> {
+    Driver::process_if_loaded()
 }
 
 /// The process's libnvrtc table, loaded on first use and kept for the life
@@ -82,8 +81,11 @@ pub fn nvrtc() -> Result<&'static Nvrtc, LoadError> {
 ///
 /// As [`nvrtc()`].
 pub fn nvrtc_with_origin() -> Result<(&'static Nvrtc, &'static Loaded), LoadError> {
-    match NVRTC.get_or_init(Nvrtc::open) {
-        Ok((table, loaded)) => Ok((table, loaded)),
-        Err(err) => Err(err.clone()),
-    }
+    Nvrtc::process()
+}
+
+/// The process's libnvrtc table if an earlier [`nvrtc()`] call loaded it;
+/// `None` otherwise. Never starts a search.
+pub fn loaded_nvrtc() -> Option<&'static Nvrtc> {
+    Nvrtc::process_if_loaded()
 }

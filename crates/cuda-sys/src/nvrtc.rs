@@ -6,10 +6,8 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use crate::loader::{self, Loaded, Which};
 use crate::table::function_table;
 use crate::types::c_enum;
-use crate::LoadError;
 
 c_enum! {
     /// `nvrtcResult`: the status every NVRTC entry point returns.
@@ -77,6 +75,8 @@ function_table! {
     /// cudakit does not use it.
     pub struct Nvrtc;
     library = "libnvrtc";
+    header = "nvrtc.h";
+    search = Nvrtc;
     required {
         /// Returns a static string for a result code: its enumerator name, or
         /// `"NVRTC_ERROR unknown"`.
@@ -155,41 +155,6 @@ function_table! {
             callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>,
             payload: *mut c_void,
         ) -> nvrtcResult;
-    }
-}
-impl Nvrtc {
-    /// Opens libnvrtc by the standard search (see [`crate::loader`]),
-    /// preloading `libnvrtc-builtins` from the same folder when needed.
-    pub(crate) fn open() -> Result<(Self, Loaded), LoadError> {
-        let (library, loaded) = loader::open(Which::Nvrtc)?;
-        Self::finish(library, loaded)
-    }
-
-    /// Opens the library at `path` (or soname) as libnvrtc, bypassing the
-    /// search; `libnvrtc-builtins` beside a path is preloaded. The library
-    /// is never unloaded.
-    ///
-    /// # Errors
-    ///
-    /// [`LoadError::NotFound`] when it does not open;
-    /// [`LoadError::MissingSymbol`] naming the first required entry point it
-    /// lacks.
-    ///
-    /// # Safety
-    ///
-    /// The library's initialisers run, and its exported symbols are trusted to
-    /// have the signatures of CUDA 13.0's `nvrtc.h`.
-    pub unsafe fn load_from(path: &str) -> Result<Self, LoadError> {
-        let (library, loaded) = loader::open_from(Which::Nvrtc, vec![path.to_owned()])?;
-        Self::finish(library, loaded).map(|(table, _)| table)
-    }
-
-    fn finish(library: libloading::Library, loaded: Loaded) -> Result<(Self, Loaded), LoadError> {
-        // SAFETY: the library is libnvrtc (or what the user named as such)
-        // and is leaked below, so it is never unloaded.
-        let table = unsafe { Self::from_library(&library, &loaded.candidate) }?;
-        std::mem::forget(library);
-        Ok((table, loaded))
     }
 }
 

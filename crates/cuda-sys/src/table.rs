@@ -14,6 +14,13 @@
 //! [`LoadError::MissingSymbol`](crate::LoadError::MissingSymbol) naming it.
 //! Entries under `optional` become `Option`s that are `None` when the library
 //! lacks the symbol.
+//!
+//! Besides the struct, the macro generates what every library needs, once:
+//! the symbol lists, `from_library` (fill the table from an opened library),
+//! `open` (the standard search of [`crate::loader`]), `load_from` (an
+//! explicit path), `finish` (fill, then leak the library so it is never
+//! unloaded), and the process-wide table behind `cuda_sys::driver()` and
+//! `cuda_sys::nvrtc()`.
 
 use std::ffi::CString;
 
@@ -46,6 +53,8 @@ macro_rules! function_table {
         $(#[$meta:meta])*
         pub struct $name:ident;
         library = $library:literal;
+        header = $header:literal;
+        search = $which:ident;
         required {
             $(
                 $(#[$rdoc:meta])*
@@ -128,6 +137,86 @@ macro_rules! function_table {
                     }
                 )*
                 missing
+            }
+
+            #[doc = concat!("Opens ", $library, " by the standard search (see [`crate::loader`]).")]
+            pub(crate) fn open() -> Result<(Self, $crate::Loaded), $crate::LoadError> {
+                let (library, loaded) = $crate::loader::open($crate::loader::Which::$which)?;
+                Self::finish(library, loaded)
+            }
+
+            #[doc = concat!(
+                "Opens the library at `path` (or a soname) as ", $library,
+                ", bypassing the search. A library opened by path has NVRTC's ",
+                "`libnvrtc-builtins` from its folder preloaded, when it is libnvrtc. ",
+                "The library is never unloaded."
+            )]
+            ///
+            /// # Errors
+            ///
+            /// [`LoadError::NotFound`](crate::LoadError::NotFound) when it
+            /// does not open;
+            /// [`LoadError::MissingSymbol`](crate::LoadError::MissingSymbol)
+            /// naming the first required entry point it lacks.
+            ///
+            /// # Safety
+            ///
+            #[doc = concat!(
+                "The library's initialisers run, and its exported symbols are trusted to ",
+                "have the signatures of CUDA 13.0's `", $header, "`: pointing this at anything ",
+                "other than a ", $library, " (or a faithful stand-in) is undefined behaviour ",
+                "at the first call."
+            )]
+            pub unsafe fn load_from(path: &str) -> Result<Self, $crate::LoadError> {
+                let (library, loaded) = $crate::loader::open_from(
+                    $crate::loader::Which::$which,
+                    vec![path.to_owned()],
+                )?;
+                Self::finish(library, loaded).map(|(table, _)| table)
+            }
+
+            /// Fills the table from `library`, then leaks the library so that
+            /// it is never unloaded.
+            fn finish(
+                library: ::libloading::Library,
+                loaded: $crate::Loaded,
+            ) -> Result<(Self, $crate::Loaded), $crate::LoadError> {
+                // SAFETY: the library was opened as this table's library (by
+                // the search, or by a caller of `load_from` who vouched for
+                // it), and it is leaked below, so it is never unloaded while
+                // the table is in use.
+                let table = unsafe { Self::from_library(&library, &loaded.candidate) }?;
+                ::std::mem::forget(library);
+                Ok((table, loaded))
+            }
+
+            /// The process's cell: the outcome of the first search, kept.
+            fn process_cell() -> &'static ::once_cell::sync::OnceCell<
+                Result<(Self, $crate::Loaded), $crate::LoadError>,
+            > {
+                static CELL: ::once_cell::sync::OnceCell<
+                    Result<($name, $crate::Loaded), $crate::LoadError>,
+                > = ::once_cell::sync::OnceCell::new();
+                &CELL
+            }
+
+            /// The process's table and where it came from: searched for and
+            /// loaded on the first call, then the same table (or the same
+            /// error) for the life of the process.
+            pub(crate) fn process() -> Result<(&'static Self, &'static $crate::Loaded), $crate::LoadError> {
+                match Self::process_cell().get_or_init(Self::open) {
+                    Ok((table, loaded)) => Ok((table, loaded)),
+                    Err(err) => Err(err.clone()),
+                }
+            }
+
+            /// The process's table if an earlier call loaded it; never
+            /// starts a search.
+            pub(crate) fn process_if_loaded() -> Option<&'static Self> {
+                match Self::process_cell().get() {
+                    Some(Ok((table, _))) => Some(table),
+                    _ => None,
+                }
             }
         }
 

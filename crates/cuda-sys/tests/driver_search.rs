@@ -12,7 +12,12 @@ fn the_libcuda_search_reports_every_candidate_or_finds_the_driver() {
         // An explicit path makes it the only candidate: checked elsewhere.
         std::env::remove_var("CUDAKIT_LIBCUDA");
     }
-    match cuda_sys::driver_with_origin() {
+    // Nothing has searched yet, and asking whether it has does not search.
+    assert!(cuda_sys::loaded_driver().is_none());
+    assert!(cuda_sys::loaded_driver().is_none());
+    let outcome = cuda_sys::driver_with_origin();
+    assert_eq!(cuda_sys::loaded_driver().is_some(), outcome.is_ok());
+    match outcome {
         Err(LoadError::NotFound {
             library,
             attempts,
