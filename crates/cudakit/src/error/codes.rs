@@ -6,7 +6,9 @@
 //! line per code of CUDA 13.0's header, giving the variant, the header's
 //! constant (taken from `cuda-sys`, so the number is never written twice), a
 //! one-line meaning paraphrasing the header, and for driver codes whether the
-//! code is *sticky*. Every method looks its answer up in that table.
+//! code is *sticky*. The macro generates the enum, the table the tests walk,
+//! and every method (`from_raw`, `raw`, `name`, `number`, `meaning`,
+//! `is_sticky`) from those lines, so no impl is written twice.
 //!
 //! A sticky code is one the header says leaves the process in an
 //! inconsistent state: every later CUDA call returns an error, and the only
@@ -17,7 +19,9 @@
 
 use cuda_sys::{nvrtcResult, CUresult};
 
-/// One row of a code table.
+/// One row of a code table (the tests walk the tables; the methods are
+/// generated from the same macro lines as `match`es).
+#[cfg(test)]
 struct Row<R, C> {
     /// The raw value, as `cuda-sys` declares it.
     raw: R,
@@ -41,13 +45,15 @@ macro_rules! sticky {
     };
 }
 
-/// Declares a code enum and its table from one list of rows, so that the
-/// two cannot disagree: each variant is documented with its header name and
-/// meaning, and `Other(i32)` is added for codes the list does not name.
+/// Declares a code enum, its table and its methods from one list of rows,
+/// so that they cannot disagree: each variant is documented with its header
+/// name and meaning, and `Other(i32)` is added for codes the list does not
+/// name.
 macro_rules! code_enum {
     (
         $(#[$meta:meta])*
-        pub enum $name:ident: $raw:ident from $header:literal, table $table:ident {
+        pub enum $name:ident: $raw:ident from $header:literal,
+            success $success:ident, unknown $unknown:literal, table $table:ident {
             $( $variant:ident = $cname:ident, $meaning:literal $(, $sticky:ident)?; )*
         }
     ) => {
@@ -68,8 +74,10 @@ macro_rules! code_enum {
 
         #[doc = concat!(
             "Every error code of CUDA 13.0's `", $header,
-            "`, in header order: the only code-to-variant mapping."
+            "`, in header order, as declared by the one macro invocation ",
+            "that also generates the code-to-variant `match`es."
         )]
+        #[cfg(test)]
         const $table: &[Row<$raw, $name>] = &[
             $(
                 Row {
@@ -81,6 +89,81 @@ macro_rules! code_enum {
                 },
             )*
         ];
+
+        impl $name {
+            #[doc = concat!(
+                "The typed code of a raw `", stringify!($raw), "`; a value CUDA 13.0's `",
+                $header, "` does not name becomes [`", stringify!($name),
+                "::Other`] with its number."
+            )]
+            ///
+            #[doc = concat!(
+                "`", stringify!($success), "` is not an error and has no variant: passed ",
+                "here, it becomes `Other(0)`. Callers check for success before converting."
+            )]
+            #[must_use]
+            pub fn from_raw(raw: $raw) -> Self {
+                match raw {
+                    $( $raw::$cname => Self::$variant, )*
+                    other => Self::Other(other.0),
+                }
+            }
+
+            #[doc = concat!("The raw `", stringify!($raw), "` this code stands for.")]
+            pub fn raw(self) -> $raw {
+                match self {
+                    $( Self::$variant => $raw::$cname, )*
+                    Self::Other(number) => $raw(number),
+                }
+            }
+
+            /// The header's name for the code (`CUDA_ERROR_OUT_OF_MEMORY`,
+            /// `NVRTC_ERROR_COMPILATION`, ...).
+            #[doc = concat!("`\"", $unknown, "\"` for [`", stringify!($name), "::Other`].")]
+            #[must_use]
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( Self::$variant => stringify!($cname), )*
+                    Self::Other(_) => $unknown,
+                }
+            }
+
+            /// The code's number as the header defines it; kept for
+            #[doc = concat!("[`", stringify!($name), "::Other`] too.")]
+            #[must_use]
+            pub fn number(self) -> i32 {
+                self.raw().0
+            }
+
+            /// What the code means, in one lowercase line without a trailing
+            /// period (`"out of memory"`), paraphrasing the header.
+            #[doc = concat!(
+                "For [`", stringify!($name), "::Other`]: `\"a code CUDA 13.0's ",
+                $header, " does not define\"`."
+            )]
+            #[must_use]
+            pub fn meaning(self) -> &'static str {
+                match self {
+                    $( Self::$variant => $meaning, )*
+                    Self::Other(_) => concat!("a code CUDA 13.0's ", $header, " does not define"),
+                }
+            }
+
+            /// Whether the code is sticky: the header says it leaves the
+            /// process in an inconsistent state, every later CUDA call fails,
+            /// and only a new process dependably gets a usable context back.
+            #[doc = concat!(
+                "`false` for [`", stringify!($name), "::Other`], whose nature these ",
+                "bindings cannot know, and for every code the header does not mark."
+            )]
+            #[must_use]
+            pub fn is_sticky(self) -> bool {
+                match self {
+                    $( Self::$variant => sticky!($($sticky)?), )*
+                    Self::Other(_) => false,
+                }
+            }
+        }
     };
 }
 
@@ -88,7 +171,8 @@ code_enum! {
     /// A driver error code: one variant per error `CUresult` of CUDA 13.0's
     /// `cuda.h` (`CUDA_SUCCESS` is no error and has none), plus
     /// [`DriverCode::Other`] for codes these bindings do not know.
-    pub enum DriverCode: CUresult from "cuda.h", table DRIVER_TABLE {
+    pub enum DriverCode: CUresult from "cuda.h",
+        success CUDA_SUCCESS, unknown "CUDA_ERROR_<unknown>", table DRIVER_TABLE {
         InvalidValue = CUDA_ERROR_INVALID_VALUE,
             "a parameter is outside its acceptable range";
         OutOfMemory = CUDA_ERROR_OUT_OF_MEMORY, "out of memory";
@@ -294,74 +378,12 @@ code_enum! {
     }
 }
 
-impl DriverCode {
-    /// The typed code of a raw `CUresult`; a value CUDA 13.0's `cuda.h` does
-    /// not name becomes [`DriverCode::Other`] with its number.
-    ///
-    /// `CUDA_SUCCESS` is not an error and has no variant: passed here, it
-    /// becomes `Other(0)`. Callers check for success before converting.
-    #[must_use]
-    pub fn from_raw(raw: CUresult) -> Self {
-        DRIVER_TABLE
-            .iter()
-            .find(|row| row.raw == raw)
-            .map_or(Self::Other(raw.0), |row| row.code)
-    }
-
-    /// The raw `CUresult` this code stands for.
-    pub fn raw(self) -> CUresult {
-        match self {
-            Self::Other(number) => CUresult(number),
-            // Every named variant has a row: one macro line declares both.
-            named => named
-                .row()
-                .map_or(CUresult::CUDA_ERROR_UNKNOWN, |row| row.raw),
-        }
-    }
-
-    /// The header's name for the code, e.g. `"CUDA_ERROR_OUT_OF_MEMORY"`;
-    /// `"CUDA_ERROR_<unknown>"` for [`DriverCode::Other`].
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        self.row().map_or("CUDA_ERROR_<unknown>", |row| row.name)
-    }
-
-    /// The code's number, e.g. 2 for `CUDA_ERROR_OUT_OF_MEMORY`.
-    #[must_use]
-    pub fn number(self) -> i32 {
-        self.raw().0
-    }
-
-    /// What the code means, in one lowercase line without a trailing
-    /// period, e.g. `"out of memory"`.
-    #[must_use]
-    pub fn meaning(self) -> &'static str {
-        self.row()
-            .map_or("a code CUDA 13.0's cuda.h does not define", |row| {
-                row.meaning
-            })
-    }
-
-    /// Whether the code is sticky: the header says it leaves the process in
-    /// an inconsistent state, every later CUDA call fails, and only a new
-    /// process dependably gets a usable context back. `false` for
-    /// [`DriverCode::Other`], whose nature these bindings cannot know.
-    #[must_use]
-    pub fn is_sticky(self) -> bool {
-        self.row().is_some_and(|row| row.sticky)
-    }
-
-    /// The table row of a named code; `None` for [`DriverCode::Other`].
-    fn row(self) -> Option<&'static Row<CUresult, Self>> {
-        DRIVER_TABLE.iter().find(|row| row.code == self)
-    }
-}
-
 code_enum! {
     /// An NVRTC error code: one variant per error `nvrtcResult` of CUDA
     /// 13.0's `nvrtc.h` (`NVRTC_SUCCESS` is no error and has none), plus
     /// [`NvrtcCode::Other`] for codes these bindings do not know.
-    pub enum NvrtcCode: nvrtcResult from "nvrtc.h", table NVRTC_TABLE {
+    pub enum NvrtcCode: nvrtcResult from "nvrtc.h",
+        success NVRTC_SUCCESS, unknown "NVRTC_ERROR_<unknown>", table NVRTC_TABLE {
         OutOfMemory = NVRTC_ERROR_OUT_OF_MEMORY, "out of host memory";
         ProgramCreationFailure = NVRTC_ERROR_PROGRAM_CREATION_FAILURE,
             "the program could not be created";
@@ -393,60 +415,6 @@ code_enum! {
             "compilation was cancelled by the flow callback";
         TimeTraceFileWriteFailed = NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED,
             "the time-trace file could not be written";
-    }
-}
-
-impl NvrtcCode {
-    /// The typed code of a raw `nvrtcResult`; a value CUDA 13.0's `nvrtc.h`
-    /// does not name becomes [`NvrtcCode::Other`] with its number.
-    ///
-    /// `NVRTC_SUCCESS` is not an error and has no variant: passed here, it
-    /// becomes `Other(0)`. Callers check for success before converting.
-    #[must_use]
-    pub fn from_raw(raw: nvrtcResult) -> Self {
-        NVRTC_TABLE
-            .iter()
-            .find(|row| row.raw == raw)
-            .map_or(Self::Other(raw.0), |row| row.code)
-    }
-
-    /// The raw `nvrtcResult` this code stands for.
-    pub fn raw(self) -> nvrtcResult {
-        match self {
-            Self::Other(number) => nvrtcResult(number),
-            // Every named variant has a row: one macro line declares both.
-            named => named
-                .row()
-                .map_or(nvrtcResult::NVRTC_ERROR_INTERNAL_ERROR, |row| row.raw),
-        }
-    }
-
-    /// The header's name for the code, e.g. `"NVRTC_ERROR_COMPILATION"`;
-    /// `"NVRTC_ERROR_<unknown>"` for [`NvrtcCode::Other`].
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        self.row().map_or("NVRTC_ERROR_<unknown>", |row| row.name)
-    }
-
-    /// The code's number, e.g. 6 for `NVRTC_ERROR_COMPILATION`.
-    #[must_use]
-    pub fn number(self) -> i32 {
-        self.raw().0
-    }
-
-    /// What the code means, in one lowercase line without a trailing
-    /// period, e.g. `"out of host memory"`.
-    #[must_use]
-    pub fn meaning(self) -> &'static str {
-        self.row()
-            .map_or("a code CUDA 13.0's nvrtc.h does not define", |row| {
-                row.meaning
-            })
-    }
-
-    /// The table row of a named code; `None` for [`NvrtcCode::Other`].
-    fn row(self) -> Option<&'static Row<nvrtcResult, Self>> {
-        NVRTC_TABLE.iter().find(|row| row.code == self)
     }
 }
 
@@ -554,6 +522,10 @@ mod tests {
         assert_eq!(expected.len(), EXPECTED_STICKY.len());
         assert_eq!(sticky, expected);
         assert!(NVRTC_TABLE.iter().all(|row| !row.sticky));
+        assert!(NVRTC_TABLE.iter().all(|row| !row.code.is_sticky()));
+        assert!(DRIVER_TABLE
+            .iter()
+            .all(|row| row.sticky == row.code.is_sticky()));
         // The codes DESIGN.md names, and the one measured on hardware.
         assert!(DriverCode::IllegalAddress.is_sticky());
         assert!(DriverCode::MisalignedAddress.is_sticky());
@@ -594,9 +566,11 @@ mod tests {
     #[test]
     fn meanings_are_one_lowercase_line() {
         for row in DRIVER_TABLE {
+            assert_eq!(row.code.meaning(), row.meaning, "{}", row.name);
             assert_meaning_shape(row.name, row.code.meaning());
         }
         for row in NVRTC_TABLE {
+            assert_eq!(row.code.meaning(), row.meaning, "{}", row.name);
             assert_meaning_shape(row.name, row.code.meaning());
         }
         assert_meaning_shape("other", DriverCode::Other(1).meaning());
