@@ -20,11 +20,14 @@ fn assert_no_leaks(ctx: &Context) {
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Particle {
     id: u8,
+    _pad: [u8; 3],
     pos: [f32; 3],
     mass: f64,
 }
-// SAFETY: repr(C), plain numbers; every bit pattern is a valid value.
+// SAFETY: repr(C), plain numbers; every bit pattern is a valid value; the
+// padding after `id` is an explicit field (1 + 3 + 12 + 8 = 24 = size).
 unsafe impl DeviceCopy for Particle {}
+const _: () = assert!(std::mem::size_of::<Particle>() == 24);
 
 fn round_trip<T: DeviceCopy + PartialEq + std::fmt::Debug>(ctx: &Context, data: &[T], poison: T) {
     let dev = ctx.upload(data).unwrap();
@@ -76,12 +79,14 @@ fn device_buffers_round_trip_every_element_type() {
     let particles: Vec<Particle> = (0..n)
         .map(|i| Particle {
             id: i as u8,
+            _pad: [i as u8; 3],
             pos: [rng.f32_sym(), rng.f32_sym(), rng.f32_sym()],
             mass: rng.f64_sym(),
         })
         .collect();
     let poison = Particle {
         id: 0xFF,
+        _pad: [0xFF; 3],
         pos: [f32::MAX; 3],
         mass: f64::MAX,
     };

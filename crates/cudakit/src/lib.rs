@@ -51,8 +51,8 @@ pub use context::Context;
 pub use driver::driver_version;
 pub use error::{DriverCode, DriverError, Error, LaunchConfigError, NvrtcCode, NvrtcError, Result};
 pub use memory::{
-    Attach, Bf16, DeviceBuffer, DeviceCopy, DeviceDst, DeviceSrc, DeviceView, PinnedBuffer,
-    UnifiedBuffer, F16,
+    Attach, Bf16, DeviceBuffer, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, DeviceView,
+    PinnedBuffer, UnifiedBuffer, F16,
 };
 pub use work::event::Event;
 pub use work::launch::{Dim3, KernelArg, LaunchConfig, ParamList};

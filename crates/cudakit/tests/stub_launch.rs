@@ -91,7 +91,7 @@ fn the_driver_reads_every_argument_byte_for_byte() {
         .expect("module");
     let buf = ctx.alloc::<f32>(100).expect("alloc");
     assert_eq!(
-        buf.device_ptr(),
+        buf.device_ptr().as_raw(),
         0xD000_0000,
         "the stand-in's first address"
     );

@@ -17,7 +17,12 @@
 //!   `stub_set_params`; `cuLaunchKernel` reads `kernelParams` exactly as the
 //!   driver does, one pointer per parameter, and copies that many bytes from
 //!   each pointer into its record, which `stub_last_launch` returns.
-//! - One device (sm_90 limits), a primary context, streams, and modules
+//! - One device by default (up to 4 with `stub_set_device_count`; sm_90
+//!   limits, attributes overridable with `stub_set_attribute`), a primary
+//!   context per device (a reset while an allocation is live is
+//!   recorded), real host memory for managed allocations,
+//!   and a dynamic shared-memory attribute that launches are checked
+//!   against. Streams and modules
 //!   whose every name resolves to one function are faked well enough for
 //!   cudakit's launch path to run against it.
 //! - Every other symbol of the table returns CUDA_ERROR_NOT_SUPPORTED (801).
@@ -41,6 +46,25 @@ struct State {
     last_launch: Vec<u8>,
     launches: u64,
     unsupported_calls: Vec<&'static str>,
+    /// Devices reported by cuDeviceGetCount (1 unless a test sets it).
+    device_count: i32,
+    /// Retains of each device's primary context not yet released.
+    retains: [i32; 4],
+    /// Resets of a primary context while allocations were live.
+    resets_while_retained: u64,
+    /// Microseconds cuDevicePrimaryCtxRelease_v2 sleeps (widens races).
+    release_delay_us: u64,
+    /// Device attributes overridden by `stub_set_attribute`.
+    attribute_overrides: Vec<(i32, i32)>,
+    /// Managed allocations: (address, bytes), real host memory.
+    managed: Vec<(u64, usize)>,
+    /// The function's dynamic shared-memory attribute.
+    dynamic_shared: i32,
+    /// Launches refused because they asked for more dynamic shared memory
+    /// than the attribute allowed (as the driver refuses them).
+    shared_refusals: u64,
+    /// State of a tiny xorshift generator for the attribute setter's delay.
+    jitter: u64,
 }
 
 static STATE: Mutex<State> = Mutex::new(State {
@@ -51,7 +75,18 @@ static STATE: Mutex<State> = Mutex::new(State {
     last_launch: Vec::new(),
     launches: 0,
     unsupported_calls: Vec::new(),
+    device_count: 1,
+    retains: [0; 4],
+    resets_while_retained: 0,
+    release_delay_us: 0,
+    attribute_overrides: Vec::new(),
+    managed: Vec::new(),
+    dynamic_shared: 48 * 1024,
+    shared_refusals: 0,
+    jitter: 0x9E37_79B9_7F4A_7C15,
 });
+
+const PAGE: usize = 4096;
 
 fn state() -> std::sync::MutexGuard<'static, State> {
     match STATE.lock() {
@@ -90,8 +125,9 @@ pub unsafe extern "C" fn cuDeviceGetCount(count: *mut i32) -> i32 {
     if count.is_null() {
         return CUDA_ERROR_INVALID_VALUE;
     }
+    let n = state().device_count;
     // SAFETY: the caller passes a valid out-pointer.
-    unsafe { count.write(1) };
+    unsafe { count.write(n) };
     CUDA_SUCCESS
 }
 
@@ -111,10 +147,61 @@ pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut u64, bytes: usize) -> i32 {
     CUDA_SUCCESS
 }
 
-/// `cuMemFree_v2`: recorded.
+/// `cuMemFree_v2`: recorded; managed allocations are handed back to the
+/// host allocator.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemFree_v2(dptr: u64) -> i32 {
-    state().frees.push(dptr);
+    let mut s = state();
+    if let Some(i) = s.managed.iter().position(|&(a, _)| a == dptr) {
+        let (address, bytes) = s.managed.swap_remove(i);
+        let layout = std::alloc::Layout::from_size_align(bytes, PAGE).expect("layout");
+        // SAFETY: allocated in cuMemAllocManaged with this layout, freed once.
+        unsafe { std::alloc::dealloc(address as usize as *mut u8, layout) };
+    }
+    s.frees.push(dptr);
+    CUDA_SUCCESS
+}
+
+/// `cuMemAllocManaged`: real, page-aligned host memory filled with 0xAB
+/// (so that a missing zeroing shows), recorded.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAllocManaged(dptr: *mut u64, bytes: usize, _flags: u32) -> i32 {
+    if dptr.is_null() || bytes == 0 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let Ok(layout) = std::alloc::Layout::from_size_align(bytes, PAGE) else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    // SAFETY: a non-zero size.
+    let p = unsafe { std::alloc::alloc(layout) };
+    if p.is_null() {
+        return 2; // CUDA_ERROR_OUT_OF_MEMORY
+    }
+    // SAFETY: `bytes` writable bytes just allocated.
+    unsafe { std::ptr::write_bytes(p, 0xAB, bytes) };
+    let address = p as usize as u64;
+    let mut s = state();
+    s.managed.push((address, bytes));
+    s.allocations.push((address, bytes));
+    // SAFETY: the caller passes a valid out-pointer.
+    unsafe { dptr.write(address) };
+    CUDA_SUCCESS
+}
+
+/// `cuMemsetD8_v2`: writes managed memory for real; accepts any other
+/// address.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD8_v2(dst: u64, value: u8, n: usize) -> i32 {
+    let s = state();
+    if let Some(&(address, bytes)) = s
+        .managed
+        .iter()
+        .find(|&&(a, b)| dst >= a && dst + n as u64 <= a + b as u64)
+    {
+        let _ = (address, bytes);
+        // SAFETY: the range lies inside a live managed allocation.
+        unsafe { std::ptr::write_bytes(dst as usize as *mut u8, value, n) };
+    }
     CUDA_SUCCESS
 }
 
@@ -162,6 +249,10 @@ pub unsafe extern "C" fn cuLaunchKernel(
         return CUDA_ERROR_NOT_SUPPORTED;
     }
     let mut s = state();
+    if shared as i64 > i64::from(s.dynamic_shared) {
+        s.shared_refusals += 1;
+        return CUDA_ERROR_INVALID_VALUE;
+    }
     let mut record = Vec::new();
     for v in [grid_x, grid_y, grid_z, block_x, block_y, block_z, shared] {
         record.extend_from_slice(&v.to_le_bytes());
@@ -186,14 +277,14 @@ pub unsafe extern "C" fn cuLaunchKernel(
     CUDA_SUCCESS
 }
 
-/// `cuDeviceGet`: ordinal 0 only.
+/// `cuDeviceGet`: ordinals below the device count.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGet(device: *mut i32, ordinal: i32) -> i32 {
-    if device.is_null() || ordinal != 0 {
+    if device.is_null() || ordinal < 0 || ordinal >= state().device_count {
         return CUDA_ERROR_INVALID_VALUE;
     }
     // SAFETY: a valid out-pointer.
-    unsafe { device.write(0) };
+    unsafe { device.write(ordinal) };
     CUDA_SUCCESS
 }
 
@@ -205,7 +296,13 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(
     attribute: i32,
     _device: i32,
 ) -> i32 {
+    let overridden = state()
+        .attribute_overrides
+        .iter()
+        .find(|&&(a, _)| a == attribute)
+        .map(|&(_, v)| v);
     let v = match attribute {
+        _ if overridden.is_some() => overridden.unwrap_or(0),
         1 => 1024,        // MAX_THREADS_PER_BLOCK
         2 | 3 => 1024,    // MAX_BLOCK_DIM_X, _Y
         4 => 64,          // MAX_BLOCK_DIM_Z
@@ -242,17 +339,49 @@ thread_local! {
     static CURRENT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// `cuDevicePrimaryCtxRetain`: a fake context.
+/// `cuDevicePrimaryCtxRetain`: a fake context per device, counted.
 #[no_mangle]
-pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(ctx: *mut *mut c_void, _device: i32) -> i32 {
+pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(ctx: *mut *mut c_void, device: i32) -> i32 {
+    let Some(slot) = usize::try_from(device).ok().filter(|&d| d < 4) else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    state().retains[slot] += 1;
     // SAFETY: a valid out-pointer.
-    unsafe { ctx.write(CONTEXT as *mut c_void) };
+    unsafe { ctx.write((CONTEXT + slot * 0x1000) as *mut c_void) };
     CUDA_SUCCESS
 }
 
-/// `cuDevicePrimaryCtxRelease_v2`.
+/// `cuDevicePrimaryCtxRelease_v2`: uncounts a retain, after the delay a
+/// test set (`stub_set_release_delay_us`).
 #[no_mangle]
-pub unsafe extern "C" fn cuDevicePrimaryCtxRelease_v2(_device: i32) -> i32 {
+pub unsafe extern "C" fn cuDevicePrimaryCtxRelease_v2(device: i32) -> i32 {
+    let Some(slot) = usize::try_from(device).ok().filter(|&d| d < 4) else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    let delay = state().release_delay_us;
+    if delay > 0 {
+        std::thread::sleep(std::time::Duration::from_micros(delay));
+    }
+    state().retains[slot] -= 1;
+    CUDA_SUCCESS
+}
+
+/// `cuDevicePrimaryCtxReset_v2`: records a reset while an allocation is
+/// live (it would destroy memory another user of the context holds).
+#[no_mangle]
+pub unsafe extern "C" fn cuDevicePrimaryCtxReset_v2(device: i32) -> i32 {
+    let Some(slot) = usize::try_from(device).ok().filter(|&d| d < 4) else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    let mut s = state();
+    let live = s
+        .allocations
+        .iter()
+        .filter(|(a, _)| !s.frees.contains(a))
+        .count();
+    if live > 0 {
+        s.resets_while_retained += 1;
+    }
     CUDA_SUCCESS
 }
 
@@ -362,7 +491,7 @@ pub unsafe extern "C" fn cuFuncGetAttribute(
         4 => 32,        // NUM_REGS
         5 => 90,        // PTX_VERSION
         6 => 90,        // BINARY_VERSION
-        8 => 48 * 1024, // MAX_DYNAMIC_SHARED_SIZE_BYTES
+        8 => state().dynamic_shared, // MAX_DYNAMIC_SHARED_SIZE_BYTES
         _ => 0,
     };
     // SAFETY: a valid out-pointer.
@@ -370,10 +499,57 @@ pub unsafe extern "C" fn cuFuncGetAttribute(
     CUDA_SUCCESS
 }
 
-/// `cuFuncSetAttribute`: accepted.
+/// `cuFuncSetAttribute`: the dynamic shared-memory attribute is kept (and
+/// checked by `cuLaunchKernel`); the call then pauses for a pseudo-random
+/// 0 to 255 µs, as a busy driver might, which widens any race between a
+/// caller's set and its bookkeeping.
 #[no_mangle]
-pub unsafe extern "C" fn cuFuncSetAttribute(_f: *mut c_void, _attribute: i32, _value: i32) -> i32 {
+pub unsafe extern "C" fn cuFuncSetAttribute(_f: *mut c_void, attribute: i32, value: i32) -> i32 {
+    let pause = {
+        let mut s = state();
+        if attribute == 8 {
+            s.dynamic_shared = value;
+        }
+        s.jitter ^= s.jitter << 13;
+        s.jitter ^= s.jitter >> 7;
+        s.jitter ^= s.jitter << 17;
+        s.jitter & 0xff
+    };
+    std::thread::sleep(std::time::Duration::from_micros(pause));
     CUDA_SUCCESS
+}
+
+/// Sets the number of devices (1 to 4).
+#[no_mangle]
+pub extern "C" fn stub_set_device_count(n: i32) {
+    state().device_count = n.clamp(1, 4);
+}
+
+/// Overrides a device attribute for every device.
+#[no_mangle]
+pub extern "C" fn stub_set_attribute(attribute: i32, value: i32) {
+    let mut s = state();
+    s.attribute_overrides.retain(|&(a, _)| a != attribute);
+    s.attribute_overrides.push((attribute, value));
+}
+
+/// Makes cuDevicePrimaryCtxRelease_v2 sleep `us` microseconds.
+#[no_mangle]
+pub extern "C" fn stub_set_release_delay_us(us: u64) {
+    state().release_delay_us = us;
+}
+
+/// Resets that met a live allocation.
+#[no_mangle]
+pub extern "C" fn stub_resets_while_retained() -> u64 {
+    state().resets_while_retained
+}
+
+/// Launches refused for asking more dynamic shared memory than the
+/// function's attribute allowed.
+#[no_mangle]
+pub extern "C" fn stub_shared_refusals() -> u64 {
+    state().shared_refusals
 }
 
 /// Sets the kernel parameter layout: `count` pairs (offset, size).

@@ -31,7 +31,7 @@ pub mod device;
 pub mod metrics;
 
 use std::ptr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use cuda_sys::{CUcontext, CUlimit, Driver};
@@ -46,7 +46,7 @@ use crate::error::{check, DriverError, Error, Result};
 /// A device's primary context. Cheap to clone (clones share one retained
 /// context). Buffers, streams and modules borrow it, so none can outlive it:
 ///
-/// ```compile_fail
+/// ```compile_fail,E0597
 /// # fn main() -> cudakit::Result<()> {
 /// let buffer = {
 ///     let ctx = cudakit::Context::new(0)?;
@@ -69,6 +69,25 @@ pub(crate) struct Shared {
     metrics: MetricsCounters,
     kernel_timing: AtomicBool,
     released: AtomicBool,
+    work: WorkTracker,
+}
+
+/// What device work and host access to unified memory are in flight.
+///
+/// `scopes` counts scopes that queued work and have not synchronized yet:
+/// a synchronous call made while any exists first waits for the whole
+/// context (`cuCtxSynchronize`), so it sees all work queued before it.
+///
+/// On a device without concurrent managed access, any running kernel makes
+/// all managed memory inaccessible to the host. There device work (a scope's
+/// first operation, a synchronous copy or memset) and host views of unified
+/// memory exclude each other: `lock` makes each check-and-count atomic,
+/// and the loser gets [`Error::UnifiedAccess`].
+#[derive(Default)]
+struct WorkTracker {
+    lock: Mutex<()>,
+    scopes: AtomicUsize,
+    host_views: AtomicUsize,
 }
 
 // SAFETY: CUcontext is a handle the driver API accepts from any thread; all
@@ -142,6 +161,7 @@ impl Context {
             metrics: MetricsCounters::default(),
             kernel_timing: AtomicBool::new(false),
             released: AtomicBool::new(false),
+            work: WorkTracker::default(),
         });
         reg.push((device.ordinal(), Arc::downgrade(&shared)));
         Ok(Context { shared })
@@ -210,6 +230,13 @@ impl Context {
         }
     }
 
+    /// An identity of the shared context state, unique among live
+    /// contexts (the address of their shared record).
+    #[inline]
+    pub(crate) fn id(&self) -> usize {
+        Arc::as_ptr(&self.shared) as usize
+    }
+
     /// Whether two handles share one primary context.
     pub fn same(&self, other: &Context) -> bool {
         Arc::ptr_eq(&self.shared, &other.shared)
@@ -274,6 +301,101 @@ impl Context {
         let rc = unsafe { (cu.cuCtxSetCurrent)(self.shared.raw) };
         self.record_drop_error("cuCtxSetCurrent", rc);
         Some(cu)
+    }
+
+    fn work_lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        match self.shared.work.lock.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// Counts a scope that is about to queue its first work. Where the
+    /// device lacks concurrent managed access, refused while a host view of
+    /// unified memory is alive.
+    pub(crate) fn begin_scope_work(&self) -> Result<()> {
+        let work = &self.shared.work;
+        if self.shared.limits.concurrent_managed_access {
+            work.scopes.fetch_add(1, Ordering::AcqRel);
+            return Ok(());
+        }
+        let _g = self.work_lock();
+        if work.host_views.load(Ordering::Acquire) > 0 {
+            return Err(self.unified_access(
+                "device work cannot start while a host view of unified memory of the context \
+                 is alive (drop the view first)",
+            ));
+        }
+        work.scopes.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Uncounts a scope that has synchronized.
+    pub(crate) fn end_scope_work(&self) {
+        self.shared.work.scopes.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Prepares a synchronous operation (a copy or memset on the legacy
+    /// stream): waits for every scope's queued work first when any is
+    /// pending, so that the operation sees all work queued before it; where
+    /// the device lacks concurrent managed access, also counts the
+    /// operation as device work for as long as the guard lives.
+    pub(crate) fn sync_work(&self) -> Result<SyncWork<'_>> {
+        let work = &self.shared.work;
+        let counted = if self.shared.limits.concurrent_managed_access {
+            false
+        } else {
+            let _g = self.work_lock();
+            if work.host_views.load(Ordering::Acquire) > 0 {
+                return Err(self.unified_access(
+                    "a synchronous copy or memset cannot run while a host view of unified \
+                     memory of the context is alive (drop the view first)",
+                ));
+            }
+            work.scopes.fetch_add(1, Ordering::AcqRel);
+            true
+        };
+        let guard = SyncWork { ctx: self, counted };
+        // Our own count (where there is one) is not pending work.
+        if work.scopes.load(Ordering::Acquire) > usize::from(counted) {
+            self.synchronize()?;
+        }
+        Ok(guard)
+    }
+
+    /// Opens a host view of unified memory. Where the device lacks
+    /// concurrent managed access, refused while device work of the context
+    /// may run; otherwise free.
+    pub(crate) fn begin_host_view(&self) -> Result<HostViewToken<'_>> {
+        if self.shared.limits.concurrent_managed_access {
+            return Ok(HostViewToken {
+                ctx: self,
+                counted: false,
+            });
+        }
+        let work = &self.shared.work;
+        let _g = self.work_lock();
+        if work.scopes.load(Ordering::Acquire) > 0 {
+            return Err(self.unified_access(
+                "a host view cannot be taken while device work of the context may run (a scope \
+                 that queued work, on any thread, has not ended)",
+            ));
+        }
+        // Synchronous operations have finished by now, but a kernel queued
+        // by another library on the context could still run.
+        self.synchronize()?;
+        work.host_views.fetch_add(1, Ordering::AcqRel);
+        Ok(HostViewToken {
+            ctx: self,
+            counted: true,
+        })
+    }
+
+    fn unified_access(&self, reason: &'static str) -> Error {
+        Error::UnifiedAccess {
+            device: self.shared.device.ordinal(),
+            reason,
+        }
     }
 
     /// Waits for all work of the context (`cuCtxSynchronize`).
@@ -357,6 +479,11 @@ impl Context {
     /// (every buffer, stream and module borrows one, so they are gone by
     /// now); driver errors from the reset.
     pub fn reset(self) -> Result<()> {
+        // The registry lock is held from the uniqueness check to the reset:
+        // `Context::on` retains under the same lock, so no other thread can
+        // retain the primary context between our last-handle check and the
+        // reset, which would destroy memory that thread is using.
+        let mut reg = registry();
         let shared = match Arc::try_unwrap(self.shared) {
             Ok(shared) => shared,
             Err(shared) => {
@@ -367,15 +494,18 @@ impl Context {
                 )))
             }
         };
+        reg.retain(|(_, w)| w.strong_count() > 0);
         let cu = cu()?;
         shared.released.store(true, Ordering::Relaxed);
         // SAFETY: releases the retain taken in Context::on, exactly once (the
         // `released` flag stops Drop from releasing again).
         let _ = unsafe { (cu.cuDevicePrimaryCtxRelease)(shared.device.as_raw()) };
-        // SAFETY: resets the device's primary context; no cudakit object of
-        // it is alive (they borrow a Context, and this was the last one).
+        // SAFETY: resets the device's primary context. No cudakit object of
+        // it is alive: they borrow a Context and this was the last handle,
+        // and no new one can be made while `reg` is locked.
         let rc = unsafe { (cu.cuDevicePrimaryCtxReset)(shared.device.as_raw()) };
         drop(shared);
+        drop(reg);
         check("cuDevicePrimaryCtxReset_v2", rc)?;
         Ok(())
     }
@@ -410,5 +540,37 @@ pub(crate) fn same_context(what: &'static str, a: &Context, b: &Context) -> Resu
             a: a.device().ordinal(),
             b: b.device().ordinal(),
         })
+    }
+}
+
+/// A synchronous operation in progress (see [`Context::sync_work`]).
+pub(crate) struct SyncWork<'a> {
+    ctx: &'a Context,
+    counted: bool,
+}
+
+impl Drop for SyncWork<'_> {
+    fn drop(&mut self) {
+        if self.counted {
+            self.ctx.end_scope_work();
+        }
+    }
+}
+
+/// A live host view of unified memory (see [`Context::begin_host_view`]).
+pub(crate) struct HostViewToken<'a> {
+    ctx: &'a Context,
+    counted: bool,
+}
+
+impl Drop for HostViewToken<'_> {
+    fn drop(&mut self) {
+        if self.counted {
+            self.ctx
+                .shared
+                .work
+                .host_views
+                .fetch_sub(1, Ordering::AcqRel);
+        }
     }
 }

@@ -210,6 +210,43 @@ pub enum Error {
         /// The other.
         b: i32,
     },
+    /// A launch argument is memory of another context than the kernel's.
+    #[error(
+        "launch of {function}: argument {index} is memory of device {argument_device}, but the \
+         kernel runs on device {kernel_device} (context mismatch)"
+    )]
+    ArgumentContextMismatch {
+        /// The kernel.
+        function: String,
+        /// The argument's index, from 0.
+        index: usize,
+        /// The device ordinal of the argument's context.
+        argument_device: i32,
+        /// The device ordinal of the kernel's context.
+        kernel_device: i32,
+    },
+    /// Host access to unified memory and device work would overlap on a
+    /// device without concurrent managed access, where any running kernel
+    /// makes all managed memory inaccessible to the host.
+    #[error("unified memory of device {device} (no concurrent managed access): {reason}")]
+    UnifiedAccess {
+        /// The device ordinal.
+        device: i32,
+        /// What was refused, and why.
+        reason: &'static str,
+    },
+    /// An element type more aligned than the memory can guarantee.
+    #[error("{what}: {type_name} needs {align}-byte alignment, more than the {limit} bytes it guarantees")]
+    Alignment {
+        /// The kind of memory or storage.
+        what: &'static str,
+        /// The element type.
+        type_name: &'static str,
+        /// Its alignment.
+        align: usize,
+        /// The alignment the memory guarantees.
+        limit: usize,
+    },
     /// A string handed to C contains a NUL byte.
     #[error("{what} contains an interior NUL byte")]
     InteriorNul {

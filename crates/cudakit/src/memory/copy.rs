@@ -27,6 +27,7 @@ pub(crate) fn same_len(what: &'static str, expected: usize, got: usize) -> Resul
 pub(crate) fn htod<T: DeviceCopy>(ctx: &Context, dst: CUdeviceptr, src: &[T]) -> Result<()> {
     let bytes = byte_len::<T>(src.len(), "copy")?;
     let cu = ctx.enter()?;
+    let _work = ctx.sync_work()?;
     let t = Instant::now();
     // SAFETY: `src` is `bytes` readable bytes; the caller guarantees `dst`
     // addresses at least `bytes` bytes of this context's memory.
@@ -44,6 +45,7 @@ pub(crate) fn htod<T: DeviceCopy>(ctx: &Context, dst: CUdeviceptr, src: &[T]) ->
 pub(crate) fn dtoh<T: DeviceCopy>(ctx: &Context, dst: &mut [T], src: CUdeviceptr) -> Result<()> {
     let bytes = byte_len::<T>(dst.len(), "copy")?;
     let cu = ctx.enter()?;
+    let _work = ctx.sync_work()?;
     let t = Instant::now();
     // SAFETY: `dst` is `bytes` writable bytes of a type valid for every bit
     // pattern; the caller guarantees `src` addresses `bytes` bytes.
@@ -62,6 +64,7 @@ pub(crate) fn dtoh_vec<T: DeviceCopy>(
     let bytes = byte_len::<T>(len, "copy")?;
     let mut out: Vec<T> = Vec::with_capacity(len);
     let cu = ctx.enter()?;
+    let _work = ctx.sync_work()?;
     let t = Instant::now();
     // SAFETY: the vector has capacity for `len` elements (`bytes` bytes);
     // the caller guarantees `src` addresses `bytes` bytes.
@@ -78,6 +81,7 @@ pub(crate) fn dtoh_vec<T: DeviceCopy>(
 /// (`cuMemcpyDtoD_v2` followed by a wait on the legacy stream's work).
 pub(crate) fn dtod(ctx: &Context, dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) -> Result<()> {
     let cu = ctx.enter()?;
+    let _work = ctx.sync_work()?;
     let t = Instant::now();
     // SAFETY: the caller guarantees both ranges are `bytes` long in this
     // context's memory.
@@ -108,6 +112,7 @@ pub(crate) fn fill<T: DeviceCopy>(
         std::ptr::copy_nonoverlapping((&value as *const T).cast::<u8>(), raw.as_mut_ptr(), size)
     };
     let cu = ctx.enter()?;
+    let _work = ctx.sync_work()?;
     // The caller guarantees `dst` addresses `len` elements of `size` bytes.
     let (call, rc) = match size {
         // SAFETY: `len` 1-byte elements at `dst` (the caller's guarantee).

@@ -8,7 +8,9 @@ use std::panic::Location;
 use cuda_sys::CUdeviceptr;
 
 use super::copy::{self, same_len};
-use super::{byte_len, resolve_range, DeviceCopy, DeviceDst, DeviceSrc, Sealed};
+use super::{
+    byte_len, check_align, resolve_range, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, Sealed,
+};
 use crate::context::arena::AllocKind;
 use crate::context::Context;
 use crate::error::Result;
@@ -80,6 +82,7 @@ impl<'c, T: DeviceCopy> DeviceBuffer<'c, T> {
         location: &'static Location<'static>,
     ) -> Result<Self> {
         let bytes = byte_len::<T>(len, "allocation")?;
+        check_align::<T>("device allocation")?;
         let cu = ctx.enter()?;
         let mut ptr: CUdeviceptr = 0;
         // SAFETY: a valid out-pointer and a non-zero size; the context is
@@ -101,8 +104,8 @@ impl<'c, T: DeviceCopy> DeviceBuffer<'c, T> {
     }
 
     /// The device address.
-    pub fn device_ptr(&self) -> CUdeviceptr {
-        self.ptr
+    pub fn device_ptr(&self) -> DevicePtr {
+        DevicePtr::new(self.ptr)
     }
 
     /// Number of elements.
@@ -227,8 +230,8 @@ impl<T: DeviceCopy> std::fmt::Debug for DeviceView<'_, T> {
 
 impl<'a, T: DeviceCopy> DeviceView<'a, T> {
     /// The device address of the first element.
-    pub fn device_ptr(&self) -> CUdeviceptr {
-        self.ptr
+    pub fn device_ptr(&self) -> DevicePtr {
+        DevicePtr::new(self.ptr)
     }
 
     /// Number of elements.
@@ -299,7 +302,7 @@ impl<'a, T: DeviceCopy> DeviceView<'a, T> {
         same_len("copy_from", self.len, src.len())?;
         crate::context::same_context("copy_from", self.ctx, src.context())?;
         let bytes = byte_len::<T>(self.len, "copy")?;
-        copy::dtod(self.ctx, self.ptr, src.device_ptr(), bytes)
+        copy::dtod(self.ctx, self.ptr, src.device_ptr().as_raw(), bytes)
     }
 
     /// Sets every element to `value`.
@@ -321,8 +324,8 @@ macro_rules! device_memory_impls {
             fn context(&self) -> &'a Context {
                 self.ctx
             }
-            fn device_ptr(&self) -> CUdeviceptr {
-                self.ptr
+            fn device_ptr(&self) -> DevicePtr {
+                DevicePtr::new(self.ptr)
             }
             fn len(&self) -> usize {
                 self.len
@@ -332,8 +335,8 @@ macro_rules! device_memory_impls {
             fn context(&self) -> &'a Context {
                 self.ctx
             }
-            fn device_ptr(&self) -> CUdeviceptr {
-                self.ptr
+            fn device_ptr(&self) -> DevicePtr {
+                DevicePtr::new(self.ptr)
             }
             fn len(&self) -> usize {
                 self.len

@@ -27,7 +27,7 @@ mod unified;
 pub use device::{DeviceBuffer, DeviceView};
 pub use element::{Bf16, DeviceCopy, F16};
 pub use pinned::PinnedBuffer;
-pub use unified::{Attach, UnifiedBuffer};
+pub use unified::{Attach, HostSlice, HostSliceMut, UnifiedBuffer};
 
 use std::ops::{Bound, RangeBounds};
 
@@ -51,6 +51,41 @@ pub(crate) fn byte_len<T>(len: usize, what: &'static str) -> Result<usize> {
         len,
         elem_size: size,
     })
+}
+
+/// The alignment every CUDA allocation guarantees: `cuMemAlloc`,
+/// `cuMemAllocManaged` and `cuMemHostAlloc` return memory aligned for any
+/// variable, which the CUDA programming guide puts at 256 bytes at least.
+pub const GUARANTEED_ALIGN: usize = 256;
+
+/// Refuses element types more aligned than [`GUARANTEED_ALIGN`], before
+/// any driver call.
+pub(crate) fn check_align<T>(what: &'static str) -> Result<()> {
+    let align = std::mem::align_of::<T>();
+    if align > GUARANTEED_ALIGN {
+        return Err(Error::Alignment {
+            what,
+            type_name: std::any::type_name::<T>(),
+            align,
+            limit: GUARANTEED_ALIGN,
+        });
+    }
+    Ok(())
+}
+
+/// Refuses an allocation the driver returned misaligned for `T` (never
+/// seen; checked because host slices of it are made).
+pub(crate) fn check_ptr_align<T>(what: &'static str, address: usize) -> Result<()> {
+    let align = std::mem::align_of::<T>();
+    if address % align != 0 {
+        return Err(Error::Alignment {
+            what,
+            type_name: std::any::type_name::<T>(),
+            align,
+            limit: 1 << address.trailing_zeros(),
+        });
+    }
+    Ok(())
 }
 
 /// Resolves a range against a length.
@@ -92,7 +127,7 @@ pub trait DeviceSrc<'a, T: DeviceCopy>: sealed::Sealed {
     /// The context the memory belongs to.
     fn context(&self) -> &'a Context;
     /// The device address of the first element.
-    fn device_ptr(&self) -> CUdeviceptr;
+    fn device_ptr(&self) -> DevicePtr;
     /// Number of elements.
     fn len(&self) -> usize;
     /// Always `false`: cudakit has no empty buffers.
@@ -110,7 +145,7 @@ pub trait DeviceDst<'a, T: DeviceCopy>: sealed::Sealed {
     /// The context the memory belongs to.
     fn context(&self) -> &'a Context;
     /// The device address of the first element.
-    fn device_ptr(&self) -> CUdeviceptr;
+    fn device_ptr(&self) -> DevicePtr;
     /// Number of elements.
     fn len(&self) -> usize;
     /// Always `false`: cudakit has no empty buffers.
@@ -120,6 +155,51 @@ pub trait DeviceDst<'a, T: DeviceCopy>: sealed::Sealed {
 }
 
 pub(crate) use sealed::Sealed;
+
+/// A device address, as a buffer hands it out.
+///
+/// It is deliberately not [`DeviceCopy`], so it cannot be passed to a
+/// kernel: a buffer is passed as itself (`params![&buffer]`), which keeps it
+/// borrowed, and checked for its context, until the work is done. Passing a
+/// buffer's address as a plain number does not compile:
+///
+/// ```compile_fail,E0277
+/// # fn main() -> cudakit::Result<()> {
+/// let ctx = cudakit::Context::new(0)?;
+/// let buffer = ctx.alloc::<f32>(16)?;
+/// let params = cudakit::params![buffer.device_ptr()]; // error: not a KernelArg
+/// # drop(params); Ok(()) }
+/// ```
+///
+/// [`DevicePtr::as_raw`] gives the number for FFI and for device-side data
+/// structures. A raw address passed to a kernel escapes every check
+/// (lifetime, context, length): see the `# Safety` section of
+/// [`Scope::launch`](crate::Scope::launch).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DevicePtr(CUdeviceptr);
+
+impl DevicePtr {
+    pub(crate) fn new(raw: CUdeviceptr) -> Self {
+        DevicePtr(raw)
+    }
+
+    /// The address as the driver API's `CUdeviceptr`.
+    pub fn as_raw(self) -> CUdeviceptr {
+        self.0
+    }
+}
+
+impl std::fmt::Debug for DevicePtr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DevicePtr({:#x})", self.0)
+    }
+}
+
+impl std::fmt::LowerHex for DevicePtr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::LowerHex::fmt(&self.0, f)
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -6,7 +6,7 @@ use std::panic::Location;
 
 use cuda_sys::{CU_MEMHOSTALLOC_PORTABLE, CU_MEMHOSTALLOC_WRITECOMBINED};
 
-use super::{byte_len, DeviceCopy};
+use super::{byte_len, check_align, check_ptr_align, DeviceCopy};
 use crate::context::arena::AllocKind;
 use crate::context::Context;
 use crate::error::Result;
@@ -76,6 +76,7 @@ impl<'c, T: DeviceCopy> PinnedBuffer<'c, T> {
         location: &'static Location<'static>,
     ) -> Result<Self> {
         let bytes = byte_len::<T>(len, "pinned allocation")?;
+        check_align::<T>("pinned allocation")?;
         let cu = ctx.enter()?;
         let mut flags = CU_MEMHOSTALLOC_PORTABLE;
         if write_combined {
@@ -86,8 +87,14 @@ impl<'c, T: DeviceCopy> PinnedBuffer<'c, T> {
         ctx.check("cuMemHostAlloc", unsafe {
             (cu.cuMemHostAlloc)(&mut ptr, bytes, flags)
         })?;
-        // SAFETY: the driver returned `bytes` writable bytes, page-aligned
-        // (so aligned for T); zeroing makes every element initialised.
+        if let Err(e) = check_ptr_align::<T>("pinned allocation", ptr as usize) {
+            // SAFETY: frees the allocation just made, once.
+            let rc = unsafe { (cu.cuMemFreeHost)(ptr) };
+            ctx.record_drop_error("cuMemFreeHost", rc);
+            return Err(e);
+        }
+        // SAFETY: the driver returned `bytes` writable bytes, aligned for T
+        // (checked above); zeroing makes every element initialised.
         unsafe { std::ptr::write_bytes(ptr.cast::<u8>(), 0, bytes) };
         let id = ctx.arena().record_alloc(AllocKind::Pinned, bytes, location);
         Ok(PinnedBuffer {

@@ -6,9 +6,11 @@ use std::panic::Location;
 use cuda_sys::{CUdeviceptr, CUmemAttach_flags, CUmemLocation, CUmemLocationType, CUmem_advise};
 
 use super::copy::{self, same_len};
-use super::{byte_len, DeviceCopy, DeviceDst, DeviceSrc, Sealed};
+use super::{
+    byte_len, check_align, check_ptr_align, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, Sealed,
+};
 use crate::context::arena::AllocKind;
-use crate::context::Context;
+use crate::context::{Context, HostViewToken};
 use crate::driver::optional;
 use crate::error::Result;
 
@@ -30,7 +32,7 @@ pub enum Attach {
 /// (`&mut`) until its [`Scope`](crate::Scope) has synchronized, so a host
 /// slice cannot be held across it:
 ///
-/// ```compile_fail
+/// ```compile_fail,E0502
 /// # fn main() -> cudakit::Result<()> {
 /// let ctx = cudakit::Context::new(0)?;
 /// let stream = ctx.stream()?;
@@ -44,7 +46,7 @@ pub enum Attach {
 ///
 /// and likewise across a launch that takes the buffer as an argument:
 ///
-/// ```compile_fail
+/// ```compile_fail,E0502
 /// # fn main() -> cudakit::Result<()> {
 /// # let ctx = cudakit::Context::new(0)?;
 /// # let stream = ctx.stream()?;
@@ -111,6 +113,7 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
         location: &'static Location<'static>,
     ) -> Result<Self> {
         let bytes = byte_len::<T>(len, "unified allocation")?;
+        check_align::<T>("unified allocation")?;
         let cu = ctx.enter()?;
         let flags = match attach {
             Attach::Global => CUmemAttach_flags::CU_MEM_ATTACH_GLOBAL,
@@ -121,6 +124,12 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
         ctx.check("cuMemAllocManaged", unsafe {
             (cu.cuMemAllocManaged)(&mut ptr, bytes, flags.0 as u32)
         })?;
+        if let Err(e) = check_ptr_align::<T>("unified allocation", ptr as usize) {
+            // SAFETY: frees the allocation just made, once.
+            let rc = unsafe { (cu.cuMemFree)(ptr) };
+            ctx.record_drop_error("cuMemFree_v2", rc);
+            return Err(e);
+        }
         let id = ctx
             .arena()
             .record_alloc(AllocKind::Unified, bytes, location);
@@ -131,9 +140,18 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
             id,
             _marker: PhantomData,
         };
-        // SAFETY: `bytes` bytes at `ptr` were just allocated and no other
-        // work knows them; zeroing makes the host view initialised.
-        unsafe { std::ptr::write_bytes(ptr as usize as *mut u8, 0, bytes) };
+        if ctx.limits().concurrent_managed_access {
+            // SAFETY: `bytes` bytes at `ptr` were just allocated and no other
+            // work knows them; the device allows host access while kernels
+            // run, so writing them here races with nothing. Zeroing makes
+            // the host view initialised.
+            unsafe { std::ptr::write_bytes(ptr as usize as *mut u8, 0, bytes) };
+        } else {
+            // Without concurrent managed access, a host write while any
+            // kernel of the context runs would fault: zero on the device,
+            // counted as device work (refused while a host view is alive).
+            copy::fill::<u8>(ctx, ptr, bytes, 0)?;
+        }
         Ok(buf)
     }
 
@@ -143,8 +161,8 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
     }
 
     /// The address (valid on host and device).
-    pub fn device_ptr(&self) -> CUdeviceptr {
-        self.ptr
+    pub fn device_ptr(&self) -> DevicePtr {
+        DevicePtr::new(self.ptr)
     }
 
     /// Number of elements.
@@ -157,42 +175,62 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
         false
     }
 
-    /// Waits, where the device cannot share managed memory with a running
-    /// host (no `CONCURRENT_MANAGED_ACCESS`), for all work of the context.
-    /// With concurrent access, the borrow rules already guarantee that no
-    /// device work uses this buffer.
-    fn settle(&self) -> Result<()> {
-        if self.ctx.limits().concurrent_managed_access {
-            self.ctx.enter().map(|_| ())
-        } else {
-            self.ctx.synchronize()
-        }
-    }
-
-    /// The contents as a host slice. No device work can be using the buffer
-    /// (see the type's documentation); on devices without concurrent managed
-    /// access the context is synchronized first.
+    /// The contents as a host slice, held by a guard. No device work can be
+    /// writing the buffer (see the type's documentation).
+    ///
+    /// On a device without concurrent managed access (Jetson, older GPUs,
+    /// some vGPUs), any running kernel makes *all* managed memory
+    /// inaccessible to the host. There the view is refused while device
+    /// work of the context may run (a scope that queued work, on any thread,
+    /// has not ended), the context is synchronized before it is handed out,
+    /// and while it lives, device work on the context is refused
+    /// ([`Error::UnifiedAccess`](crate::Error::UnifiedAccess)).
     ///
     /// # Errors
     ///
-    /// A poisoned context; synchronization errors.
-    pub fn as_slice(&self) -> Result<&[T]> {
-        self.settle()?;
+    /// [`Error::UnifiedAccess`](crate::Error::UnifiedAccess) as above; a
+    /// poisoned context; synchronization errors.
+    pub fn as_slice(&self) -> Result<HostSlice<'_, T>> {
+        self.ctx.enter()?;
+        let token = self.ctx.begin_host_view()?;
         // SAFETY: `len` initialised elements (zeroed at allocation, written
         // since only as T); no device write can be in flight (it would hold
-        // `&mut self`).
-        Ok(unsafe { std::slice::from_raw_parts(self.ptr as usize as *const T, self.len) })
+        // `&mut self`); where the device lacks concurrent managed access,
+        // the token keeps all device work of the context out while the
+        // slice lives.
+        let slice = unsafe { std::slice::from_raw_parts(self.ptr as usize as *const T, self.len) };
+        Ok(HostSlice {
+            slice,
+            _token: token,
+        })
     }
 
-    /// The contents as a mutable host slice. See [`UnifiedBuffer::as_slice`].
+    /// The contents as a mutable host slice, held by a guard. See
+    /// [`UnifiedBuffer::as_slice`].
     ///
     /// # Errors
     ///
     /// As [`UnifiedBuffer::as_slice`].
-    pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
-        self.settle()?;
-        // SAFETY: as above, and `&mut self` excludes every other access.
-        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr as usize as *mut T, self.len) })
+    pub fn as_mut_slice(&mut self) -> Result<HostSliceMut<'_, T>> {
+        self.ctx.enter()?;
+        let token = self.ctx.begin_host_view()?;
+        // SAFETY: as in `as_slice`, and `&mut self` excludes every other
+        // access for the slice's lifetime.
+        let slice =
+            unsafe { std::slice::from_raw_parts_mut(self.ptr as usize as *mut T, self.len) };
+        Ok(HostSliceMut {
+            slice,
+            _token: token,
+        })
+    }
+
+    /// The contents, copied into a vector (through a host view).
+    ///
+    /// # Errors
+    ///
+    /// As [`UnifiedBuffer::as_slice`].
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        Ok(self.as_slice()?.to_vec())
     }
 
     /// Copies device memory in (`cuMemcpyDtoD_v2`).
@@ -204,7 +242,7 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
         same_len("copy_from", self.len, src.len())?;
         crate::context::same_context("copy_from", self.ctx, src.context())?;
         let bytes = byte_len::<T>(self.len, "copy")?;
-        copy::dtod(self.ctx, self.ptr, src.device_ptr(), bytes)
+        copy::dtod(self.ctx, self.ptr, src.device_ptr().as_raw(), bytes)
     }
 
     /// Prefetches the buffer to the device (`cuMemPrefetchAsync_v2` with a
@@ -230,6 +268,7 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
 
     /// Prefetches on the legacy stream and waits for it.
     fn prefetch_and_wait(&self, to_device: bool) -> Result<()> {
+        let _work = self.ctx.sync_work()?;
         self.prefetch_on(std::ptr::null_mut(), to_device)?;
         copy::sync_legacy(self.ctx)
     }
@@ -306,8 +345,8 @@ impl<'a, T: DeviceCopy> DeviceSrc<'a, T> for &'a UnifiedBuffer<'_, T> {
     fn context(&self) -> &'a Context {
         self.ctx
     }
-    fn device_ptr(&self) -> CUdeviceptr {
-        self.ptr
+    fn device_ptr(&self) -> DevicePtr {
+        DevicePtr::new(self.ptr)
     }
     fn len(&self) -> usize {
         self.len
@@ -318,10 +357,68 @@ impl<'a, T: DeviceCopy> DeviceDst<'a, T> for &'a mut UnifiedBuffer<'_, T> {
     fn context(&self) -> &'a Context {
         self.ctx
     }
-    fn device_ptr(&self) -> CUdeviceptr {
-        self.ptr
+    fn device_ptr(&self) -> DevicePtr {
+        DevicePtr::new(self.ptr)
     }
     fn len(&self) -> usize {
         self.len
+    }
+}
+
+/// A host view of a [`UnifiedBuffer`] (see [`UnifiedBuffer::as_slice`]).
+/// Dereferences to `[T]`.
+pub struct HostSlice<'a, T> {
+    slice: &'a [T],
+    _token: HostViewToken<'a>,
+}
+
+/// A mutable host view of a [`UnifiedBuffer`] (see
+/// [`UnifiedBuffer::as_mut_slice`]). Dereferences to `[T]`.
+pub struct HostSliceMut<'a, T> {
+    slice: &'a mut [T],
+    _token: HostViewToken<'a>,
+}
+
+impl<T> std::ops::Deref for HostSlice<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.slice
+    }
+}
+
+impl<T> std::ops::Deref for HostSliceMut<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.slice
+    }
+}
+
+impl<T> std::ops::DerefMut for HostSliceMut<'_, T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        self.slice
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for HostSlice<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.slice.fmt(f)
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for HostSliceMut<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.slice.fmt(f)
+    }
+}
+
+impl<T: PartialEq, U: AsRef<[T]> + ?Sized> PartialEq<U> for HostSlice<'_, T> {
+    fn eq(&self, other: &U) -> bool {
+        self.slice == other.as_ref()
+    }
+}
+
+impl<T: PartialEq, U: AsRef<[T]> + ?Sized> PartialEq<U> for HostSliceMut<'_, T> {
+    fn eq(&self, other: &U) -> bool {
+        &*self.slice == other.as_ref()
     }
 }

@@ -25,7 +25,7 @@
 //! # Ok(()) }
 //! ```
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 use std::time::Duration;
 
@@ -51,6 +51,9 @@ pub(crate) enum Timed {
 pub struct Scope<'s, 'env: 's> {
     ctx: &'env Context,
     streams: RefCell<Vec<CUstream>>,
+    /// Whether the scope is counted as having queued work (see
+    /// `Context::begin_scope_work`).
+    counted: Cell<bool>,
     timings: RefCell<Vec<(Timed, Event<'env>, Event<'env>)>>,
     _scope: PhantomData<&'s mut &'s ()>,
 }
@@ -79,6 +82,7 @@ impl Context {
         let scope = Scope {
             ctx: self,
             streams: RefCell::new(Vec::new()),
+            counted: Cell::new(false),
             timings: RefCell::new(Vec::new()),
             _scope: PhantomData,
         };
@@ -111,6 +115,10 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// Remembers a stream for the final synchronization.
     pub(crate) fn use_stream(&self, stream: &'s Stream<'_>) -> Result<CUstream> {
         same_context("scope", self.ctx, stream.context())?;
+        if !self.counted.get() {
+            self.ctx.begin_scope_work()?;
+            self.counted.set(true);
+        }
         let raw = stream.as_raw();
         let mut streams = self.streams.borrow_mut();
         if !streams.contains(&raw) {
@@ -159,6 +167,9 @@ impl<'s, 'env> Scope<'s, 'env> {
                 }
             }
         }
+        if self.counted.replace(false) {
+            self.ctx.end_scope_work();
+        }
         let timings = std::mem::take(&mut *self.timings.borrow_mut());
         if first_err.is_none() {
             for (what, start, end) in timings {
@@ -199,7 +210,15 @@ impl<'s, 'env> Scope<'s, 'env> {
         let t = self.time_start(stream)?;
         // SAFETY: `src` and `dst` are borrowed until the scope has
         // synchronized this stream; both hold `bytes` bytes.
-        unsafe { copy::htod_async(self.ctx, raw, dst.device_ptr(), src.as_ptr().cast(), bytes) }?;
+        unsafe {
+            copy::htod_async(
+                self.ctx,
+                raw,
+                dst.device_ptr().as_raw(),
+                src.as_ptr().cast(),
+                bytes,
+            )
+        }?;
         self.time_end(|| Timed::HtoD, stream, t)
     }
 
@@ -229,7 +248,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                 self.ctx,
                 raw,
                 dst.as_mut_ptr().cast(),
-                src.device_ptr(),
+                src.device_ptr().as_raw(),
                 bytes,
             )
         }?;
@@ -256,7 +275,15 @@ impl<'s, 'env> Scope<'s, 'env> {
         let t = self.time_start(stream)?;
         // SAFETY: both borrowed until the scope has synchronized this
         // stream; both hold `bytes` bytes.
-        unsafe { copy::dtod_async(self.ctx, raw, dst.device_ptr(), src.device_ptr(), bytes) }?;
+        unsafe {
+            copy::dtod_async(
+                self.ctx,
+                raw,
+                dst.device_ptr().as_raw(),
+                src.device_ptr().as_raw(),
+                bytes,
+            )
+        }?;
         self.time_end(|| Timed::DtoD, stream, t)
     }
 

@@ -490,6 +490,14 @@ impl<'s, 'env> Scope<'s, 'env> {
         same_context("launch", ctx, function.context())?;
         let raw_stream = self.use_stream(stream)?;
         function.check_params(params)?;
+        if let Some((index, argument_device)) = params.foreign_argument(ctx) {
+            return Err(Error::ArgumentContextMismatch {
+                function: function.name().to_owned(),
+                index,
+                argument_device,
+                kernel_device: ctx.device().ordinal(),
+            });
+        }
         function.validate(config)?;
         if *TRACE {
             eprintln!(

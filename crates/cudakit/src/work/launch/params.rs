@@ -34,19 +34,25 @@ use std::mem::MaybeUninit;
 use std::panic::Location;
 
 use crate::context::arena::{host_arena, AllocKind};
-use crate::memory::{DeviceBuffer, DeviceCopy, DeviceView, UnifiedBuffer};
+use crate::context::Context;
+use crate::memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceView, UnifiedBuffer};
 
 /// Arguments that fit without a heap allocation.
 pub const INLINE_ARGS: usize = 16;
 /// Bytes of argument values that fit without a heap allocation.
 pub const INLINE_BYTES: usize = 256;
-/// The strictest alignment an argument may have (CUDA's `float4`,
-/// `double2` and `__align__(16)` structs).
-pub const MAX_ALIGN: usize = 16;
+/// The strictest alignment an argument may have: 64 bytes, for
+/// `CUtensorMap` (`alignas(64)`, passed as a `__grid_constant__`
+/// parameter); CUDA's `float4`, `double2` and `__align__(16)` structs need
+/// 16.
+pub const MAX_ALIGN: usize = 64;
 
-#[repr(C, align(16))]
+/// The storage's unit: aligned for every argument.
+#[repr(C, align(64))]
 #[derive(Clone, Copy)]
-struct Chunk([u8; 16]);
+struct Chunk([u8; CHUNK]);
+
+const CHUNK: usize = 64;
 
 /// What an argument is, for the audit table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +63,8 @@ pub enum ArgKind {
     DevicePointer {
         /// Elements in the buffer.
         len: usize,
+        /// The ordinal of the device whose context owns the buffer.
+        device: i32,
     },
 }
 
@@ -67,16 +75,20 @@ struct Entry {
     align: usize,
     type_name: &'static str,
     kind: ArgKind,
+    /// For a buffer: the identity of its context ([`Context::id`]), which
+    /// the launch compares with the kernel's; 0 for a value.
+    context: usize,
 }
 
 // The inline variant is large on purpose: it is what spares the common launch
 // a heap allocation.
 #[allow(clippy::large_enum_variant)]
 enum Storage {
-    /// Bytes `..used` and entries `..len` are initialised; the rest is not
-    /// (an empty list costs no zeroing).
+    /// Bytes `..used` and entries `..len` are initialised (the alignment
+    /// gaps between values are zeroed as they open); the rest is not (an
+    /// empty list costs no zeroing).
     Inline(
-        [MaybeUninit<Chunk>; INLINE_BYTES / 16],
+        [MaybeUninit<Chunk>; INLINE_BYTES / CHUNK],
         [MaybeUninit<Entry>; INLINE_ARGS],
     ),
     Heap {
@@ -116,7 +128,7 @@ impl<'a> ParamList<'a> {
     pub fn new() -> Self {
         ParamList {
             storage: Storage::Inline(
-                [MaybeUninit::uninit(); INLINE_BYTES / 16],
+                [MaybeUninit::uninit(); INLINE_BYTES / CHUNK],
                 [MaybeUninit::uninit(); INLINE_ARGS],
             ),
             len: 0,
@@ -163,6 +175,19 @@ impl<'a> ParamList<'a> {
         self.error.as_deref()
     }
 
+    /// The first pointer argument whose context is not `ctx`, as
+    /// (index, device ordinal of its context).
+    pub(crate) fn foreign_argument(&self, ctx: &Context) -> Option<(usize, i32)> {
+        let id = ctx.id();
+        self.entries()
+            .iter()
+            .enumerate()
+            .find_map(|(index, e)| match e.kind {
+                ArgKind::DevicePointer { device, .. } if e.context != id => Some((index, device)),
+                _ => None,
+            })
+    }
+
     /// The sizes of the arguments, in order.
     pub(crate) fn sizes(&self) -> impl Iterator<Item = usize> + '_ {
         self.entries().iter().map(|e| e.size)
@@ -189,13 +214,20 @@ impl<'a> ParamList<'a> {
     fn capacity(&self) -> usize {
         match &self.storage {
             Storage::Inline(..) => INLINE_BYTES,
-            Storage::Heap { bytes, .. } => bytes.len() * 16,
+            Storage::Heap { bytes, .. } => bytes.len() * CHUNK,
         }
     }
 
     /// Copies `size` bytes at `value` in, aligned to `align`.
     #[track_caller]
-    fn push_bytes(&mut self, value: &[u8], align: usize, type_name: &'static str, kind: ArgKind) {
+    fn push_bytes(
+        &mut self,
+        value: &[u8],
+        align: usize,
+        type_name: &'static str,
+        kind: ArgKind,
+        context: usize,
+    ) {
         if align > MAX_ALIGN || !align.is_power_of_two() {
             self.error.get_or_insert_with(|| {
                 format!(
@@ -218,12 +250,21 @@ impl<'a> ParamList<'a> {
             align,
             type_name,
             kind,
+            context,
         };
+        let used = self.used;
+        let gap = offset - used;
         match &mut self.storage {
             Storage::Inline(bytes, entries) => {
-                // SAFETY: `end <= INLINE_BYTES` (checked above; otherwise the
-                // storage was moved to the heap), so the range is inside
-                // the inline array.
+                // SAFETY: `used <= offset` and `end <= INLINE_BYTES` (checked
+                // above; otherwise the storage was moved to the heap), so
+                // `used..end` is inside the inline array.
+                let gap_start = unsafe { bytes.as_mut_ptr().cast::<u8>().add(used) };
+                // SAFETY: `gap` bytes from `used` lie inside the array (as
+                // above); zeroing them keeps `..used` initialised once `used`
+                // moves past the gap.
+                unsafe { std::ptr::write_bytes(gap_start, 0, gap) };
+                // SAFETY: `offset + value.len() == end <= INLINE_BYTES`.
                 let dst = unsafe { bytes.as_mut_ptr().cast::<u8>().add(offset) };
                 // SAFETY: `value` is `value.len()` readable bytes; `dst` has
                 // that many writable bytes; they do not overlap.
@@ -231,6 +272,8 @@ impl<'a> ParamList<'a> {
                 entries[self.len] = MaybeUninit::new(entry);
             }
             Storage::Heap { bytes, entries, .. } => {
+                // The heap block was zero-filled when made, so the gap is
+                // initialised already.
                 // SAFETY: `grow` made the heap block at least `end` bytes.
                 let dst = unsafe { bytes.as_mut_ptr().cast::<u8>().add(offset) };
                 // SAFETY: as above.
@@ -246,17 +289,18 @@ impl<'a> ParamList<'a> {
     /// bytes, recorded in the host arena.
     #[track_caller]
     fn grow(&mut self, needed: usize) {
-        let chunks = needed.max(2 * self.capacity()).div_ceil(16);
-        let mut bytes = vec![Chunk([0; 16]); chunks];
+        let chunks = needed.max(2 * self.capacity()).div_ceil(CHUNK);
+        let mut bytes = vec![Chunk([0; CHUNK]); chunks];
         let old_used = self.used;
-        // SAFETY: the new block has `chunks * 16 >= needed > used` bytes;
-        // the old storage has `used` initialised bytes; distinct blocks.
+        // SAFETY: the new block has `chunks * CHUNK >= needed > used` bytes;
+        // the old storage's bytes `..used` are initialised (values, and
+        // alignment gaps zeroed by push_bytes); distinct blocks.
         unsafe {
             std::ptr::copy_nonoverlapping(self.base(), bytes.as_mut_ptr().cast::<u8>(), old_used)
         };
         let entries: Vec<Entry> = self.entries().to_vec();
         let arena_id =
-            host_arena().record_alloc(AllocKind::HostStorage, chunks * 16, Location::caller());
+            host_arena().record_alloc(AllocKind::HostStorage, chunks * CHUNK, Location::caller());
         let old = std::mem::replace(
             &mut self.storage,
             Storage::Heap {
@@ -359,7 +403,9 @@ impl fmt::Display for ParamDescription {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self.kind {
             ArgKind::Value => String::new(),
-            ArgKind::DevicePointer { len } => format!(" (device pointer, {len} elements)"),
+            ArgKind::DevicePointer { len, device } => {
+                format!(" (device pointer, {len} elements, device {device})")
+            }
         };
         write!(
             f,
@@ -448,9 +494,9 @@ impl<T: DeviceCopy> sealed::Sealed for T {}
 impl<T: DeviceCopy> KernelArg<'_> for T {
     #[track_caller]
     fn push_into(self, list: &mut ParamList<'_>) {
-        // SAFETY: `self` is a live `T`; viewing its `size_of::<T>()` bytes is
-        // sound for a Copy type (padding bytes are copied as they are, as
-        // DeviceCopy documents).
+        // SAFETY: `self` is a live `T`; all `size_of::<T>()` bytes are
+        // initialised, because DeviceCopy's contract forbids implicit padding
+        // (every byte belongs to a field of plain data).
         let bytes = unsafe {
             std::slice::from_raw_parts((&self as *const T).cast::<u8>(), std::mem::size_of::<T>())
         };
@@ -459,16 +505,27 @@ impl<T: DeviceCopy> KernelArg<'_> for T {
             std::mem::align_of::<T>(),
             std::any::type_name::<T>(),
             ArgKind::Value,
+            0,
         );
     }
 }
 
-fn push_pointer(list: &mut ParamList<'_>, address: u64, len: usize, type_name: &'static str) {
+fn push_pointer(
+    list: &mut ParamList<'_>,
+    address: DevicePtr,
+    len: usize,
+    type_name: &'static str,
+    ctx: &Context,
+) {
     list.push_bytes(
-        &address.to_ne_bytes(),
+        &address.as_raw().to_ne_bytes(),
         8,
         type_name,
-        ArgKind::DevicePointer { len },
+        ArgKind::DevicePointer {
+            len,
+            device: ctx.device().ordinal(),
+        },
+        ctx.id(),
     );
 }
 
@@ -480,6 +537,7 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for &'a DeviceBuffer<'_, T> {
             self.device_ptr(),
             self.len(),
             std::any::type_name::<*mut T>(),
+            self.context(),
         );
     }
 }
@@ -492,6 +550,7 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for DeviceView<'a, T> {
             self.device_ptr(),
             self.len(),
             std::any::type_name::<*mut T>(),
+            self.context(),
         );
     }
 }
@@ -504,6 +563,7 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for &'a mut UnifiedBuffer<'_, T> {
             self.device_ptr(),
             self.len(),
             std::any::type_name::<*mut T>(),
+            self.context(),
         );
     }
 }
@@ -523,21 +583,30 @@ macro_rules! params {
 mod tests {
     use super::*;
 
-    #[repr(C)]
-    #[derive(Clone, Copy)]
-    struct Padded {
-        a: u8,
-        b: f64,
-        c: u16,
+    // The C layout of `struct { char a; double b; short c; }`, its padding
+    // declared as fields (DeviceCopy forbids implicit padding).
+    crate::device_struct! {
+        struct Padded {
+            a: u8,
+            _p0: [u8; 7],
+            b: f64,
+            c: u16,
+            _p1: [u8; 6],
+        }
     }
-    // SAFETY: repr(C), plain numbers, every bit pattern valid.
-    unsafe impl DeviceCopy for Padded {}
 
-    #[repr(C, align(32))]
+    #[repr(C, align(128))]
     #[derive(Clone, Copy)]
-    struct OverAligned([u8; 32]);
-    // SAFETY: plain bytes.
+    struct OverAligned([u8; 128]);
+    // SAFETY: plain bytes, no padding (size 128 = alignment).
     unsafe impl DeviceCopy for OverAligned {}
+
+    /// A `CUtensorMap`-like parameter: 128 bytes, 64-byte aligned.
+    #[repr(C, align(64))]
+    #[derive(Clone, Copy)]
+    struct TensorMapLike([u64; 16]);
+    // SAFETY: plain numbers, no padding (size 128, a multiple of 64).
+    unsafe impl DeviceCopy for TensorMapLike {}
 
     fn value_at(list: &ParamList<'_>, ptrs: &PointerArray, i: usize, size: usize) -> Vec<u8> {
         let p = ptrs.as_slice()[i] as *const u8;
@@ -582,7 +651,13 @@ mod tests {
 
     #[test]
     fn structs_keep_their_layout_and_padding_is_sized() {
-        let v = Padded { a: 1, b: 2.0, c: 3 };
+        let v = Padded {
+            a: 1,
+            _p0: [0; 7],
+            b: 2.0,
+            c: 3,
+            _p1: [0; 6],
+        };
         let list = ParamList::new().arg(1u8).arg(v);
         let d = list.describe();
         assert_eq!(d[1].size, std::mem::size_of::<Padded>());
@@ -640,9 +715,43 @@ mod tests {
 
     #[test]
     fn over_aligned_types_are_an_error_not_a_misaligned_value() {
-        let list = ParamList::new().arg(OverAligned([0; 32]));
-        assert!(list.error().unwrap().contains("32-byte alignment"));
+        let list = ParamList::new().arg(OverAligned([0; 128]));
+        assert!(list.error().unwrap().contains("128-byte alignment"));
         assert_eq!(list.len(), 0);
+    }
+
+    #[test]
+    fn sixty_four_byte_aligned_values_land_aligned_with_zeroed_gaps() {
+        let map = TensorMapLike(std::array::from_fn(|i| 0x1111_1111_1111_1111 * i as u64));
+        let list = ParamList::new().arg(3u8).arg(map).arg(5u16);
+        let d = list.describe();
+        assert_eq!(d[1].offset, 64);
+        assert_eq!(d[1].align, 64);
+        assert_eq!(d[2].offset, 192);
+        let mut ptrs = PointerArray::new();
+        list.pointers(&mut ptrs);
+        assert_eq!(
+            ptrs.as_slice()[1] as usize % 64,
+            0,
+            "the value is 64-byte aligned"
+        );
+        let bytes = value_at(&list, &ptrs, 1, 128);
+        assert_eq!(&bytes[8..16], &0x1111_1111_1111_1111u64.to_ne_bytes());
+        // The gap between the u8 and the map was zeroed when it opened, and
+        // survives a move to the heap.
+        let mut spilled = list;
+        for i in 0..20u32 {
+            spilled.push(i);
+        }
+        assert!(spilled.is_spilled());
+        let mut ptrs = PointerArray::new();
+        spilled.pointers(&mut ptrs);
+        let base = ptrs.as_slice()[0] as *const u8;
+        // SAFETY: bytes 0..64 of the storage: the u8 and its zeroed gap.
+        let head = unsafe { std::slice::from_raw_parts(base, 64) };
+        assert_eq!(head[0], 3);
+        assert!(head[1..].iter().all(|&b| b == 0));
+        assert_eq!(value_at(&spilled, &ptrs, 1, 128), bytes);
     }
 
     #[test]
