@@ -430,7 +430,7 @@ fn execute<I: Scalar, O: Scalar>(
             })
             .unwrap_or_else(|e| fail(e));
             // Read on the host after the scope: the device is done with it.
-            uc.as_slice().unwrap_or_else(|e| fail(e)).to_vec()
+            uc.to_vec().unwrap_or_else(|e| fail(e))
         }
         Mem::Pinned => {
             let mut pa = ctx.alloc_pinned::<I>(a.len()).unwrap_or_else(|e| fail(e));

@@ -62,7 +62,7 @@ pub fn launch_overhead(ctx: &Context, batches: usize, per_batch: usize) -> Resul
     let n: i32 = 1;
 
     let raw_batch = || -> Result<Duration> {
-        let mut ptr = buf.device_ptr();
+        let mut ptr = buf.device_ptr().as_raw();
         let mut nn = n;
         let mut args: [*mut std::ffi::c_void; 2] =
             [(&mut ptr as *mut u64).cast(), (&mut nn as *mut i32).cast()];
@@ -183,7 +183,7 @@ pub fn transfers(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<Row>
     let raw_h2d = || -> Result<Duration> {
         let t = Instant::now();
         // SAFETY: both buffers hold `bytes` bytes.
-        let rc = unsafe { (cu.cuMemcpyHtoD)(dev.device_ptr(), host.as_ptr().cast(), n * 4) };
+        let rc = unsafe { (cu.cuMemcpyHtoD)(dev.device_ptr().as_raw(), host.as_ptr().cast(), n * 4) };
         cudakit::error::check("cuMemcpyHtoD_v2", rc)?;
         Ok(t.elapsed())
     };
@@ -203,7 +203,7 @@ pub fn transfers(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<Row>
     for _ in 0..samples + 1 {
         let t = Instant::now();
         // SAFETY: both buffers hold `bytes` bytes.
-        let rc = unsafe { (cu.cuMemcpyDtoH)(host.as_mut_ptr().cast(), dev.device_ptr(), n * 4) };
+        let rc = unsafe { (cu.cuMemcpyDtoH)(host.as_mut_ptr().cast(), dev.device_ptr().as_raw(), n * 4) };
         cudakit::error::check("cuMemcpyDtoH_v2", rc)?;
         r2.push(t.elapsed());
         let t = Instant::now();
