@@ -471,8 +471,13 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// through a buffer it was given for reading where that memory is
     /// host-visible (a shared `&UnifiedBuffer` cannot be an argument, but a
     /// kernel can compute any address), and take parameters whose types,
-    /// not only sizes, match the arguments. cudakit checks everything it
-    /// can see; this is what it cannot.
+    /// not only sizes, match the arguments. A raw address passed as a
+    /// number (`DevicePtr::as_raw`, or any `u64` that a kernel treats as a
+    /// pointer) is a plain value to cudakit: the caller must keep the memory
+    /// it points at alive, of the kernel's context (or a peer the kernel
+    /// may reach), and unaliased by host access until the scope has
+    /// synchronized; buffers passed as themselves get all of that checked.
+    /// cudakit checks everything it can see; this is what it cannot.
     ///
     /// # Errors
     ///
