@@ -2,6 +2,9 @@
 
 mod support;
 
+use std::ffi::c_char;
+use std::ptr;
+
 use cuda_sys::{CUdeviceptr, CUresult, Driver, LoadError};
 
 #[test]
@@ -72,4 +75,23 @@ fn an_explicit_path_that_does_not_exist_is_reported() {
     };
     assert_eq!(attempts.len(), 1);
     assert_eq!(attempts[0].candidate, "/nonexistent/libcuda.so.1");
+}
+
+/// The stand-in implements no `cuGetErrorName`/`cuGetErrorString`: its
+/// generated no-ops answer CUDA_ERROR_NOT_SUPPORTED and write nothing. The
+/// safe layer's lookup of unknown codes must then fall back to its own text
+/// (tested in cudakit's `error::codes`); this checks the premise.
+#[test]
+fn the_stand_in_does_not_name_error_codes() {
+    let path = support::stub::build_stub("");
+    // SAFETY: as above.
+    let cu = unsafe { Driver::load_from(path.to_str().unwrap()) }.expect("load the stand-in");
+    for get in [cu.cuGetErrorName, cu.cuGetErrorString] {
+        let mut out: *const c_char = ptr::null();
+        // SAFETY: the code is passed by value and `out` is a valid
+        // out-pointer; the stand-in's no-op ignores both.
+        let rc = unsafe { get(CUresult(1001), &mut out) };
+        assert_eq!(rc, CUresult::CUDA_ERROR_NOT_SUPPORTED);
+        assert!(out.is_null());
+    }
 }

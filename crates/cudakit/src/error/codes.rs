@@ -15,9 +15,99 @@
 //! dependable way to use CUDA again is a new process.
 //!
 //! A code the table does not know (a newer driver's, say) becomes `Other`
-//! and keeps its number, so nothing is lost on the way up.
+//! and keeps its number, so nothing is lost on the way up. When the driver
+//! is loaded, an unknown driver code is displayed with the name and text the
+//! driver itself gives it (`cuGetErrorName`, `cuGetErrorString`): the lookup
+//! is [`DriverCode::driver_text`], and the display takes the looked-up text
+//! as input, so both are tested without a GPU.
+
+use std::borrow::Cow;
+use std::ffi::{c_char, CStr};
+use std::fmt;
+use std::ptr;
 
 use cuda_sys::{nvrtcResult, CUresult};
+
+/// A code's name and description as a loaded library reports them (for the
+/// driver: `cuGetErrorName` and `cuGetErrorString`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CodeText {
+    /// The library's name for the code (`CUDA_ERROR_...`).
+    pub name: String,
+    /// The library's description, as it gives it.
+    pub text: String,
+}
+
+/// The signature `cuGetErrorName` and `cuGetErrorString` share.
+type GetErrorFn = unsafe extern "C" fn(CUresult, *mut *const c_char) -> CUresult;
+
+/// Asks a driver's `cuGetErrorName` and `cuGetErrorString` about `raw`.
+/// `None` when either fails (a driver that does not know the code answers
+/// `CUDA_ERROR_INVALID_VALUE`; the test stand-in answers 801 to both) or
+/// gives no string.
+fn ask_driver(get_name: GetErrorFn, get_string: GetErrorFn, raw: CUresult) -> Option<CodeText> {
+    Some(CodeText {
+        name: ask_one(get_name, raw)?,
+        text: ask_one(get_string, raw)?,
+    })
+}
+
+/// One of the two calls of [`ask_driver`]; the string is copied out.
+fn ask_one(get: GetErrorFn, raw: CUresult) -> Option<String> {
+    let mut out: *const c_char = ptr::null();
+    // SAFETY: `get` is `cuGetErrorName` or `cuGetErrorString` of the loaded
+    // driver table (or, in tests, a function of the same signature): it takes
+    // the code by value and writes one pointer through `&mut out`, a valid
+    // out-pointer to a live local.
+    let rc = unsafe { get(raw, &mut out) };
+    if rc != CUresult::CUDA_SUCCESS || out.is_null() {
+        return None;
+    }
+    // SAFETY: on success the driver has pointed `out` at a NUL-terminated
+    // string in its own static storage, and cuda-sys never unloads libcuda,
+    // so the string is valid for this read; it is copied before returning.
+    let text = unsafe { CStr::from_ptr(out) };
+    Some(text.to_string_lossy().into_owned())
+}
+
+/// A library's description as one lowercase line without a trailing period,
+/// the form of every cudakit message: whitespace runs become one space, a
+/// capitalised first word is lowercased (an acronym such as `CUDA` is not).
+fn one_line(text: &str) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let trimmed = joined.trim_end_matches('.').trim_end();
+    let mut chars = trimmed.chars();
+    match (chars.next(), chars.clone().next()) {
+        (Some(first), second)
+            if first.is_uppercase() && !second.is_some_and(char::is_uppercase) =>
+        {
+            first.to_lowercase().chain(chars).collect()
+        }
+        _ => trimmed.to_owned(),
+    }
+}
+
+/// How a code displays: `NAME (N): meaning`.
+struct Shown<'a> {
+    name: &'a str,
+    number: i32,
+    meaning: Cow<'a, str>,
+    /// For an unknown code the loaded library named: its header.
+    named_by_library: Option<&'static str>,
+}
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}): {}", self.name, self.number, self.meaning)?;
+        if let Some(header) = self.named_by_library {
+            write!(
+                f,
+                " (as the loaded library names it; not in CUDA 13.0's {header})"
+            )?;
+        }
+        Ok(())
+    }
+}
 
 /// One row of a code table (the tests walk the tables; the methods are
 /// generated from the same macro lines as `match`es).
@@ -53,7 +143,8 @@ macro_rules! code_enum {
     (
         $(#[$meta:meta])*
         pub enum $name:ident: $raw:ident from $header:literal,
-            success $success:ident, unknown $unknown:literal, table $table:ident {
+            success $success:ident, unknown $unknown:literal, table $table:ident
+            $(, unknown codes named by $ask:ident)? {
             $( $variant:ident = $cname:ident, $meaning:literal $(, $sticky:ident)?; )*
         }
     ) => {
@@ -163,6 +254,42 @@ macro_rules! code_enum {
                     Self::Other(_) => false,
                 }
             }
+
+            /// The code as `Display` shows it, with `asked` (what the loaded
+            /// library says about the code) used for an unknown code:
+            /// `NAME (N): meaning` for a known code; for an unknown one the
+            /// library's name and text, flagged as such, or without them
+            #[doc = concat!("`", $unknown, " (N): a code CUDA 13.0's ", $header, " does not define`.")]
+            pub fn display_with(self, asked: Option<&CodeText>) -> impl fmt::Display + '_ {
+                match (self, asked) {
+                    (Self::Other(number), Some(asked)) => Shown {
+                        name: &asked.name,
+                        number,
+                        meaning: Cow::Owned(one_line(&asked.text)),
+                        named_by_library: Some($header),
+                    },
+                    _ => Shown {
+                        name: self.name(),
+                        number: self.number(),
+                        meaning: Cow::Borrowed(self.meaning()),
+                        named_by_library: None,
+                    },
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                #[allow(unused_mut)]
+                let mut asked: Option<CodeText> = None;
+                $(
+                    if let Self::Other(_) = self {
+                        asked = self.$ask();
+                    }
+                )?
+                let shown = self.display_with(asked.as_ref());
+                shown.fmt(f)
+            }
         }
     };
 }
@@ -172,7 +299,8 @@ code_enum! {
     /// `cuda.h` (`CUDA_SUCCESS` is no error and has none), plus
     /// [`DriverCode::Other`] for codes these bindings do not know.
     pub enum DriverCode: CUresult from "cuda.h",
-        success CUDA_SUCCESS, unknown "CUDA_ERROR_<unknown>", table DRIVER_TABLE {
+        success CUDA_SUCCESS, unknown "CUDA_ERROR_<unknown>", table DRIVER_TABLE,
+        unknown codes named by driver_text {
         InvalidValue = CUDA_ERROR_INVALID_VALUE,
             "a parameter is outside its acceptable range";
         OutOfMemory = CUDA_ERROR_OUT_OF_MEMORY, "out of memory";
@@ -378,6 +506,21 @@ code_enum! {
     }
 }
 
+impl DriverCode {
+    /// What the loaded driver says about the code: its name and description
+    /// from `cuGetErrorName` and `cuGetErrorString`. `None` when no driver
+    /// has been loaded yet (this never loads one) or the driver does not
+    /// know the code.
+    ///
+    /// `Display` uses it for [`DriverCode::Other`], the codes of a driver
+    /// newer than CUDA 13.0's `cuda.h`, so that their message names them.
+    #[must_use]
+    pub fn driver_text(self) -> Option<CodeText> {
+        let cu = cuda_sys::loaded_driver()?;
+        ask_driver(cu.cuGetErrorName, cu.cuGetErrorString, self.raw())
+    }
+}
+
 code_enum! {
     /// An NVRTC error code: one variant per error `nvrtcResult` of CUDA
     /// 13.0's `nvrtc.h` (`NVRTC_SUCCESS` is no error and has none), plus
@@ -497,6 +640,121 @@ mod tests {
             assert_eq!(code.raw(), nvrtcResult(number));
             assert_eq!(code.name(), "NVRTC_ERROR_<unknown>");
         }
+    }
+
+    /// What a driver newer than these bindings would answer: a name and a
+    /// text for 1001, `CUDA_ERROR_INVALID_VALUE` for any other code.
+    unsafe extern "C" fn newer_name(code: CUresult, out: *mut *const c_char) -> CUresult {
+        if code != CUresult(1001) {
+            return CUresult::CUDA_ERROR_INVALID_VALUE;
+        }
+        // SAFETY: `ask_one` passes a valid out-pointer.
+        unsafe { *out = c"CUDA_ERROR_SOMETHING_NEW".as_ptr() };
+        CUresult::CUDA_SUCCESS
+    }
+
+    unsafe extern "C" fn newer_string(code: CUresult, out: *mut *const c_char) -> CUresult {
+        if code != CUresult(1001) {
+            return CUresult::CUDA_ERROR_INVALID_VALUE;
+        }
+        // SAFETY: `ask_one` passes a valid out-pointer.
+        unsafe { *out = c"Something new  went wrong.".as_ptr() };
+        CUresult::CUDA_SUCCESS
+    }
+
+    /// What the test stand-in libcuda (tests/stub-libcuda) answers: its
+    /// generated no-op returns CUDA_ERROR_NOT_SUPPORTED and writes nothing.
+    unsafe extern "C" fn stand_in(_: CUresult, _: *mut *const c_char) -> CUresult {
+        CUresult::CUDA_ERROR_NOT_SUPPORTED
+    }
+
+    /// Success without a string: treated as no answer.
+    unsafe extern "C" fn null_answer(_: CUresult, _: *mut *const c_char) -> CUresult {
+        CUresult::CUDA_SUCCESS
+    }
+
+    #[test]
+    fn the_driver_is_asked_for_its_name_and_text() {
+        assert_eq!(
+            ask_driver(newer_name, newer_string, CUresult(1001)),
+            Some(CodeText {
+                name: "CUDA_ERROR_SOMETHING_NEW".into(),
+                text: "Something new  went wrong.".into(),
+            })
+        );
+        assert_eq!(ask_driver(newer_name, newer_string, CUresult(1002)), None);
+        assert_eq!(ask_driver(stand_in, stand_in, CUresult(1001)), None);
+        assert_eq!(ask_driver(newer_name, stand_in, CUresult(1001)), None);
+        assert_eq!(ask_driver(null_answer, null_answer, CUresult(1001)), None);
+    }
+
+    /// Issue 10: an unknown code shows the driver's name and text, and keeps
+    /// its number; without them, the old message.
+    #[test]
+    fn an_unknown_code_displays_what_the_driver_says() {
+        let asked = ask_driver(newer_name, newer_string, CUresult(1001));
+        let code = DriverCode::from_raw(CUresult(1001));
+        assert_eq!(code, DriverCode::Other(1001));
+        assert_eq!(
+            code.display_with(asked.as_ref()).to_string(),
+            "CUDA_ERROR_SOMETHING_NEW (1001): something new went wrong \
+             (as the loaded library names it; not in CUDA 13.0's cuda.h)"
+        );
+        assert_eq!(
+            code.display_with(None).to_string(),
+            "CUDA_ERROR_<unknown> (1001): a code CUDA 13.0's cuda.h does not define"
+        );
+        // The stand-in's answer degrades to the old message.
+        let asked = ask_driver(stand_in, stand_in, CUresult(1001));
+        assert_eq!(
+            code.display_with(asked.as_ref()).to_string(),
+            code.display_with(None).to_string()
+        );
+        // A known code always shows the table's text.
+        let asked = CodeText {
+            name: "X".into(),
+            text: "y".into(),
+        };
+        assert_eq!(
+            DriverCode::OutOfMemory
+                .display_with(Some(&asked))
+                .to_string(),
+            "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory"
+        );
+        assert_eq!(
+            DriverCode::OutOfMemory.to_string(),
+            "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory"
+        );
+        assert_eq!(
+            NvrtcCode::Other(99).to_string(),
+            "NVRTC_ERROR_<unknown> (99): a code CUDA 13.0's nvrtc.h does not define"
+        );
+    }
+
+    /// Without a loaded driver nothing is asked, and nothing is loaded.
+    #[test]
+    fn display_never_loads_the_driver() {
+        if cuda_sys::loaded_driver().is_none() {
+            assert_eq!(DriverCode::Other(1001).driver_text(), None);
+            let _ = DriverCode::Other(1001).to_string();
+            assert!(cuda_sys::loaded_driver().is_none());
+        }
+    }
+
+    #[test]
+    fn library_text_becomes_one_lowercase_line() {
+        assert_eq!(one_line("Invalid argument."), "invalid argument");
+        assert_eq!(one_line("  out of\n memory  "), "out of memory");
+        assert_eq!(
+            one_line("CUDA driver is a stub library"),
+            "CUDA driver is a stub library"
+        );
+        assert_eq!(
+            one_line("PTX JIT compiler library not found..."),
+            "PTX JIT compiler library not found"
+        );
+        assert_eq!(one_line("X"), "x");
+        assert_eq!(one_line(""), "");
     }
 
     #[test]

@@ -7,16 +7,18 @@
 
 mod codes;
 
-pub use codes::{DriverCode, NvrtcCode};
+pub use codes::{CodeText, DriverCode, NvrtcCode};
 pub use cuda_sys::LoadError;
 
 use cuda_sys::{nvrtcResult, CUresult};
 
 /// A driver entry point returned an error.
 ///
-/// Displayed as `cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory`.
+/// Displayed as `cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory`;
+/// a code newer than CUDA 13.0's `cuda.h` with the name and text the loaded
+/// driver gives it (see [`DriverCode::driver_text`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
-#[error("{call}: {} ({}): {}", code.name(), code.number(), code.meaning())]
+#[error("{call}: {code}")]
 pub struct DriverError {
     /// The exported symbol that was called (`cuMemAlloc_v2`).
     pub call: &'static str,
@@ -34,7 +36,7 @@ impl DriverError {
 
 /// An NVRTC entry point returned an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
-#[error("{call}: {} ({}): {}", code.name(), code.number(), code.meaning())]
+#[error("{call}: {code}")]
 pub struct NvrtcError {
     /// The NVRTC function that was called.
     pub call: &'static str,
@@ -103,7 +105,7 @@ pub enum Error {
         log: String,
     },
     /// The driver's JIT rejected a PTX or CUBIN image; the log says why.
-    #[error("{call}: {} ({}): {}; JIT log:\n{log}", code.name(), code.number(), code.meaning())]
+    #[error("{call}: {code}; JIT log:\n{log}")]
     ModuleLoad {
         /// The entry point (`cuModuleLoadDataEx`).
         call: &'static str,
