@@ -70,9 +70,32 @@ pub trait Real: Copy + Send + Sync + 'static {
     fn bits(self) -> u64;
 }
 
+/// `f32::from_bits` in a const context, which the standard library allows
+/// only from Rust 1.83 (the workspace's MSRV is 1.80).
+const fn f32_from_bits(bits: u32) -> f32 {
+    #[repr(C)]
+    union Bits {
+        u: u32,
+        f: f32,
+    }
+    // SAFETY: both fields are 4 bytes, and every bit pattern is a valid f32.
+    unsafe { Bits { u: bits }.f }
+}
+
+/// `f64::from_bits` in a const context (see [`f32_from_bits`]).
+const fn f64_from_bits(bits: u64) -> f64 {
+    #[repr(C)]
+    union Bits {
+        u: u64,
+        f: f64,
+    }
+    // SAFETY: both fields are 8 bytes, and every bit pattern is a valid f64.
+    unsafe { Bits { u: bits }.f }
+}
+
 impl Real for f32 {
     const NAME: &'static str = "f32";
-    const POISON: f32 = f32::from_bits(POISON_U32);
+    const POISON: f32 = f32_from_bits(POISON_U32);
     fn to_f64(self) -> f64 {
         f64::from(self)
     }
@@ -86,7 +109,7 @@ impl Real for f32 {
 
 impl Real for f64 {
     const NAME: &'static str = "f64";
-    const POISON: f64 = f64::from_bits(POISON_U64);
+    const POISON: f64 = f64_from_bits(POISON_U64);
     fn to_f64(self) -> f64 {
         self
     }
@@ -1280,6 +1303,8 @@ mod tests {
     fn poison_patterns_are_nan_in_every_width() {
         assert!(f32::POISON.is_nan());
         assert!(f64::POISON.is_nan());
+        assert_eq!(f32::POISON.to_bits(), POISON_U32);
+        assert_eq!(f64::POISON.to_bits(), POISON_U64);
         assert!(F16::POISON.to_f32().is_nan());
         assert!(Bf16::POISON.to_f32().is_nan());
         // cuMemsetD32 with POISON_U32 poisons f64 buffers too.
