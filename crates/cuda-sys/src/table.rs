@@ -22,29 +22,76 @@
 //! unloaded), and the process-wide table behind `cuda_sys::driver()` and
 //! `cuda_sys::nvrtc()`.
 
-use std::ffi::CString;
+use std::ffi::c_void;
+use std::ptr::NonNull;
 
 use libloading::Library;
 
-/// Resolves `name` in `library` as a value of type `T`.
+/// The address `library` exports under `name` (NUL-terminated), or the
+/// dynamic loader's message when it exports none.
 ///
-/// Returns the symbol, or the loader's message when it is not exported.
+/// Not generic: one copy serves every entry of every table, which keeps
+/// cuda-sys quick to compile (issue 14); the per-entry typing is
+/// [`function_at`].
+fn address(library: &Library, name: &str) -> Result<NonNull<c_void>, String> {
+    // SAFETY: the symbol is read as `*mut c_void`, i.e. only its address is
+    // taken (what `dlsym` returns); nothing is called or dereferenced here.
+    let symbol = unsafe { library.get::<*mut c_void>(name.as_bytes()) };
+    match symbol {
+        Ok(symbol) => NonNull::new(*symbol).ok_or_else(|| {
+            format!(
+                "{}: the exported address is null",
+                name.trim_end_matches('\0')
+            )
+        }),
+        Err(err) => Err(err.to_string()),
+    }
+}
+
+/// Resolves a required entry point: its address, or a
+/// [`LoadError::MissingSymbol`](crate::LoadError::MissingSymbol) naming it.
+/// `symbol` is NUL-terminated.
+pub(crate) fn required(
+    library: &Library,
+    path: &str,
+    which: &'static str,
+    symbol: &'static str,
+) -> Result<NonNull<c_void>, crate::LoadError> {
+    address(library, symbol).map_err(|reason| crate::LoadError::MissingSymbol {
+        library: which,
+        path: path.to_owned(),
+        symbol: symbol.trim_end_matches('\0'),
+        reason,
+    })
+}
+
+/// Resolves an optional entry point: its address, or `None`. `symbol` is
+/// NUL-terminated.
+pub(crate) fn optional(library: &Library, symbol: &'static str) -> Option<NonNull<c_void>> {
+    address(library, symbol).ok()
+}
+
+/// The crate's one audited reinterpretation: the function pointer of type
+/// `F` at `address`. Every table entry goes through it.
 ///
 /// # Safety
 ///
-/// `T` must be a function-pointer type whose signature is exactly the C
-/// signature of the exported symbol `name`; a wrong type makes every later
-/// call through the pointer undefined behaviour. The library must stay loaded
-/// for as long as the returned value is used (cuda-sys never unloads).
-pub(crate) unsafe fn resolve<T: Copy>(library: &Library, name: &str) -> Result<T, String> {
-    let cname = CString::new(name).map_err(|_| format!("symbol name {name:?} contains NUL"))?;
-    // SAFETY: the caller guarantees that `T` is the symbol's true C type and
-    // that the library outlives every use of the copied pointer.
-    let symbol = unsafe { library.get::<T>(cname.as_bytes_with_nul()) };
-    match symbol {
-        Ok(symbol) => Ok(*symbol),
-        Err(err) => Err(err.to_string()),
+/// `F` must be an `unsafe extern "C" fn` type whose signature is exactly the
+/// C signature of the function at `address` (a wrong type makes every call
+/// through the result undefined behaviour), and the code at `address` must
+/// stay mapped for as long as the result is used (cuda-sys never unloads a
+/// library). That `F` is pointer-sized is checked at compile time.
+pub(crate) unsafe fn function_at<F: Copy>(address: NonNull<c_void>) -> F {
+    const {
+        assert!(std::mem::size_of::<F>() == std::mem::size_of::<NonNull<c_void>>());
     }
+    // SAFETY: `F` is a function-pointer type of the same size as the
+    // address (checked above); on the platforms cuda-sys supports (64-bit
+    // Linux, where POSIX requires `dlsym`'s result to be usable as a function
+    // pointer) a function pointer is represented as its code address, so the
+    // bits of `address` are a valid `F`. The caller guarantees the signature
+    // and that the code stays mapped.
+    unsafe { std::mem::transmute_copy::<NonNull<c_void>, F>(&address) }
 }
 
 /// Declares a function table and its loader. See the module documentation.
@@ -108,21 +155,18 @@ macro_rules! function_table {
                         // symbol as written from the header; the caller keeps
                         // the library loaded.
                         $rfield: unsafe {
-                            $crate::table::resolve::<unsafe extern "C" fn($($raty),*) -> $rret>(library, $rsym)
-                        }
-                        .map_err(|reason| $crate::LoadError::MissingSymbol {
-                            library: $library,
-                            path: path.to_owned(),
-                            symbol: $rsym,
-                            reason,
-                        })?,
+                            $crate::table::function_at::<unsafe extern "C" fn($($raty),*) -> $rret>(
+                                $crate::table::required(library, path, $library, concat!($rsym, "\0"))?,
+                            )
+                        },
                     )*
                     $(
-                        // SAFETY: as above.
-                        $ofield: unsafe {
-                            $crate::table::resolve::<unsafe extern "C" fn($($oaty),*) -> $oret>(library, $osym)
-                        }
-                        .ok(),
+                        $ofield: $crate::table::optional(library, concat!($osym, "\0")).map(|address| {
+                            // SAFETY: as above.
+                            unsafe {
+                                $crate::table::function_at::<unsafe extern "C" fn($($oaty),*) -> $oret>(address)
+                            }
+                        }),
                     )*
                 })
             }
@@ -232,3 +276,51 @@ macro_rules! function_table {
 }
 
 pub(crate) use function_table;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The running program itself, which exports libc's symbols.
+    fn this_program() -> Library {
+        libloading::os::unix::Library::this().into()
+    }
+
+    extern "C" fn add_one(x: i32) -> i32 {
+        x + 1
+    }
+
+    #[test]
+    fn function_at_gives_back_the_function_at_an_address() {
+        let f: extern "C" fn(i32) -> i32 = add_one;
+        let address = NonNull::new(f as *mut c_void).unwrap();
+        // SAFETY: `address` is `add_one`, whose signature is the one asked
+        // for, and it is part of this program.
+        let g = unsafe { function_at::<extern "C" fn(i32) -> i32>(address) };
+        assert_eq!(g(41), 42);
+    }
+
+    #[test]
+    fn required_symbols_resolve_or_name_what_is_missing() {
+        let program = this_program();
+        assert!(required(&program, "self", "libc", "malloc\0").is_ok());
+        assert!(optional(&program, "free\0").is_some());
+        assert!(optional(&program, "cudakit_no_such_symbol\0").is_none());
+        let err = required(&program, "self", "libcuda", "cudakit_no_such_symbol\0").unwrap_err();
+        let crate::LoadError::MissingSymbol {
+            library,
+            path,
+            symbol,
+            reason,
+        } = &err
+        else {
+            panic!("expected MissingSymbol, got {err:?}");
+        };
+        assert_eq!(
+            (*library, path.as_str(), *symbol),
+            ("libcuda", "self", "cudakit_no_such_symbol")
+        );
+        assert!(reason.contains("cudakit_no_such_symbol"), "{reason}");
+        assert!(!err.to_string().contains('\0'));
+    }
+}
