@@ -1,8 +1,22 @@
 #!/usr/bin/env bash
 # The hardware-suite runner (copied into bundle/ as run.sh by
 # scripts/gpu-bundle.sh). Usage on a GPU machine: bash bundle/run.sh
+#
+# Runs every test binary of bundle/bin with --include-ignored and prints
+#   suite: N passed, N failed, N not run
+# then the reason of every test not run. A test that cannot run here (a
+# driver without an entry point it needs, say) prints
+#   NOT RUN: <test>: <reason>
+# and fails (cudakit_suite::not_run): libtest counts it as failed, this
+# runner counts it as not run, never as passed (docs/testing.md).
+#
 # Environment: SANITIZE=0 skips the sanitizer pass; FILTER=substring runs
-# only matching tests; LOG_DIR (default: bundle/logs) receives the logs.
+# only matching tests (libtest's filter); ONLY="word ..." runs only the
+# binaries whose names contain one of the words; LOG_DIR (default:
+# bundle/logs) receives the logs; CUDAKIT_CACHE_DIR and CUDA_CACHE_PATH
+# default to fresh temporary folders, so that no run sees an earlier run's
+# compile-cache entries (cudakit's, and the driver's, which NVRTC 12.9+
+# also uses).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 logs="${LOG_DIR:-$here/logs}"
@@ -10,25 +24,64 @@ mkdir -p "$logs"
 export CUDAKIT_STUB_DIR="$here/stub"
 export CUDAKIT_BIN="$here/bin-cudakit"
 export CUDAKIT_CACHE_DIR="${CUDAKIT_CACHE_DIR:-$(mktemp -d)}"
+export CUDA_CACHE_PATH="${CUDA_CACHE_PATH:-$(mktemp -d)}"
 filter=(${FILTER:+$FILTER})
 
-passed=0; failed=0; ignored=0; status=0
+# Whether binary $1 is selected by ONLY.
+selected() {
+    [ -z "${ONLY:-}" ] && return 0
+    local word
+    for word in $ONLY; do
+        case "$1" in *"$word"*) return 0 ;; esac
+    done
+    return 1
+}
+
+# Reads a libtest log ($1) and the binary's exit status ($2); sets
+#   P (passed), F (failed, not counting tests not run), N (not run),
+#   NOT_RUN_LINES (one "test: reason" per line).
+# A test is not run when it printed a NOT RUN line and libtest reports it
+# FAILED. A binary that exits non-zero without a failed test (a crash)
+# counts as one failure.
+classify() {
+    local log=$1 rc=$2 lf name
+    P=$(grep -E '^test result:' "$log" | sed -E 's/.* ([0-9]+) passed.*/\1/' | awk '{s+=$1} END {print s+0}')
+    lf=$(grep -E '^test result:' "$log" | sed -E 's/.* ([0-9]+) failed.*/\1/' | awk '{s+=$1} END {print s+0}')
+    N=0
+    NOT_RUN_LINES=""
+    while IFS= read -r line; do
+        [ -n "$line" ] || continue
+        name=${line%%: *}
+        if grep -Fxq "test $name ... FAILED" "$log"; then
+            N=$((N + 1))
+            NOT_RUN_LINES+="$line"$'\n'
+        fi
+    done < <(grep -oE 'NOT RUN: [^ ]+: .*' "$log" | sed -E 's/^NOT RUN: //' | sort -u)
+    F=$((lf - N))
+    if [ "$rc" -ne 0 ] && [ "$lf" -eq 0 ]; then F=1; fi
+}
+
+passed=0; failed=0; not_run=0; status=0; not_run_report=""
 for bin in "$here"/bin/*; do
     name=$(basename "$bin")
+    selected "$name" || continue
     "$bin" --include-ignored --test-threads=1 "${filter[@]}" >"$logs/$name.log" 2>&1
-    rc=$?
-    p=$(grep -E '^test result:' "$logs/$name.log" | sed -E 's/.* ([0-9]+) passed.*/\1/' | awk '{s+=$1} END {print s+0}')
-    f=$(grep -E '^test result:' "$logs/$name.log" | sed -E 's/.* ([0-9]+) failed.*/\1/' | awk '{s+=$1} END {print s+0}')
-    p=${p:-0}; f=${f:-0}
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-    passed=$((passed + p)); failed=$((failed + f))
-    printf '%-40s %4d passed %4d failed\n' "$name" "$p" "$f"
-    if [ "$f" -ne 0 ]; then
+    classify "$logs/$name.log" $?
+    passed=$((passed + P)); failed=$((failed + F)); not_run=$((not_run + N))
+    printf '%-40s %4d passed %4d failed %4d not run\n' "$name" "$P" "$F" "$N"
+    if [ "$F" -ne 0 ]; then
         status=1
         grep -E '^(test .* FAILED|---- )' "$logs/$name.log" | head -20
     fi
+    while IFS= read -r line; do
+        [ -n "$line" ] && not_run_report+="  $name $line"$'\n'
+    done <<<"$NOT_RUN_LINES"
 done
-echo "suite: $passed passed, $failed failed"
+echo "suite: $passed passed, $failed failed, $not_run not run"
+if [ "$not_run" -ne 0 ]; then
+    echo "not run (test: reason):"
+    printf '%s' "$not_run_report"
+fi
 
 if [ "${SANITIZE:-1}" = "1" ]; then
     if ! command -v compute-sanitizer >/dev/null; then
@@ -39,6 +92,7 @@ if [ "${SANITIZE:-1}" = "1" ]; then
         # NVRTC) gain nothing from memcheck.
         for bin in "$here"/bin/*gpu_*; do
             name=$(basename "$bin")
+            selected "$name" || continue
             # fault_* tests provoke device faults on purpose: excluded here.
             # --report-api-errors no: tests that provoke driver errors on purpose
             # (out of memory, bad PTX, unknown symbols; cudakit also ends its
@@ -57,7 +111,12 @@ if [ "${SANITIZE:-1}" = "1" ]; then
                 printf 'sanitizer %-30s every test excluded (fault_*)\n' "$name"
                 continue
             fi
-            if [ "$rc" -ne 0 ] && [ "$n" -eq 0 ]; then n=1; fi
+            # A non-zero exit without a memcheck error: a test failed under
+            # the sanitizer (an error), unless every failure was a test not run.
+            if [ "$rc" -ne 0 ] && [ "$n" -eq 0 ]; then
+                classify "$logs/$name.sanitizer.log" "$rc"
+                if [ "$F" -ne 0 ]; then n=1; fi
+            fi
             san_errors=$((san_errors + n))
             printf 'sanitizer %-30s rc=%d %s\n' "$name" "$rc" "$summary"
         done

@@ -12,8 +12,8 @@
 
 use std::process::Command;
 
-use cudakit::work::launch::LaunchConfig;
 use cudakit::compile::program::Program;
+use cudakit::work::launch::LaunchConfig;
 use cudakit::{params, Context, Error};
 
 use cudakit_suite::kernels::FAULTS;
@@ -143,9 +143,16 @@ fn child(case: &str) {
 
 fn sticky_test(test_name: &str, case: &str, expected: &[i32]) {
     if let Ok(c) = std::env::var("CUDAKIT_STICKY_CHILD") {
-        if c == case {
-            child(case);
-        }
+        // The child runs only this test (`--exact`); any other value means
+        // the variable leaked into a normal run, where returning here would
+        // pass every fault test without running one.
+        assert_eq!(
+            c, case,
+            "CUDAKIT_STICKY_CHILD={c} is set, but this test is case {case}: unset it"
+        );
+        // The child passes when it gets to print its STICKY line; the parent
+        // asserts on that line.
+        child(case);
         return;
     }
     let o = run_case(test_name, case);

@@ -31,7 +31,39 @@
 //!     .unwrap();
 //! ```
 
+//!
+//! A test that cannot run here (a driver without the entry point it needs,
+//! say) never passes by returning early: it calls [`not_run`], which prints
+//! `NOT RUN: <test>: <reason>` and fails the test. The hardware runner
+//! (`scripts/gpu-run.sh`) counts those as *not run*, with their reasons,
+//! never as passed (`docs/testing.md`).
+
 pub mod bench;
 pub mod kernels;
 pub mod reference;
 pub mod rng;
+
+/// The marker a test that cannot run prints before it fails; the runner
+/// (`scripts/gpu-run.sh`) looks for it at the start of a line's text.
+pub const NOT_RUN_MARKER: &str = "NOT RUN: ";
+
+/// Ends the current test as *not run*: prints `NOT RUN: <test>: <reason>`
+/// to stderr (libtest shows a failed test's output, so the line lands in
+/// the log), then panics. libtest has no run-time skip, and a test that
+/// returns early would count as passed; this one counts as failed under
+/// plain `cargo test` and as not run in the hardware runner's summary.
+///
+/// `<test>` is the name libtest gave the test's thread (the test's path).
+///
+/// # Panics
+///
+/// Always: that is how the test ends.
+#[track_caller]
+pub fn not_run(reason: impl std::fmt::Display) -> ! {
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("<unnamed test thread>");
+    // One line, whatever the reason holds: the runner reads line by line.
+    let reason = reason.to_string().replace('\n', " ");
+    eprintln!("{NOT_RUN_MARKER}{test}: {reason}");
+    panic!("test not run (see the NOT RUN line): {reason}");
+}
