@@ -840,6 +840,23 @@ fn a_valid_entry_of_another_key_is_not_trusted() {
     });
 }
 
+/// An entry whose framing and checksum are right but whose sections are
+/// not a compile result (a section tag no cudakit writes): the cache hands
+/// it over, the result refuses to decode from it, and that is a rejected
+/// miss like any damage.
+#[test]
+fn a_sound_entry_that_is_not_a_result_is_detected_and_recompiled() {
+    damaged_entry_is_recompiled("foreign_section", |entry, _| {
+        const HEADER: usize = 8 + 4 + 4 + 16 + 8 + 4;
+        let mut bytes = fs::read(entry).unwrap();
+        bytes[HEADER..HEADER + 4].copy_from_slice(&99u32.to_le_bytes());
+        let body = bytes.len() - 16;
+        let checksum = stable_hash(&bytes[..body]);
+        bytes[body..].copy_from_slice(&checksum.to_le_bytes());
+        fs::write(entry, bytes).unwrap();
+    });
+}
+
 #[test]
 fn the_size_bound_evicts_the_oldest_entries() {
     nvrtc();

@@ -1,5 +1,11 @@
-//! The compile cache: results of [`Program::compile`](crate::compile::program::Program::compile)
-//! kept in memory (per process) and on disk (shared by processes).
+//! The compile cache: a keyed, verified byte store, in memory (per process)
+//! and on disk (shared by processes). It stores entries of tagged sections
+//! and knows nothing of what they mean:
+//! [`Compiled`](crate::compile::program::Compiled) encodes itself into
+//! sections and decodes itself from them, and
+//! [`Program`](crate::compile::program::Program) derives the key (see
+//! [`Program::cache_key`](crate::compile::program::Program::cache_key)) with
+//! this module's hash.
 //!
 //! # Where
 //!
@@ -17,20 +23,16 @@
 //! [`Cache::in_dir`] makes a cache over an explicit folder (tests, tools),
 //! independent of the environment.
 //!
-//! # Key
+//! # Key and hash
 //!
-//! A 128-bit FNV-1a hash ([`stable_hash`], written in this crate: std's
-//! `DefaultHasher` may change between Rust releases) over length-prefixed
-//! fields: cudakit's version, NVRTC's version, the program's name and
-//! source, the in-memory headers (names and contents, sorted by name), a
-//! fingerprint of the files under the include paths (relative path, size
-//! and modification time of each), every option of every NVRTC run in
-//! order (the architecture and defines included), the name expressions,
-//! the architecture and the outputs asked for. Files reached other than
-//! through include paths (an absolute `#include`) are not covered: use
-//! [`Program::without_cache`](crate::compile::program::Program::without_cache) for
-//! such programs. A program whose include paths hold more than
-//! [`MAX_INCLUDE_FILES`] files bypasses the cache.
+//! A key is 128 bits ([`CacheKey`]). The hash behind keys and checksums is
+//! 128-bit FNV-1a ([`stable_hash`], written in this crate: std's
+//! `DefaultHasher` may change between Rust releases); key derivations hash
+//! length-prefixed fields with it, so that no two field sequences hash the
+//! same bytes. What a compile's key covers is listed at
+//! [`Program::cache_key`](crate::compile::program::Program::cache_key).
+//! Programs whose include paths hold more than [`MAX_INCLUDE_FILES`] files
+//! bypass the cache.
 //!
 //! # Entries
 //!
@@ -42,15 +44,19 @@
 //! | checksum: FNV-1a 128 of everything before it (16 bytes)
 //! ```
 //!
-//! (integers little-endian). Sections: program name, architecture,
-//! options, PTX, CUBIN, LTO-IR, log, lowered-name map, cudakit and NVRTC
-//! versions. An entry is written to a temporary file in the same folder and
-//! renamed over the final name, so readers see a whole entry or none, and
-//! several processes may write the same entry at once. On read, the magic,
-//! format, length, checksum, key and every section bound are verified; an
-//! entry that fails any check (truncated, corrupted, from another key or
-//! another format) is a miss, counted in [`CacheStats::rejected`], and is
-//! replaced by the recompiled result. Cache errors never fail a compile.
+//! (integers little-endian; each tag appears at most once). An entry is
+//! written to a temporary file in the same folder and renamed over the
+//! final name, so readers see a whole entry or none, and several processes
+//! may write the same entry at once. On read, the magic, format, length,
+//! checksum, key and every section bound are verified, then the caller
+//! decodes the sections; an entry that fails any check (truncated,
+//! corrupted, from another key or another format) or that its caller cannot
+//! decode is a miss, counted in [`CacheStats::rejected`], and is replaced by
+//! the next store of its key. Cache errors never fail a compile.
+//!
+//! The memory layer keeps entries already verified (read from disk, or
+//! stored by this process): a memory hit only decodes, it does not verify
+//! the checksum again.
 //!
 //! # Size
 //!
@@ -62,6 +68,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -69,18 +76,19 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use once_cell::sync::Lazy;
 
-use crate::compile::program::{Arch, Compiled, Origin};
 use crate::error::{Error, Result};
 
 /// The default size bound: 256 MiB.
 pub const DEFAULT_MAX_BYTES: u64 = 256 << 20;
 
-/// Programs whose include paths hold more files than this are not cached.
+/// Programs whose include paths hold more files than this are not cached
+/// (their fingerprint would cost more than it saves).
 pub const MAX_INCLUDE_FILES: usize = 10_000;
 
 const MAGIC: &[u8; 8] = b"CUDAKITC";
 const FORMAT: u32 = 1;
 const HEADER_LEN: usize = 8 + 4 + 4 + 16 + 8 + 4;
+const SECTION_HEADER_LEN: usize = 4 + 8;
 const CHECKSUM_LEN: usize = 16;
 const ENTRY_SUFFIX: &str = ".ckc";
 const TEMP_SUFFIX: &str = ".tmp";
@@ -92,20 +100,23 @@ const FNV_PRIME: u128 = 0x0000000001000000000000000000013B;
 /// FNV-1a, 128 bits: the cache's key and checksum hash. Stable across Rust
 /// releases and platforms (it is defined here, byte by byte).
 pub fn stable_hash(bytes: &[u8]) -> u128 {
-    let mut h = Fnv128::new();
+    let mut h = StableHasher::new();
     h.write(bytes);
     h.finish()
 }
 
-#[derive(Clone, Copy)]
-struct Fnv128(u128);
+/// [`stable_hash`] fed piece by piece, with length-prefixed fields: what key
+/// derivations hash with.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StableHasher(u128);
 
-impl Fnv128 {
-    fn new() -> Self {
-        Fnv128(FNV_OFFSET)
+impl StableHasher {
+    pub(crate) fn new() -> Self {
+        StableHasher(FNV_OFFSET)
     }
 
-    fn write(&mut self, bytes: &[u8]) {
+    /// Raw bytes, with no framing.
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
         let mut h = self.0;
         for &b in bytes {
             h ^= u128::from(b);
@@ -116,22 +127,27 @@ impl Fnv128 {
 
     /// A length-prefixed field, so that no two field sequences hash the
     /// same bytes (`"ab","c"` and `"a","bc"` differ).
-    fn field(&mut self, bytes: &[u8]) {
-        self.write(&(bytes.len() as u64).to_le_bytes());
+    pub(crate) fn field(&mut self, bytes: &[u8]) {
+        self.count(bytes.len());
         self.write(bytes);
     }
 
-    fn count(&mut self, n: usize) {
+    /// A count (of the fields that follow), as a little-endian u64.
+    pub(crate) fn count(&mut self, n: usize) {
         self.write(&(n as u64).to_le_bytes());
     }
 
-    fn finish(self) -> u128 {
+    pub(crate) fn finish(self) -> u128 {
         self.0
+    }
+
+    /// The hash as a key.
+    pub(crate) fn finish_key(self) -> CacheKey {
+        CacheKey(self.0)
     }
 }
 
-/// A compile's cache key: 128 bits, shown as 32 hex digits (the entry's
-/// file name).
+/// A cache key: 128 bits, shown as 32 hex digits (the entry's file name).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CacheKey(u128);
 
@@ -157,118 +173,6 @@ impl fmt::Display for CacheKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:032x}", self.0)
     }
-}
-
-/// Everything a compile's result depends on.
-pub(crate) struct KeyInputs<'a> {
-    pub(crate) cudakit_version: &'a str,
-    pub(crate) nvrtc_version: (i32, i32),
-    pub(crate) name: &'a str,
-    pub(crate) source: &'a str,
-    /// Sorted by name.
-    pub(crate) headers: &'a [(&'a str, &'a str)],
-    pub(crate) include_fingerprint: u128,
-    /// The options of each NVRTC run, in order.
-    pub(crate) options: &'a [&'a [String]],
-    pub(crate) name_expressions: &'a [String],
-    pub(crate) arch: &'a str,
-    pub(crate) outputs: &'a [&'a str],
-}
-
-/// The key of a compile.
-pub(crate) fn key(inputs: &KeyInputs<'_>) -> CacheKey {
-    let mut h = Fnv128::new();
-    h.field(b"cudakit compile cache key v1");
-    h.field(inputs.cudakit_version.as_bytes());
-    h.write(&inputs.nvrtc_version.0.to_le_bytes());
-    h.write(&inputs.nvrtc_version.1.to_le_bytes());
-    h.field(inputs.name.as_bytes());
-    h.field(inputs.source.as_bytes());
-    h.count(inputs.headers.len());
-    for (name, contents) in inputs.headers {
-        h.field(name.as_bytes());
-        h.field(contents.as_bytes());
-    }
-    h.write(&inputs.include_fingerprint.to_le_bytes());
-    h.count(inputs.options.len());
-    for run in inputs.options {
-        h.count(run.len());
-        for option in *run {
-            h.field(option.as_bytes());
-        }
-    }
-    h.count(inputs.name_expressions.len());
-    for e in inputs.name_expressions {
-        h.field(e.as_bytes());
-    }
-    h.field(inputs.arch.as_bytes());
-    h.count(inputs.outputs.len());
-    for o in inputs.outputs {
-        h.field(o.as_bytes());
-    }
-    CacheKey(h.finish())
-}
-
-/// A fingerprint of the files under `folders`: for each folder, in order,
-/// every file's relative path, size and modification time. `None` when
-/// they hold more than [`MAX_INCLUDE_FILES`] files.
-pub(crate) fn fingerprint_folders(folders: &[PathBuf]) -> Option<u128> {
-    let mut h = Fnv128::new();
-    h.count(folders.len());
-    let mut budget = MAX_INCLUDE_FILES;
-    for folder in folders {
-        h.field(folder.as_os_str().as_encoded_bytes());
-        let mut files = Vec::new();
-        if !walk(folder, Path::new(""), &mut files, &mut budget) {
-            return None;
-        }
-        files.sort();
-        h.count(files.len());
-        for (rel, len, mtime) in files {
-            h.field(rel.as_os_str().as_encoded_bytes());
-            h.write(&len.to_le_bytes());
-            h.write(&mtime.to_le_bytes());
-        }
-    }
-    Some(h.finish())
-}
-
-/// Collects (relative path, size, mtime in ns) of the files under `root`;
-/// `false` when the budget runs out. Symbolic links to folders are not
-/// followed (no cycles); links to files are.
-fn walk(root: &Path, rel: &Path, out: &mut Vec<(PathBuf, u64, u128)>, budget: &mut usize) -> bool {
-    let Ok(entries) = fs::read_dir(root.join(rel)) else {
-        return true;
-    };
-    for entry in entries.flatten() {
-        let rel_path = rel.join(entry.file_name());
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            if !walk(root, &rel_path, out, budget) {
-                return false;
-            }
-            continue;
-        }
-        let Ok(meta) = fs::metadata(entry.path()) else {
-            continue;
-        };
-        if !meta.is_file() {
-            continue;
-        }
-        if *budget == 0 {
-            return false;
-        }
-        *budget -= 1;
-        let mtime = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
-        out.push((rel_path, meta.len(), mtime));
-    }
-    true
 }
 
 /// Counters of a cache, and what it holds now.
@@ -307,6 +211,198 @@ pub struct CacheStats {
     pub disk_bytes: u64,
 }
 
+/// Why an entry was not trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reject {
+    /// Not a cudakit entry (bad magic, or too short to be one).
+    NotAnEntry,
+    /// Another format version.
+    Format,
+    /// The length recorded differs from the file's.
+    Truncated,
+    /// The checksum does not match.
+    Checksum,
+    /// An entry of another key.
+    Foreign,
+    /// A section runs past the end, a tag repeats, or bytes are left over.
+    Malformed,
+}
+
+/// A bounds-checked little-endian reader over bytes: for entries, and for
+/// the callers' own encodings inside sections.
+#[derive(Debug)]
+pub(crate) struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Reader { bytes }
+    }
+
+    /// The next `n` bytes.
+    pub(crate) fn take(&mut self, n: usize) -> std::result::Result<&'a [u8], Reject> {
+        if n > self.bytes.len() {
+            return Err(Reject::Malformed);
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Ok(head)
+    }
+
+    /// The next `N` bytes as an array.
+    fn array<const N: usize>(&mut self) -> std::result::Result<[u8; N], Reject> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.take(N)?);
+        Ok(out)
+    }
+
+    pub(crate) fn u32(&mut self) -> std::result::Result<u32, Reject> {
+        self.array().map(u32::from_le_bytes)
+    }
+
+    pub(crate) fn u64(&mut self) -> std::result::Result<u64, Reject> {
+        self.array().map(u64::from_le_bytes)
+    }
+
+    fn u128(&mut self) -> std::result::Result<u128, Reject> {
+        self.array().map(u128::from_le_bytes)
+    }
+
+    /// Bytes not read yet.
+    pub(crate) fn remaining(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// `Ok` when every byte was read.
+    pub(crate) fn finish(self) -> std::result::Result<(), Reject> {
+        if self.bytes.is_empty() {
+            Ok(())
+        } else {
+            Err(Reject::Malformed)
+        }
+    }
+}
+
+/// A verified entry: its bytes as stored (see the [module](self) docs) and
+/// where each section lies in them.
+#[derive(Debug)]
+pub(crate) struct Entry {
+    bytes: Vec<u8>,
+    sections: Vec<(u32, Range<usize>)>,
+}
+
+impl Entry {
+    /// Serializes `sections` as the entry of `key`. Each tag must appear at
+    /// most once.
+    pub(crate) fn encode<B: AsRef<[u8]>>(key: CacheKey, sections: &[(u32, B)]) -> Entry {
+        let body: usize = sections
+            .iter()
+            .map(|(_, b)| SECTION_HEADER_LEN + b.as_ref().len())
+            .sum();
+        let total = HEADER_LEN + body + CHECKSUM_LEN;
+        let mut bytes = Vec::with_capacity(total);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&FORMAT.to_le_bytes());
+        bytes.extend_from_slice(&0u32.to_le_bytes());
+        bytes.extend_from_slice(&key.0.to_le_bytes());
+        bytes.extend_from_slice(&(total as u64).to_le_bytes());
+        bytes.extend_from_slice(&(sections.len() as u32).to_le_bytes());
+        let mut index = Vec::with_capacity(sections.len());
+        for (tag, data) in sections {
+            let data = data.as_ref();
+            debug_assert!(
+                index.iter().all(|(t, _)| t != tag),
+                "section {tag} given twice"
+            );
+            bytes.extend_from_slice(&tag.to_le_bytes());
+            bytes.extend_from_slice(&(data.len() as u64).to_le_bytes());
+            index.push((*tag, bytes.len()..bytes.len() + data.len()));
+            bytes.extend_from_slice(data);
+        }
+        let checksum = stable_hash(&bytes);
+        bytes.extend_from_slice(&checksum.to_le_bytes());
+        debug_assert_eq!(bytes.len(), total);
+        Entry {
+            bytes,
+            sections: index,
+        }
+    }
+
+    /// Verifies `bytes` as an entry of `key` and indexes its sections.
+    pub(crate) fn parse(key: CacheKey, bytes: Vec<u8>) -> std::result::Result<Entry, Reject> {
+        if bytes.len() < HEADER_LEN + CHECKSUM_LEN || &bytes[..MAGIC.len()] != MAGIC {
+            return Err(Reject::NotAnEntry);
+        }
+        let mut header = Reader::new(&bytes[MAGIC.len()..HEADER_LEN]);
+        let format = header.u32()?;
+        let _reserved = header.u32()?;
+        let stored_key = header.u128()?;
+        let total = header.u64()?;
+        let count = header.u32()?;
+        if total != bytes.len() as u64 {
+            return Err(Reject::Truncated);
+        }
+        let (body, checksum) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
+        if stable_hash(body) != Reader::new(checksum).u128()? {
+            return Err(Reject::Checksum);
+        }
+        if format != FORMAT {
+            return Err(Reject::Format);
+        }
+        if stored_key != key.0 {
+            return Err(Reject::Foreign);
+        }
+        let mut reader = Reader::new(&body[HEADER_LEN..]);
+        // Each section needs at least its header: bound the allocation.
+        if count as usize > reader.remaining() / SECTION_HEADER_LEN {
+            return Err(Reject::Malformed);
+        }
+        let mut sections = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let tag = reader.u32()?;
+            let len = usize::try_from(reader.u64()?).map_err(|_| Reject::Malformed)?;
+            let start = body.len() - reader.remaining();
+            reader.take(len)?;
+            sections.push((tag, start..start + len));
+        }
+        reader.finish()?;
+        let mut tags: Vec<u32> = sections.iter().map(|(t, _)| *t).collect();
+        tags.sort_unstable();
+        if tags.windows(2).any(|w| w[0] == w[1]) {
+            return Err(Reject::Malformed);
+        }
+        Ok(Entry { bytes, sections })
+    }
+
+    /// The bytes of section `tag`, when the entry has it.
+    pub(crate) fn section(&self, tag: u32) -> Option<&[u8]> {
+        self.sections
+            .iter()
+            .find(|(t, _)| *t == tag)
+            .map(|(_, range)| &self.bytes[range.clone()])
+    }
+
+    /// The sections' tags, in stored order.
+    pub(crate) fn tags(&self) -> impl Iterator<Item = u32> + '_ {
+        self.sections.iter().map(|(t, _)| *t)
+    }
+
+    /// The entry as stored.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// Which layer answered a lookup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layer {
+    /// The memory layer.
+    Memory,
+    /// The disk layer (the entry was verified on read).
+    Disk,
+}
+
 #[derive(Default)]
 struct Counters {
     memory_hits: AtomicU64,
@@ -323,11 +419,31 @@ fn bump(counter: &AtomicU64) {
     counter.fetch_add(1, Ordering::Relaxed);
 }
 
-#[derive(Default)]
+/// An entry of the memory layer: verified, with its last use.
+#[derive(Debug)]
+struct Slot {
+    entry: Arc<Entry>,
+    used: u64,
+}
+
+#[derive(Debug, Default)]
 struct Memory {
-    map: HashMap<u128, (Arc<Compiled>, u64, usize)>,
+    map: HashMap<u128, Slot>,
     bytes: usize,
     clock: u64,
+}
+
+impl Memory {
+    /// Removes `key`'s entry; `true` when there was one.
+    fn remove(&mut self, key: u128) -> bool {
+        match self.map.remove(&key) {
+            Some(slot) => {
+                self.bytes -= slot.entry.as_bytes().len();
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 struct Inner {
@@ -369,8 +485,9 @@ impl Cache {
     }
 
     /// The process's cache, configured from the environment on first use
-    /// (see the [module](self) docs). [`Program`](crate::compile::program::Program)s
-    /// compile through it unless told otherwise.
+    /// (see the [module](self) docs).
+    /// [`Program`](crate::compile::program::Program)s compile through it
+    /// unless told otherwise.
     pub fn global() -> &'static Cache {
         static GLOBAL: Lazy<Cache> = Lazy::new(Cache::from_env);
         &GLOBAL
@@ -522,101 +639,112 @@ impl Cache {
         }
     }
 
-    /// Looks `key` up in memory, then on disk.
-    pub(crate) fn lookup(&self, key: CacheKey) -> Option<Compiled> {
+    /// Looks `key` up in memory, then on disk, and decodes the entry with
+    /// `decode`. An entry `decode` refuses (`None`) counts as rejected and
+    /// is a miss of its layer; a refused memory entry is dropped from
+    /// memory. A disk hit is kept in memory.
+    pub(crate) fn lookup_with<T>(
+        &self,
+        key: CacheKey,
+        decode: impl Fn(&Entry) -> Option<T>,
+    ) -> Option<(T, Layer)> {
         if !self.inner.enabled {
             return None;
         }
         let c = &self.inner.counters;
-        {
+        let in_memory = {
             let mut memory = self.memory();
             memory.clock += 1;
             let clock = memory.clock;
-            if let Some(slot) = memory.map.get_mut(&key.0) {
-                slot.1 = clock;
+            memory.map.get_mut(&key.0).map(|slot| {
+                slot.used = clock;
+                Arc::clone(&slot.entry)
+            })
+        };
+        if let Some(entry) = in_memory {
+            // Verified when it entered memory: decode only.
+            if let Some(value) = decode(&entry) {
                 bump(&c.memory_hits);
-                let mut hit = (*slot.0).clone();
-                hit.origin = Origin::MemoryCache;
-                hit.key = Some(key);
-                return Some(hit);
+                return Some((value, Layer::Memory));
             }
+            bump(&c.rejected);
+            self.memory().remove(key.0);
         }
         bump(&c.memory_misses);
         let path = self.entry_path(key)?;
-        let bytes = match fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(_) => {
-                bump(&c.disk_misses);
-                return None;
-            }
-        };
-        match decode_entry(key, &bytes) {
-            Ok(mut compiled) => {
+        let decoded = fs::read(&path).ok().map(|bytes| {
+            Entry::parse(key, bytes)
+                .ok()
+                .and_then(|entry| Some((decode(&entry)?, entry)))
+        });
+        match decoded {
+            Some(Some((value, entry))) => {
                 bump(&c.disk_hits);
                 touch(&path);
-                compiled.key = Some(key);
-                self.remember(key, &compiled);
-                compiled.origin = Origin::DiskCache;
-                Some(compiled)
+                self.remember(key, Arc::new(entry));
+                Some((value, Layer::Disk))
             }
-            Err(_) => {
+            Some(None) => {
                 bump(&c.rejected);
+                bump(&c.disk_misses);
+                None
+            }
+            None => {
                 bump(&c.disk_misses);
                 None
             }
         }
     }
 
-    /// Stores a result in memory and on disk; never fails (write errors are
+    /// Stores `sections` (tag and bytes; each tag at most once) as the
+    /// entry of `key`, in memory and on disk; never fails (write errors are
     /// counted).
-    pub(crate) fn store(&self, key: CacheKey, compiled: &Compiled) {
+    pub(crate) fn store<B: AsRef<[u8]>>(&self, key: CacheKey, sections: &[(u32, B)]) {
         if !self.inner.enabled {
             return;
         }
-        self.remember(key, compiled);
-        let Some(dir) = self.dir() else { return };
-        let bytes = encode_entry(key, compiled);
-        match write_entry(dir, key, &bytes) {
-            Ok(()) => {
-                bump(&self.inner.counters.writes);
-                let evicted = enforce_bound(dir, self.max_bytes());
-                self.inner
-                    .counters
-                    .evictions
-                    .fetch_add(evicted, Ordering::Relaxed);
+        let entry = Entry::encode(key, sections);
+        if let Some(dir) = self.dir() {
+            match write_entry(dir, key, entry.as_bytes()) {
+                Ok(()) => {
+                    bump(&self.inner.counters.writes);
+                    let evicted = enforce_bound(dir, self.max_bytes());
+                    self.inner
+                        .counters
+                        .evictions
+                        .fetch_add(evicted, Ordering::Relaxed);
+                }
+                Err(_) => bump(&self.inner.counters.write_errors),
             }
-            Err(_) => bump(&self.inner.counters.write_errors),
         }
+        self.remember(key, Arc::new(entry));
     }
 
-    fn remember(&self, key: CacheKey, compiled: &Compiled) {
-        let size = compiled.footprint();
+    /// Keeps a verified entry in memory, evicting the least recently used
+    /// ones to stay within the bound.
+    fn remember(&self, key: CacheKey, entry: Arc<Entry>) {
+        let size = entry.as_bytes().len();
         let max = usize::try_from(self.max_bytes()).unwrap_or(usize::MAX);
         let mut memory = self.memory();
         memory.clock += 1;
         let clock = memory.clock;
-        if let Some((_, _, old)) = memory.map.remove(&key.0) {
-            memory.bytes -= old;
-        }
+        memory.remove(key.0);
         if size > max {
             return;
         }
-        let mut stored = compiled.clone();
-        stored.origin = Origin::Nvrtc;
-        memory.map.insert(key.0, (Arc::new(stored), clock, size));
+        memory.map.insert(key.0, Slot { entry, used: clock });
         memory.bytes += size;
         let mut evicted = 0;
         while memory.bytes > max {
             let Some(oldest) = memory
                 .map
                 .iter()
-                .min_by_key(|(_, (_, used, _))| *used)
+                .min_by_key(|(_, slot)| slot.used)
                 .map(|(k, _)| *k)
             else {
                 break;
             };
-            if let Some((_, _, bytes)) = memory.map.remove(&oldest) {
-                memory.bytes -= bytes;
+            if memory.remove(oldest) {
                 evicted += 1;
             }
         }
@@ -774,235 +902,8 @@ fn write_entry(dir: &Path, key: CacheKey, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
-mod tag {
-    pub(super) const PROGRAM: u32 = 1;
-    pub(super) const ARCH: u32 = 2;
-    pub(super) const OPTIONS: u32 = 3;
-    pub(super) const PTX: u32 = 4;
-    pub(super) const CUBIN: u32 = 5;
-    pub(super) const LTO_IR: u32 = 6;
-    pub(super) const LOG: u32 = 7;
-    pub(super) const LOWERED: u32 = 8;
-    pub(super) const CUDAKIT_VERSION: u32 = 9;
-    pub(super) const NVRTC_VERSION: u32 = 10;
-}
-
-fn encode_list<'a>(items: impl ExactSizeIterator<Item = &'a str>) -> Vec<u8> {
-    let mut out = Vec::new();
-    out.extend_from_slice(&(items.len() as u32).to_le_bytes());
-    for item in items {
-        out.extend_from_slice(&(item.len() as u32).to_le_bytes());
-        out.extend_from_slice(item.as_bytes());
-    }
-    out
-}
-
-/// Serializes an entry (see the [module](self) docs for the layout).
-pub(crate) fn encode_entry(key: CacheKey, c: &Compiled) -> Vec<u8> {
-    let arch = c.arch.to_string();
-    let nvrtc = crate::compile::program::nvrtc_version()
-        .map(|(a, b)| format!("{a}.{b}"))
-        .unwrap_or_default();
-    let lowered: Vec<&str> = c
-        .lowered
-        .iter()
-        .flat_map(|(k, v)| [k.as_str(), v.as_str()])
-        .collect();
-    let options = encode_list(c.options.iter().map(String::as_str));
-    let lowered = encode_list(lowered.into_iter());
-    let mut sections: Vec<(u32, &[u8])> = vec![
-        (tag::PROGRAM, c.program.as_bytes()),
-        (tag::ARCH, arch.as_bytes()),
-        (tag::OPTIONS, &options),
-        (tag::LOG, c.log.as_bytes()),
-        (tag::LOWERED, &lowered),
-        (tag::CUDAKIT_VERSION, env!("CARGO_PKG_VERSION").as_bytes()),
-        (tag::NVRTC_VERSION, nvrtc.as_bytes()),
-    ];
-    if let Some(ptx) = &c.ptx {
-        sections.push((tag::PTX, ptx.as_bytes()));
-    }
-    if let Some(cubin) = &c.cubin {
-        sections.push((tag::CUBIN, cubin));
-    }
-    if let Some(lto) = &c.lto_ir {
-        sections.push((tag::LTO_IR, lto));
-    }
-    let body: usize = sections.iter().map(|(_, b)| 4 + 8 + b.len()).sum();
-    let total = HEADER_LEN + body + CHECKSUM_LEN;
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT.to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
-    out.extend_from_slice(&key.0.to_le_bytes());
-    out.extend_from_slice(&(total as u64).to_le_bytes());
-    out.extend_from_slice(&(sections.len() as u32).to_le_bytes());
-    for (t, bytes) in &sections {
-        out.extend_from_slice(&t.to_le_bytes());
-        out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-        out.extend_from_slice(bytes);
-    }
-    let checksum = stable_hash(&out);
-    out.extend_from_slice(&checksum.to_le_bytes());
-    debug_assert_eq!(out.len(), total);
-    out
-}
-
-/// Why an entry was not trusted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Reject {
-    /// Not a cudakit entry (bad magic, or too short to be one).
-    NotAnEntry,
-    /// Another format version.
-    Format,
-    /// The length recorded differs from the file's.
-    Truncated,
-    /// The checksum does not match.
-    Checksum,
-    /// An entry of another key.
-    Foreign,
-    /// A section is malformed, duplicated, unknown or missing.
-    Malformed,
-}
-
-/// A bounds-checked reader over an entry's bytes.
-struct Reader<'a> {
-    bytes: &'a [u8],
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> std::result::Result<&'a [u8], Reject> {
-        if n > self.bytes.len() {
-            return Err(Reject::Malformed);
-        }
-        let (head, rest) = self.bytes.split_at(n);
-        self.bytes = rest;
-        Ok(head)
-    }
-
-    fn u32(&mut self) -> std::result::Result<u32, Reject> {
-        let b = self.take(4)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-
-    fn u64(&mut self) -> std::result::Result<u64, Reject> {
-        let b = self.take(8)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(u64::from_le_bytes(a))
-    }
-
-    fn list(mut self) -> std::result::Result<Vec<String>, Reject> {
-        let n = self.u32()? as usize;
-        // Each item needs at least its 4-byte length: bound the allocation.
-        if n > self.bytes.len() / 4 {
-            return Err(Reject::Malformed);
-        }
-        let mut out = Vec::with_capacity(n);
-        for _ in 0..n {
-            let len = self.u32()? as usize;
-            out.push(text(self.take(len)?)?);
-        }
-        if !self.bytes.is_empty() {
-            return Err(Reject::Malformed);
-        }
-        Ok(out)
-    }
-}
-
-fn text(bytes: &[u8]) -> std::result::Result<String, Reject> {
-    String::from_utf8(bytes.to_vec()).map_err(|_| Reject::Malformed)
-}
-
-/// Parses and verifies an entry of `key`.
-pub(crate) fn decode_entry(key: CacheKey, bytes: &[u8]) -> std::result::Result<Compiled, Reject> {
-    if bytes.len() < HEADER_LEN + CHECKSUM_LEN || &bytes[..8] != MAGIC {
-        return Err(Reject::NotAnEntry);
-    }
-    let mut header = Reader {
-        bytes: &bytes[8..HEADER_LEN],
-    };
-    let format = header.u32()?;
-    let _reserved = header.u32()?;
-    let mut key_bytes = [0u8; 16];
-    key_bytes.copy_from_slice(header.take(16)?);
-    let total = header.u64()?;
-    let count = header.u32()?;
-    if total != bytes.len() as u64 {
-        return Err(Reject::Truncated);
-    }
-    let (body, checksum) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
-    let mut expected = [0u8; 16];
-    expected.copy_from_slice(checksum);
-    if stable_hash(body) != u128::from_le_bytes(expected) {
-        return Err(Reject::Checksum);
-    }
-    if format != FORMAT {
-        return Err(Reject::Format);
-    }
-    if u128::from_le_bytes(key_bytes) != key.0 {
-        return Err(Reject::Foreign);
-    }
-    let mut reader = Reader {
-        bytes: &body[HEADER_LEN..],
-    };
-    let mut sections: HashMap<u32, &[u8]> = HashMap::new();
-    for _ in 0..count {
-        let t = reader.u32()?;
-        let len = usize::try_from(reader.u64()?).map_err(|_| Reject::Malformed)?;
-        let data = reader.take(len)?;
-        if !(tag::PROGRAM..=tag::NVRTC_VERSION).contains(&t) || sections.insert(t, data).is_some() {
-            return Err(Reject::Malformed);
-        }
-    }
-    if !reader.bytes.is_empty() {
-        return Err(Reject::Malformed);
-    }
-    let get = |t: u32| sections.get(&t).copied().ok_or(Reject::Malformed);
-    let arch: Arch = text(get(tag::ARCH)?)?
-        .parse()
-        .map_err(|_| Reject::Malformed)?;
-    let options = Reader {
-        bytes: get(tag::OPTIONS)?,
-    }
-    .list()?;
-    let pairs = Reader {
-        bytes: get(tag::LOWERED)?,
-    }
-    .list()?;
-    if pairs.len() % 2 != 0 {
-        return Err(Reject::Malformed);
-    }
-    let mut lowered = std::collections::BTreeMap::new();
-    let mut it = pairs.into_iter();
-    while let (Some(k), Some(v)) = (it.next(), it.next()) {
-        lowered.insert(k, v);
-    }
-    let ptx = sections.get(&tag::PTX).map(|b| text(b)).transpose()?;
-    let cubin = sections.get(&tag::CUBIN).map(|b| b.to_vec());
-    let lto_ir = sections.get(&tag::LTO_IR).map(|b| b.to_vec());
-    if ptx.is_none() && cubin.is_none() && lto_ir.is_none() {
-        return Err(Reject::Malformed);
-    }
-    Ok(Compiled {
-        program: text(get(tag::PROGRAM)?)?,
-        arch,
-        options,
-        ptx,
-        cubin,
-        lto_ir,
-        log: text(get(tag::LOG)?)?,
-        lowered,
-        origin: Origin::DiskCache,
-        elapsed: Duration::ZERO,
-        key: Some(key),
-    })
-}
-
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use super::*;
 
     #[test]
@@ -1013,118 +914,205 @@ mod tests {
         assert_eq!(stable_hash(b"foobar"), 0x343e1662793c64bf6f0d3597ba446f18);
     }
 
-    fn inputs<'a>(
-        headers: &'a [(&'a str, &'a str)],
-        options: &'a [&'a [String]],
-        exprs: &'a [String],
-    ) -> KeyInputs<'a> {
-        KeyInputs {
-            cudakit_version: "0.1.0",
-            nvrtc_version: (13, 0),
-            name: "k.cu",
-            source: "__global__ void k() {}",
-            headers,
-            include_fingerprint: 7,
-            options,
-            name_expressions: exprs,
-            arch: "sm_90",
-            outputs: &["cubin"],
-        }
-    }
-
-    /// The key of fixed inputs is a fixed constant: a change of the key
-    /// derivation (or of the hash) would silently orphan every user's cache
-    /// entries, so it must be deliberate and show up here.
     #[test]
-    fn the_key_of_fixed_inputs_is_golden() {
-        let options = vec!["-arch=sm_90".to_owned(), "-DN=4".to_owned()];
-        let runs: [&[String]; 1] = [&options];
-        let exprs = vec!["k".to_owned()];
-        let headers = [("a.h", "#define A 1")];
-        let k = key(&inputs(&headers, &runs, &exprs));
-        assert_eq!(k.to_hex(), GOLDEN_KEY, "the cache key derivation changed");
+    fn fields_are_length_prefixed() {
+        let hash = |fields: &[&[u8]]| {
+            let mut h = StableHasher::new();
+            for f in fields {
+                h.field(f);
+            }
+            h.finish()
+        };
+        assert_ne!(hash(&[b"ab", b"c"]), hash(&[b"a", b"bc"]));
+        assert_ne!(hash(&[b"abc"]), hash(&[b"abc", b""]));
+        let mut h = StableHasher::new();
+        h.count(3);
+        h.write(b"abc");
+        assert_eq!(h.finish(), hash(&[b"abc"]));
     }
 
-    const GOLDEN_KEY: &str = "f6f865d299508a37a97f8781725e8269";
-
-    #[test]
-    fn every_field_changes_the_key_and_framing_is_unambiguous() {
-        let o1 = vec!["-DA".to_owned(), "B".to_owned()];
-        let o2 = vec!["-DAB".to_owned()];
-        let r1: [&[String]; 1] = [&o1];
-        let r2: [&[String]; 1] = [&o2];
-        let e: Vec<String> = Vec::new();
-        let h1 = [("ab", "c")];
-        let h2 = [("a", "bc")];
-        let base = key(&inputs(&h1, &r1, &e));
-        assert_ne!(base, key(&inputs(&h2, &r1, &e)));
-        assert_ne!(base, key(&inputs(&h1, &r2, &e)));
-        let mut i = inputs(&h1, &r1, &e);
-        i.nvrtc_version = (13, 1);
-        assert_ne!(base, key(&i));
-        let mut i = inputs(&h1, &r1, &e);
-        i.cudakit_version = "0.1.1";
-        assert_ne!(base, key(&i));
-        let mut i = inputs(&h1, &r1, &e);
-        i.arch = "sm_90a";
-        assert_ne!(base, key(&i));
-        let mut i = inputs(&h1, &r1, &e);
-        i.outputs = &["cubin", "ptx"];
-        assert_ne!(base, key(&i));
-        let mut i = inputs(&h1, &r1, &e);
-        i.include_fingerprint = 8;
-        assert_ne!(base, key(&i));
-        assert_eq!(base, key(&inputs(&h1, &r1, &e)));
-    }
-
-    fn sample() -> Compiled {
-        let mut lowered = BTreeMap::new();
-        lowered.insert("scale<float>".to_owned(), "_Z5scaleIfEvPT_".to_owned());
-        Compiled {
-            program: "p.cu".to_owned(),
-            arch: Arch::SmA(90),
-            options: vec!["-arch=sm_90a".to_owned()],
-            ptx: Some(".version 9.0".to_owned()),
-            cubin: Some(b"\x7fELF....".to_vec()),
-            lto_ir: None,
-            log: "warning".to_owned(),
-            lowered,
-            origin: Origin::Nvrtc,
-            elapsed: Duration::ZERO,
-            key: None,
-        }
+    fn sample_sections() -> Vec<(u32, Vec<u8>)> {
+        vec![
+            (1, b"p.cu".to_vec()),
+            (7, Vec::new()),
+            (5, b"\x7fELF....".to_vec()),
+        ]
     }
 
     #[test]
     fn entries_round_trip_and_every_damage_is_rejected() {
         let k = CacheKey(42);
-        let bytes = encode_entry(k, &sample());
-        let back = decode_entry(k, &bytes).unwrap();
-        assert_eq!(back.program, "p.cu");
-        assert_eq!(back.arch, Arch::SmA(90));
-        assert_eq!(back.ptx.as_deref(), Some(".version 9.0"));
-        assert_eq!(back.cubin.as_deref(), Some(&b"\x7fELF...."[..]));
-        assert_eq!(back.lowered["scale<float>"], "_Z5scaleIfEvPT_");
+        let bytes = Entry::encode(k, &sample_sections()).as_bytes().to_vec();
+        let back = Entry::parse(k, bytes.clone()).unwrap();
+        assert_eq!(back.as_bytes(), &bytes[..]);
+        assert_eq!(back.tags().collect::<Vec<_>>(), [1, 7, 5]);
+        assert_eq!(back.section(1), Some(&b"p.cu"[..]));
+        assert_eq!(back.section(7), Some(&b""[..]));
+        assert_eq!(back.section(5), Some(&b"\x7fELF...."[..]));
+        assert_eq!(back.section(2), None);
         assert_eq!(
-            decode_entry(CacheKey(43), &bytes).unwrap_err(),
+            Entry::parse(CacheKey(43), bytes.clone()).unwrap_err(),
             Reject::Foreign
         );
         for cut in [0, 1, 8, HEADER_LEN, bytes.len() / 2, bytes.len() - 1] {
-            assert!(decode_entry(k, &bytes[..cut]).is_err(), "cut at {cut}");
+            assert!(
+                Entry::parse(k, bytes[..cut].to_vec()).is_err(),
+                "cut at {cut}"
+            );
         }
         for i in 0..bytes.len() {
-            let mut bad = bytes.clone();
-            bad[i] ^= 0x40;
-            assert!(decode_entry(k, &bad).is_err(), "flip at {i}");
+            for bit in 0..8 {
+                let mut bad = bytes.clone();
+                bad[i] ^= 1 << bit;
+                assert!(Entry::parse(k, bad).is_err(), "flip of bit {bit} at {i}");
+            }
         }
         assert_eq!(
-            decode_entry(
+            Entry::parse(
                 k,
-                b"garbage garbage garbage garbage garbage garbage garbage garbage"
+                b"garbage garbage garbage garbage garbage garbage garbage garbage".to_vec()
             )
             .unwrap_err(),
             Reject::NotAnEntry
         );
+    }
+
+    /// An entry whose checksum is right but whose sections are not: what a
+    /// writer with a bug (or another program) could leave.
+    fn resealed(mut bytes: Vec<u8>) -> Vec<u8> {
+        bytes.truncate(bytes.len() - CHECKSUM_LEN);
+        let total = (bytes.len() + CHECKSUM_LEN) as u64;
+        bytes[32..40].copy_from_slice(&total.to_le_bytes());
+        let checksum = stable_hash(&bytes);
+        bytes.extend_from_slice(&checksum.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn malformed_sections_are_rejected_even_with_a_good_checksum() {
+        let k = CacheKey(7);
+        let good = Entry::encode(k, &sample_sections()).as_bytes().to_vec();
+        assert!(Entry::parse(k, resealed(good.clone())).is_ok());
+        // A repeated tag.
+        let mut twice = good.clone();
+        twice[HEADER_LEN..HEADER_LEN + 4].copy_from_slice(&5u32.to_le_bytes());
+        assert_eq!(
+            Entry::parse(k, resealed(twice)).unwrap_err(),
+            Reject::Malformed
+        );
+        // A section running past the end.
+        let mut long = good.clone();
+        long[HEADER_LEN + 4..HEADER_LEN + 12].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert_eq!(
+            Entry::parse(k, resealed(long)).unwrap_err(),
+            Reject::Malformed
+        );
+        // Bytes after the last section.
+        let mut extra = good[..good.len() - CHECKSUM_LEN].to_vec();
+        extra.push(0);
+        extra.extend_from_slice(&[0; CHECKSUM_LEN]);
+        assert_eq!(
+            Entry::parse(k, resealed(extra)).unwrap_err(),
+            Reject::Malformed
+        );
+        // More sections than the bytes could hold.
+        let mut many = good;
+        many[HEADER_LEN - 4..HEADER_LEN].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(
+            Entry::parse(k, resealed(many)).unwrap_err(),
+            Reject::Malformed
+        );
+    }
+
+    /// A fresh folder under the system's temporary folder.
+    fn temp_dir(tag: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("cudakit-cache-unit-{tag}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn decode_program(entry: &Entry) -> Option<Vec<u8>> {
+        entry.section(1).map(<[u8]>::to_vec)
+    }
+
+    #[test]
+    fn lookups_go_memory_then_disk_and_refusals_are_rejected_misses() {
+        let dir = temp_dir("layers");
+        let cache = Cache::in_dir(&dir);
+        let k = CacheKey(1);
+        assert_eq!(cache.lookup_with(k, decode_program), None);
+        cache.store(k, &sample_sections());
+        assert_eq!(
+            cache.lookup_with(k, decode_program),
+            Some((b"p.cu".to_vec(), Layer::Memory))
+        );
+        // A decoder that refuses the entry: a rejected miss in both layers,
+        // and the memory layer drops it.
+        assert_eq!(cache.lookup_with(k, |_| None::<()>), None);
+        let s = cache.stats();
+        assert_eq!(
+            (s.memory_hits, s.memory_misses, s.disk_misses, s.rejected),
+            (1, 2, 2, 2),
+            "{s:?}"
+        );
+        assert_eq!(s.memory_entries, 0);
+        // The disk entry is still good for a decoder that accepts it.
+        assert_eq!(
+            cache.lookup_with(k, decode_program),
+            Some((b"p.cu".to_vec(), Layer::Disk))
+        );
+        assert_eq!(
+            cache.lookup_with(k, decode_program),
+            Some((b"p.cu".to_vec(), Layer::Memory))
+        );
+        let s = cache.stats();
+        assert_eq!((s.disk_hits, s.memory_entries, s.writes), (1, 1, 1));
+        assert_eq!(s.memory_bytes, s.disk_bytes);
+        cache.clear().unwrap();
+        assert_eq!(cache.lookup_with(k, decode_program), None);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_damaged_file_is_a_rejected_miss() {
+        let dir = temp_dir("damaged");
+        let k = CacheKey(2);
+        Cache::in_dir(&dir).store(k, &sample_sections());
+        let path = Cache::in_dir(&dir).entry_path(k).unwrap();
+        let mut bytes = fs::read(&path).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 1;
+        fs::write(&path, bytes).unwrap();
+        let fresh = Cache::in_dir(&dir);
+        assert_eq!(fresh.lookup_with(k, decode_program), None);
+        let s = fresh.stats();
+        assert_eq!((s.rejected, s.disk_misses, s.disk_hits), (1, 1, 0));
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_memory_layer_keeps_its_bound() {
+        let entry_size = Entry::encode(CacheKey(0), &[(1u32, [0u8; 100])])
+            .as_bytes()
+            .len() as u64;
+        let cache = Cache::memory_only().with_max_bytes(entry_size * 2);
+        for k in 0..3 {
+            cache.store(CacheKey(k), &[(1u32, [k as u8; 100])]);
+        }
+        let s = cache.stats();
+        assert_eq!((s.memory_entries, s.evictions), (2, 1), "{s:?}");
+        assert_eq!(s.memory_bytes, entry_size * 2);
+        let first = |entry: &Entry| entry.section(1).map(|b| b[0]);
+        assert_eq!(cache.lookup_with(CacheKey(0), first), None);
+        assert_eq!(
+            cache.lookup_with(CacheKey(2), first),
+            Some((2, Layer::Memory))
+        );
+        let disabled = Cache::disabled();
+        disabled.store(CacheKey(0), &[(1u32, [0u8; 4])]);
+        assert_eq!(disabled.lookup_with(CacheKey(0), first), None);
+        assert_eq!(disabled.stats().memory_entries, 0);
     }
 
     #[test]

@@ -47,7 +47,7 @@
 //! [`Output::Cubin`]: crate::compile::program::Output::Cubin
 
 use std::collections::BTreeMap;
-use std::ffi::{c_uint, c_void, CString};
+use std::ffi::{c_uint, c_void};
 use std::fmt;
 use std::panic::Location;
 use std::path::{Path, PathBuf};
@@ -55,8 +55,10 @@ use std::ptr;
 
 use cuda_sys::{CUjitInputType, CUjit_option, CUlinkState};
 
+use crate::compile::c_string;
 use crate::compile::module::{
-    jit_error, join_logs, load_image, log_text, prepare_image, ImageKind, Module, JIT_LOG_BYTES,
+    jit_error, join_logs, load_image, log_text, prepare_image, Aligned, ImageKind, Module,
+    JIT_LOG_BYTES,
 };
 use crate::compile::program::Compiled;
 use crate::context::arena::AllocKind;
@@ -80,42 +82,22 @@ impl LinkOptions {
         LinkOptions::default()
     }
 
-    /// `CU_JIT_MAX_REGISTERS`: at most `n` registers per thread.
-    pub fn max_registers(mut self, n: u32) -> LinkOptions {
-        self.max_registers = Some(n);
-        self
-    }
-
-    /// `CU_JIT_OPTIMIZATION_LEVEL`: 0 to 4 (4, the default, is the highest).
-    pub fn optimization_level(mut self, level: u32) -> LinkOptions {
-        self.optimization_level = Some(level);
-        self
-    }
-
-    /// `CU_JIT_GENERATE_DEBUG_INFO`.
-    pub fn debug_info(mut self, on: bool) -> LinkOptions {
-        self.debug_info = on;
-        self
-    }
-
-    /// `CU_JIT_GENERATE_LINE_INFO`.
-    pub fn line_info(mut self, on: bool) -> LinkOptions {
-        self.line_info = on;
-        self
-    }
-
-    /// Turns off `CU_JIT_LOG_VERBOSE` (on by default: the info log reports
-    /// registers and spills of every kernel).
-    pub fn quiet(mut self, on: bool) -> LinkOptions {
-        self.quiet = on;
-        self
-    }
-
-    /// `CU_JIT_LTO` (deprecated by CUDA 12): link-time optimization of
-    /// pre-12.0 LTO-IR inputs.
-    pub fn lto(mut self, on: bool) -> LinkOptions {
-        self.lto = on;
-        self
+    builder_setters! {
+        LinkOptions;
+        /// `CU_JIT_MAX_REGISTERS`: at most `n` registers per thread.
+        max_registers(n: u32) => max_registers = Some(n);
+        /// `CU_JIT_OPTIMIZATION_LEVEL`: 0 to 4 (4, the default, is the highest).
+        optimization_level(level: u32) => optimization_level = Some(level);
+        /// `CU_JIT_GENERATE_DEBUG_INFO`.
+        debug_info(on: bool) => debug_info = on;
+        /// `CU_JIT_GENERATE_LINE_INFO`.
+        line_info(on: bool) => line_info = on;
+        /// Turns off `CU_JIT_LOG_VERBOSE` (on by default: the info log reports
+        /// registers and spills of every kernel).
+        quiet(on: bool) => quiet = on;
+        /// `CU_JIT_LTO` (deprecated by CUDA 12): link-time optimization of
+        /// pre-12.0 LTO-IR inputs.
+        lto(on: bool) => lto = on;
     }
 }
 
@@ -363,17 +345,13 @@ impl<'c> Linker<'c> {
     /// [`Error::InvalidArgument`] for malformed inputs;
     /// [`Error::ContextPoisoned`].
     pub fn add(&mut self, kind: LinkInput, name: &str, data: &[u8]) -> Result<&mut Self> {
-        let name_c = CString::new(name).map_err(|_| Error::InteriorNul {
-            what: "link input name",
-        })?;
+        let name_c = c_string(name, "link input name")?;
         if data.is_empty() {
             return Err(Error::ZeroLength { what: "link input" });
         }
-        let prepared;
-        let aligned: Vec<u64>;
-        let (ptr, len): (*const c_void, usize) = match kind {
+        let input: Aligned<'_> = match kind {
             LinkInput::Ptx | LinkInput::Cubin | LinkInput::Fatbin => {
-                prepared = prepare_image(data)?;
+                let prepared = prepare_image(data)?;
                 let expected = match kind {
                     LinkInput::Ptx => ImageKind::Ptx,
                     LinkInput::Cubin => ImageKind::Cubin,
@@ -385,37 +363,21 @@ impl<'c> Linker<'c> {
                         prepared.kind
                     )));
                 }
-                (prepared.as_ptr(), prepared.len())
+                prepared.bytes
             }
-            LinkInput::Object | LinkInput::Library | LinkInput::LtoIr => {
-                if data.as_ptr().align_offset(8) == 0 {
-                    (data.as_ptr().cast(), data.len())
-                } else {
-                    let mut words = vec![0u64; data.len().div_ceil(8)];
-                    // SAFETY: `words` has at least `data.len()` bytes; the
-                    // allocations do not overlap.
-                    unsafe {
-                        ptr::copy_nonoverlapping(
-                            data.as_ptr(),
-                            words.as_mut_ptr().cast::<u8>(),
-                            data.len(),
-                        )
-                    };
-                    aligned = words;
-                    (aligned.as_ptr().cast(), data.len())
-                }
-            }
+            LinkInput::Object | LinkInput::Library | LinkInput::LtoIr => Aligned::new(data),
         };
         let cu = self.ctx.enter()?;
-        // SAFETY: a live link state; `ptr` addresses `len` readable bytes of
-        // the input (the driver keeps no reference after the call); a C
-        // string name; no per-input options; the context is current.
+        // SAFETY: a live link state; `input.as_ptr()` addresses
+        // `input.len()` readable bytes of the input, alive for the call
+        // (the driver keeps no reference after it); a C string name; no
+        // per-input options; the context is current.
         let rc = unsafe {
             (cu.cuLinkAddData)(
                 self.state,
                 kind.raw(),
-                ptr.cast_mut(),
-                len,
+                input.as_ptr().cast_mut(),
+                input.len(),
                 name_c.as_ptr(),
                 0,
                 ptr::null_mut(),
@@ -519,10 +481,7 @@ impl<'c> Linker<'c> {
             });
         }
         let display = path.display().to_string();
-        let path_c =
-            CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| Error::InteriorNul {
-                what: "link input path",
-            })?;
+        let path_c = c_string(path.as_os_str().as_encoded_bytes(), "link input path")?;
         let cu = self.ctx.enter()?;
         // SAFETY: a live link state; a C string path; no per-input options;
         // the context is current.

@@ -13,7 +13,7 @@
 //! reason. Functions and globals borrow their module, so it cannot be
 //! unloaded (`cuModuleUnload`, on drop) while one is alive:
 //!
-//! ```compile_fail
+//! ```compile_fail,E0597
 //! # fn main() -> cudakit::Result<()> {
 //! let ctx = cudakit::Context::new(0)?;
 //! let f = {
@@ -25,7 +25,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::fmt;
 use std::marker::PhantomData;
 use std::path::Path;
@@ -40,6 +40,7 @@ use cuda_sys::{
     CUdeviceptr, CUfunction, CUfunction_attribute as Attr, CUjit_option, CUmodule, CUresult,
 };
 
+use crate::compile::c_string;
 use crate::compile::program::{resolve_name, Compiled};
 use crate::context::Context;
 use crate::driver::optional;
@@ -79,17 +80,49 @@ impl ImageKind {
     }
 }
 
-/// An image ready for the driver: PTX NUL-terminated, binaries 8-byte
-/// aligned, and binaries' declared extents checked to lie inside the bytes
-/// (so the driver never reads past them).
-pub(crate) struct Image<'a> {
+/// Bytes for the driver, at an 8-byte-aligned address when asked: binary
+/// images and linker inputs are read as words.
+pub(crate) struct Aligned<'a> {
     bytes: Cow<'a, [u8]>,
+    /// A copy of `bytes` in aligned storage, when they were not aligned;
+    /// else empty.
     words: Vec<u64>,
-    len: usize,
-    pub(crate) kind: ImageKind,
 }
 
-impl Image<'_> {
+impl<'a> Aligned<'a> {
+    /// `bytes` where they are, aligned or not (text).
+    fn as_is(bytes: Cow<'a, [u8]>) -> Aligned<'a> {
+        Aligned {
+            bytes,
+            words: Vec::new(),
+        }
+    }
+
+    /// `bytes` at an 8-byte-aligned address: where they are when they
+    /// already are aligned, else copied into words.
+    pub(crate) fn new(bytes: &'a [u8]) -> Aligned<'a> {
+        let words = if bytes.as_ptr().align_offset(8) == 0 {
+            Vec::new()
+        } else {
+            let mut words = vec![0u64; bytes.len().div_ceil(8)];
+            // SAFETY: `words` has at least `bytes.len()` bytes, and the two
+            // allocations do not overlap.
+            unsafe {
+                ptr::copy_nonoverlapping(
+                    bytes.as_ptr(),
+                    words.as_mut_ptr().cast::<u8>(),
+                    bytes.len(),
+                )
+            };
+            words
+        };
+        Aligned {
+            bytes: Cow::Borrowed(bytes),
+            words,
+        }
+    }
+
+    /// Where the driver reads: the aligned copy when there is one.
     pub(crate) fn as_ptr(&self) -> *const c_void {
         if self.words.is_empty() {
             self.bytes.as_ptr().cast()
@@ -98,9 +131,29 @@ impl Image<'_> {
         }
     }
 
+    /// Bytes handed to the driver.
+    pub(crate) fn len(&self) -> usize {
+        self.bytes.len()
+    }
+}
+
+/// An image ready for the driver: PTX NUL-terminated, binaries 8-byte
+/// aligned, and binaries' declared extents checked to lie inside the bytes
+/// (so the driver never reads past them).
+pub(crate) struct Image<'a> {
+    pub(crate) bytes: Aligned<'a>,
+    pub(crate) kind: ImageKind,
+}
+
+impl Image<'_> {
+    /// Where the driver reads.
+    pub(crate) fn as_ptr(&self) -> *const c_void {
+        self.bytes.as_ptr()
+    }
+
     /// Bytes handed to the driver (with the NUL of PTX).
     pub(crate) fn len(&self) -> usize {
-        self.len
+        self.bytes.len()
     }
 }
 
@@ -124,11 +177,8 @@ pub(crate) fn prepare_image(bytes: &[u8]) -> Result<Image<'_>> {
                 Some(nul) if bytes[nul..].iter().all(|&b| b == 0) => Cow::Borrowed(&bytes[..=nul]),
                 Some(_) => return Err(Error::InteriorNul { what: "PTX image" }),
             };
-            let len = text.len();
             Ok(Image {
-                bytes: text,
-                words: Vec::new(),
-                len,
+                bytes: Aligned::as_is(text),
                 kind,
             })
         }
@@ -141,25 +191,8 @@ pub(crate) fn prepare_image(bytes: &[u8]) -> Result<Image<'_>> {
                 Error::InvalidArgument(format!("the {kind:?} image is malformed: {reason}"))
             })?;
             debug_assert!(extent <= bytes.len());
-            let words = if bytes.as_ptr().align_offset(8) == 0 {
-                Vec::new()
-            } else {
-                let mut words = vec![0u64; bytes.len().div_ceil(8)];
-                // SAFETY: `words` has at least `bytes.len()` bytes, and the
-                // two allocations do not overlap.
-                unsafe {
-                    ptr::copy_nonoverlapping(
-                        bytes.as_ptr(),
-                        words.as_mut_ptr().cast::<u8>(),
-                        bytes.len(),
-                    )
-                };
-                words
-            };
             Ok(Image {
-                bytes: Cow::Borrowed(bytes),
-                words,
-                len: bytes.len(),
+                bytes: Aligned::new(bytes),
                 kind,
             })
         }
@@ -548,9 +581,7 @@ impl<'c> Module<'c> {
     /// errors; [`Error::ContextPoisoned`].
     pub fn function(&self, name: &str) -> Result<Function<'_>> {
         let symbol = self.symbol_of(name);
-        let symbol_c = CString::new(symbol).map_err(|_| Error::InteriorNul {
-            what: "function name",
-        })?;
+        let symbol_c = c_string(symbol, "function name")?;
         let cu = self.ctx.enter()?;
         let mut raw: CUfunction = ptr::null_mut();
         // SAFETY: a valid out-pointer, a live module, a C string; the
@@ -584,9 +615,7 @@ impl<'c> Module<'c> {
     /// errors; [`Error::ContextPoisoned`].
     pub fn global<T: DeviceCopy>(&self, name: &str) -> Result<Global<'_, T>> {
         let symbol = self.symbol_of(name);
-        let symbol_c = CString::new(symbol).map_err(|_| Error::InteriorNul {
-            what: "global name",
-        })?;
+        let symbol_c = c_string(symbol, "global name")?;
         let cu = self.ctx.enter()?;
         let (mut ptr, mut bytes): (CUdeviceptr, usize) = (0, 0);
         // SAFETY: valid out-pointers, a live module, a C string; the context
@@ -1045,10 +1074,10 @@ mod tests {
     #[test]
     fn ptx_gets_exactly_one_nul() {
         let image = prepare_image(b".version 9.0\n").unwrap();
-        assert_eq!(&*image.bytes, b".version 9.0\n\0");
+        assert_eq!(&*image.bytes.bytes, b".version 9.0\n\0");
         assert_eq!(image.len(), 14);
         let image = prepare_image(b".version 9.0\n\0\0").unwrap();
-        assert_eq!(&*image.bytes, b".version 9.0\n\0");
+        assert_eq!(&*image.bytes.bytes, b".version 9.0\n\0");
         assert!(matches!(
             prepare_image(b".ver\0sion"),
             Err(Error::InteriorNul { .. })
