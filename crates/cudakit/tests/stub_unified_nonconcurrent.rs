@@ -31,6 +31,13 @@ fn host_views_and_device_work_exclude_each_other() {
             .expect("stub_set_attribute");
     // SAFETY: two plain values; CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89.
     unsafe { set_attribute(89, 0) };
+    // SAFETY: the stand-in exports stub_set_params(*const usize, usize).
+    let set_params =
+        unsafe { lib.get::<unsafe extern "C" fn(*const usize, usize)>(b"stub_set_params\0") }
+            .expect("stub_set_params");
+    // The kernel takes one pointer: (offset 0, size 8).
+    // SAFETY: one (offset, size) pair.
+    unsafe { set_params([0usize, 8].as_ptr(), 1) };
     // SAFETY: the stand-in exports stub_launch_count() -> u64.
     let launches = unsafe { lib.get::<unsafe extern "C" fn() -> u64>(b"stub_launch_count\0") }
         .expect("stub_launch_count");

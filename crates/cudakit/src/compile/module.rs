@@ -46,7 +46,7 @@ use crate::context::Context;
 use crate::driver::optional;
 use crate::error::{Error, LaunchConfigError, Result};
 use crate::memory::copy;
-use crate::memory::DeviceCopy;
+use crate::memory::{DeviceCopy, DevicePtr};
 
 /// Bytes of each JIT log buffer.
 pub(crate) const JIT_LOG_BYTES: usize = 64 * 1024;
@@ -986,9 +986,10 @@ impl<'m, T: DeviceCopy> Global<'m, T> {
         self.module.ctx
     }
 
-    /// The device address.
-    pub fn device_ptr(&self) -> CUdeviceptr {
-        self.ptr
+    /// The device address. A [`DevicePtr`] is not a kernel argument: see
+    /// its documentation for why, and for the explicit escape.
+    pub fn device_ptr(&self) -> DevicePtr {
+        DevicePtr::new(self.ptr)
     }
 
     /// Number of elements.
