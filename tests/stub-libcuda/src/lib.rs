@@ -193,12 +193,11 @@ pub unsafe extern "C" fn cuMemAllocManaged(dptr: *mut u64, bytes: usize, _flags:
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD8_v2(dst: u64, value: u8, n: usize) -> i32 {
     let s = state();
-    if let Some(&(address, bytes)) = s
+    if s
         .managed
         .iter()
-        .find(|&&(a, b)| dst >= a && dst + n as u64 <= a + b as u64)
+        .any(|&(a, b)| dst >= a && dst + n as u64 <= a + b as u64)
     {
-        let _ = (address, bytes);
         // SAFETY: the range lies inside a live managed allocation.
         unsafe { std::ptr::write_bytes(dst as usize as *mut u8, value, n) };
     }
@@ -370,9 +369,9 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRelease_v2(device: i32) -> i32 {
 /// live (it would destroy memory another user of the context holds).
 #[no_mangle]
 pub unsafe extern "C" fn cuDevicePrimaryCtxReset_v2(device: i32) -> i32 {
-    let Some(slot) = usize::try_from(device).ok().filter(|&d| d < 4) else {
+    if !(0..4).contains(&device) {
         return CUDA_ERROR_INVALID_VALUE;
-    };
+    }
     let mut s = state();
     let live = s
         .allocations
@@ -487,10 +486,10 @@ pub unsafe extern "C" fn cuFuncGetAttribute(
     _f: *mut c_void,
 ) -> i32 {
     let v = match attribute {
-        0 => 1024,      // MAX_THREADS_PER_BLOCK
-        4 => 32,        // NUM_REGS
-        5 => 90,        // PTX_VERSION
-        6 => 90,        // BINARY_VERSION
+        0 => 1024,                   // MAX_THREADS_PER_BLOCK
+        4 => 32,                     // NUM_REGS
+        5 => 90,                     // PTX_VERSION
+        6 => 90,                     // BINARY_VERSION
         8 => state().dynamic_shared, // MAX_DYNAMIC_SHARED_SIZE_BYTES
         _ => 0,
     };
