@@ -123,10 +123,9 @@ impl Report {
             Err(err) => Library::Missing(err),
         };
         let nvrtc = match libnvrtc {
-            Library::Found(_) => Some(
-                cudakit::compile::program::nvrtc_version()
-                    .and_then(|v| cudakit::compile::program::supported_archs().map(|a| (v, a.to_vec()))),
-            ),
+            Library::Found(_) => Some(cudakit::compile::program::nvrtc_version().and_then(|v| {
+                cudakit::compile::program::supported_archs().map(|a| (v, a.to_vec()))
+            })),
             Library::Missing(_) => None,
         };
         let env = ENV_VARS

@@ -6,8 +6,8 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use cudakit::work::launch::LaunchConfig;
 use cudakit::compile::program::{Origin, Program};
+use cudakit::work::launch::LaunchConfig;
 use cudakit::{params, Bf16, Context, DeviceCopy, Error, ParamList, F16};
 use cudakit_suite::kernels::{Elem, MatmulKernel, Signature, MATMUL_KERNELS};
 use cudakit_suite::reference::{self, Gemm, Op, Real, Reference, Tolerance};

@@ -202,5 +202,8 @@ fn the_driver_reads_every_argument_byte_for_byte() {
     drop((p, f, g, h));
     drop((buf, stream, module));
     assert!(ctx.leak_report().is_empty(), "{}", ctx.leak_report());
-    assert_eq!(cudakit::context::arena::host_arena().stats().live_count(), 0);
+    assert_eq!(
+        cudakit::context::arena::host_arena().stats().live_count(),
+        0
+    );
 }
