@@ -42,6 +42,7 @@ use self::device::{Device, DeviceLimits};
 use self::metrics::{Metrics, MetricsCounters};
 use crate::driver::cu;
 use crate::error::{check, DriverError, Error, Result};
+use crate::memory::staged::Staging;
 
 /// A device's primary context. Cheap to clone (clones share one retained
 /// context). Buffers, streams and modules borrow it, so none can outlive it:
@@ -70,6 +71,7 @@ pub(crate) struct Shared {
     kernel_timing: AtomicBool,
     released: AtomicBool,
     work: WorkTracker,
+    staging: Staging,
 }
 
 /// What device work and host access to unified memory are in flight.
@@ -162,6 +164,7 @@ impl Context {
             kernel_timing: AtomicBool::new(false),
             released: AtomicBool::new(false),
             work: WorkTracker::default(),
+            staging: Staging::default(),
         });
         reg.push((device.ordinal(), Arc::downgrade(&shared)));
         Ok(Context { shared })
@@ -398,6 +401,11 @@ impl Context {
         }
     }
 
+    /// The staged pipeline's state (see `memory::staged`).
+    pub(crate) fn staging(&self) -> &Staging {
+        &self.shared.staging
+    }
+
     /// Waits for all work of the context (`cuCtxSynchronize`).
     ///
     /// # Errors
@@ -496,6 +504,7 @@ impl Context {
         };
         reg.retain(|(_, w)| w.strong_count() > 0);
         let cu = cu()?;
+        shared.free_staging(cu);
         shared.released.store(true, Ordering::Relaxed);
         // SAFETY: releases the retain taken in Context::on, exactly once (the
         // `released` flag stops Drop from releasing again).
@@ -511,8 +520,23 @@ impl Context {
     }
 }
 
+impl Shared {
+    /// Frees the staged pipeline's chunks (before the context is released
+    /// or reset); errors are ignored, as in any drop.
+    fn free_staging(&self, cu: &Driver) {
+        // SAFETY: the primary context is still retained by this record.
+        let _ = unsafe { (cu.cuCtxSetCurrent)(self.raw) };
+        self.staging.free_all(cu, &self.arena, &mut |_, _| {});
+    }
+}
+
 impl Drop for Shared {
     fn drop(&mut self) {
+        if !self.released.load(Ordering::Relaxed) {
+            if let Ok(cu) = cu() {
+                self.free_staging(cu);
+            }
+        }
         let report = self.arena.leak_report();
         if !report.is_empty() {
             eprintln!(

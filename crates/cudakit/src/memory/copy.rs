@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use cuda_sys::{CUdeviceptr, CUstream};
 
-use super::{byte_len, DeviceCopy};
+use super::{byte_len, staged, DeviceCopy};
 use crate::context::Context;
 use crate::error::{Error, Result};
 
@@ -29,6 +29,15 @@ pub(crate) fn htod<T: DeviceCopy>(ctx: &Context, dst: CUdeviceptr, src: &[T]) ->
     let cu = ctx.enter()?;
     let _work = ctx.sync_work()?;
     let t = Instant::now();
+    if bytes >= staged::STAGE_MIN && !staged::is_page_locked(cu, src.as_ptr().cast()) {
+        // SAFETY: `src` is `bytes` readable bytes, borrowed for the call;
+        // the caller guarantees `dst` addresses `bytes` bytes of this
+        // context's memory; no stream ordering is needed (`after` is null):
+        // `sync_work` above waited for pending scope work.
+        unsafe { staged::htod(ctx, dst, src.as_ptr().cast(), bytes, std::ptr::null_mut()) }?;
+        ctx.counters().htod.add(bytes, Some(t.elapsed()));
+        return Ok(());
+    }
     // SAFETY: `src` is `bytes` readable bytes; the caller guarantees `dst`
     // addresses at least `bytes` bytes of this context's memory.
     let rc = unsafe { (cu.cuMemcpyHtoD)(dst, src.as_ptr().cast(), bytes) };
@@ -47,6 +56,22 @@ pub(crate) fn dtoh<T: DeviceCopy>(ctx: &Context, dst: &mut [T], src: CUdeviceptr
     let cu = ctx.enter()?;
     let _work = ctx.sync_work()?;
     let t = Instant::now();
+    if bytes >= staged::STAGE_MIN && !staged::is_page_locked(cu, dst.as_ptr().cast()) {
+        // SAFETY: `dst` is `bytes` writable bytes, borrowed exclusively for
+        // the call, of a type valid for every bit pattern; the caller
+        // guarantees `src` addresses `bytes` bytes.
+        unsafe {
+            staged::dtoh(
+                ctx,
+                dst.as_mut_ptr().cast(),
+                src,
+                bytes,
+                std::ptr::null_mut(),
+            )
+        }?;
+        ctx.counters().dtoh.add(bytes, Some(t.elapsed()));
+        return Ok(());
+    }
     // SAFETY: `dst` is `bytes` writable bytes of a type valid for every bit
     // pattern; the caller guarantees `src` addresses `bytes` bytes.
     let rc = unsafe { (cu.cuMemcpyDtoH)(dst.as_mut_ptr().cast(), src, bytes) };
@@ -66,10 +91,25 @@ pub(crate) fn dtoh_vec<T: DeviceCopy>(
     let cu = ctx.enter()?;
     let _work = ctx.sync_work()?;
     let t = Instant::now();
-    // SAFETY: the vector has capacity for `len` elements (`bytes` bytes);
-    // the caller guarantees `src` addresses `bytes` bytes.
-    let rc = unsafe { (cu.cuMemcpyDtoH)(out.as_mut_ptr().cast(), src, bytes) };
-    ctx.check("cuMemcpyDtoH_v2", rc)?;
+    if bytes >= staged::STAGE_MIN {
+        // SAFETY: the vector has capacity for `len` elements (`bytes`
+        // bytes), owned here; the caller guarantees `src` addresses `bytes`
+        // bytes. A new vector is pageable memory.
+        unsafe {
+            staged::dtoh(
+                ctx,
+                out.as_mut_ptr().cast(),
+                src,
+                bytes,
+                std::ptr::null_mut(),
+            )
+        }?;
+    } else {
+        // SAFETY: the vector has capacity for `len` elements (`bytes`
+        // bytes); the caller guarantees `src` addresses `bytes` bytes.
+        let rc = unsafe { (cu.cuMemcpyDtoH)(out.as_mut_ptr().cast(), src, bytes) };
+        ctx.check("cuMemcpyDtoH_v2", rc)?;
+    }
     // SAFETY: the driver wrote all `len` elements, and every bit pattern is
     // a valid `T` (DeviceCopy's contract).
     unsafe { out.set_len(len) };

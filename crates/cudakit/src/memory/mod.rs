@@ -22,6 +22,7 @@ pub(crate) mod copy;
 mod device;
 mod element;
 mod pinned;
+pub mod staged;
 mod unified;
 
 pub use device::{DeviceBuffer, DeviceView};
