@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use cudakit::Context;
 use cudakit_suite::bench::{self, Row};
+use cudakit_suite::bench_transfers;
 use cudakit_suite::kernels;
 
 use crate::args::{CliError, Exit, Parser, Token};
@@ -25,8 +26,8 @@ as the raw calls.
 Usage: cudakit bench [OPTIONS]
 
 Options:
-  --only LIST           Any of launch, transfers, compile, comma-separated
-                        (default: all three)
+  --only LIST           Any of launch, transfers, pageable, both, load,
+                        compile, comma-separated (default: all)
   --launches N          Launches per timed batch (default 2000)
   --batches B           Timed launch batches (default 51)
   --bytes SIZE          Transfer size, e.g. 64M or 1G (default 256M)
@@ -34,6 +35,7 @@ Options:
   --compile-samples C   Timed compiles (default 11)
   --device D            Device ordinal (default 0)
   --json                Print one JSON object instead of the table
+  --svg FILE            Also draw the ratios as a bar chart into FILE
   -h, --help            Show this text
 
 Exit codes: 0 measured; 1 a driver or compile error; 2 no usable GPU,
@@ -43,7 +45,11 @@ driver or NVRTC (the doctor's diagnosis is printed); 64 usage error.";
 struct Options {
     launch: bool,
     transfers: bool,
+    pageable: bool,
+    both: bool,
+    load: bool,
     compile: bool,
+    svg: Option<std::path::PathBuf>,
     launches: usize,
     batches: usize,
     bytes: usize,
@@ -57,7 +63,11 @@ impl Default for Options {
         Options {
             launch: true,
             transfers: true,
+            pageable: true,
+            both: true,
+            load: true,
             compile: true,
+            svg: None,
             launches: 2000,
             batches: 51,
             bytes: 256 << 20,
@@ -85,19 +95,24 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
             "--only" => {
                 let v = args.value(flag, attached)?;
                 (o.launch, o.transfers, o.compile) = (false, false, false);
+                (o.pageable, o.both, o.load) = (false, false, false);
                 for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                     match part {
                         "launch" | "launches" => o.launch = true,
                         "transfers" | "transfer" => o.transfers = true,
+                        "pageable" => o.pageable = true,
+                        "both" => o.both = true,
+                        "load" => o.load = true,
                         "compile" => o.compile = true,
                         _ => {
                             return Err(args.error(format!(
-                                "--only expects launch, transfers or compile, got {part:?}"
+                                "--only expects launch, transfers, pageable, both, load or \
+                                 compile, got {part:?}"
                             )))
                         }
                     }
                 }
-                if !(o.launch || o.transfers || o.compile) {
+                if !(o.launch || o.transfers || o.pageable || o.both || o.load || o.compile) {
                     return Err(args.error("--only needs at least one benchmark"));
                 }
             }
@@ -120,6 +135,10 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
             "--compile-samples" => {
                 let v = args.value(flag, attached)?;
                 o.compile_samples = args.number(flag, &v, 1, 10_000)? as usize;
+            }
+            "--svg" => {
+                let v = args.value(flag, attached)?;
+                o.svg = Some(std::path::PathBuf::from(v));
             }
             "--device" => {
                 let v = args.value(flag, attached)?;
@@ -170,6 +189,36 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         let r = bench::transfers(&ctx, o.bytes, o.samples).map_err(|e| error(&e))?;
         rows.extend(r.into_iter().map(|row| ("transfers", row)));
     }
+    if o.pageable {
+        if !global.json {
+            eprintln!(
+                "measuring pageable transfers ({} each way)...",
+                units::bytes(o.bytes as u64)
+            );
+        }
+        let r = bench_transfers::pageable(&ctx, o.bytes, o.samples).map_err(|e| error(&e))?;
+        rows.extend(r.into_iter().map(|row| ("pageable", row)));
+    }
+    if o.both {
+        if !global.json {
+            eprintln!(
+                "measuring both directions at once ({} each way)...",
+                units::bytes(o.bytes as u64)
+            );
+        }
+        let r = bench_transfers::bidirectional(&ctx, o.bytes, o.samples).map_err(|e| error(&e))?;
+        rows.extend(r.into_iter().map(|row| ("both", row)));
+    }
+    if o.load {
+        if !global.json {
+            eprintln!(
+                "measuring module loads ({} samples)...",
+                o.compile_samples * 5
+            );
+        }
+        let r = bench_transfers::module_load(&ctx, o.compile_samples * 5).map_err(|e| error(&e))?;
+        rows.extend(r.into_iter().map(|row| ("load", row)));
+    }
     if o.compile {
         if !global.json {
             eprintln!(
@@ -182,6 +231,11 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         rows.extend(r.into_iter().map(|row| ("compile", row)));
     }
 
+    if let Some(path) = &o.svg {
+        std::fs::write(path, svg(&rows, &device)).map_err(|e| {
+            CliError::failure(format!("cudakit bench: writing {}: {e}", path.display()))
+        })?;
+    }
     if global.json {
         let items: Vec<Json> = rows
             .iter()
@@ -227,6 +281,55 @@ fn error(err: &cudakit::Error) -> CliError {
         e if doctor::is_missing_gpu(e) => doctor::no_gpu_error("cudakit bench", e),
         e => CliError::failure(format!("cudakit bench: {e}")),
     }
+}
+
+/// The ratios as a horizontal bar chart (SVG): one bar per row that has a
+/// raw baseline, a line at 1.00, green at or under 1.05, amber above.
+fn svg(rows: &[(&'static str, Row)], device: &str) -> String {
+    let bars: Vec<(&str, f64)> = rows
+        .iter()
+        .filter_map(|(_, r)| r.ratio().map(|x| (r.name.trim(), x)))
+        .collect();
+    let (left, width, bar_h, gap, top) = (330.0, 420.0, 18.0, 6.0, 40.0);
+    let max = bars.iter().map(|b| b.1).fold(1.25f64, f64::max).min(4.0);
+    let scale = width / max;
+    let height = top + bars.len() as f64 * (bar_h + gap) + 30.0;
+    let esc = |t: &str| {
+        t.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{height}\" \
+         font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"10\" y=\"20\" font-size=\"14\">cudakit / raw (lower is better) on {dev}</text>\n",
+        w = left + width + 70.0,
+        dev = esc(device)
+    );
+    for (i, (name, ratio)) in bars.iter().enumerate() {
+        let y = top + i as f64 * (bar_h + gap);
+        let w = (ratio.min(max) * scale).max(1.0);
+        let color = if *ratio <= 1.05 { "#3a9a4a" } else { "#d08a1c" };
+        out.push_str(&format!(
+            "<text x=\"{tx}\" y=\"{ty}\" text-anchor=\"end\">{n}</text>\n\
+             <rect x=\"{left}\" y=\"{y}\" width=\"{w:.1}\" height=\"{bar_h}\" fill=\"{color}\"/>\n\
+             <text x=\"{vx:.1}\" y=\"{ty}\">{ratio:.3}</text>\n",
+            tx = left - 6.0,
+            ty = y + bar_h - 4.0,
+            n = esc(name),
+            vx = left + w + 4.0,
+        ));
+    }
+    let x1 = left + scale;
+    out.push_str(&format!(
+        "<line x1=\"{x1:.1}\" y1=\"{y0}\" x2=\"{x1:.1}\" y2=\"{y1}\" stroke=\"black\" \
+         stroke-dasharray=\"4 3\"/>\n<text x=\"{x1:.1}\" y=\"{yt}\" text-anchor=\"middle\">1.00</text>\n</svg>\n",
+        y0 = top - 4.0,
+        y1 = height - 24.0,
+        yt = height - 10.0
+    ));
+    out
 }
 
 fn time(d: Duration) -> String {
@@ -286,5 +389,16 @@ mod tests {
         assert!(t.contains("1.20"), "{t}");
         assert!(t.contains("2.40 µs") && t.contains("2.00 µs"), "{t}");
         assert!(t.lines().nth(2).unwrap().contains(" - "), "{t}");
+        let chart = svg(&rows, "GPU <0>");
+        assert!(chart.starts_with("<svg"), "{chart}");
+        assert!(
+            chart.contains(">1.200<") && chart.contains("GPU &lt;0&gt;"),
+            "{chart}"
+        );
+        assert_eq!(
+            chart.matches("<rect").count(),
+            2,
+            "background and one bar: {chart}"
+        );
     }
 }

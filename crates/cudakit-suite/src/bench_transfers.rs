@@ -1,0 +1,268 @@
+//! Transfer and load benchmarks of issue 14, each beside its raw baseline
+//! measured in the same run: pageable copies through the staged pipeline
+//! against the raw driver's pinned rate (the goal: at least 0.8 of it), the
+//! raw driver's own pageable copies for reference, both directions at once
+//! (pinned and pageable), and module loading.
+
+use std::time::{Duration, Instant};
+
+use cudakit::compile::program::Program;
+use cudakit::{Context, Result};
+
+use crate::bench::Row;
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn check(call: &'static str, rc: cudakit::sys::CUresult) -> Result<()> {
+    cudakit::error::check(call, rc).map_err(cudakit::Error::Driver)
+}
+
+/// Times `f` `samples` times after one warm-up run.
+fn timed(samples: usize, mut f: impl FnMut() -> Result<()>) -> Result<Vec<Duration>> {
+    f()?;
+    let mut out = Vec::with_capacity(samples);
+    for _ in 0..samples {
+        let t = Instant::now();
+        f()?;
+        out.push(t.elapsed());
+    }
+    Ok(out)
+}
+
+/// Pageable transfers of `bytes` (one direction at a time): cudakit
+/// (`copy_from_host` / `copy_to_host` of a `Vec`, staged above 8 MiB)
+/// against the raw driver's pinned copies of the same size; and the raw
+/// driver's pageable copies, for reference.
+///
+/// # Errors
+///
+/// Any cudakit or driver error.
+pub fn pageable(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<Row>> {
+    let cu = cudakit::sys::driver()?;
+    let dev = ctx.alloc::<u8>(bytes)?;
+    let mut pinned = ctx.alloc_pinned::<u8>(bytes)?;
+    let mut pageable: Vec<u8> = (0..bytes).map(|i| (i * 7) as u8).collect();
+    pinned.copy_from_slice(&pageable);
+    let d = dev.device_ptr().as_raw();
+    let mut rows = Vec::new();
+    let mb = bytes >> 20;
+    // Host to device.
+    let (mut raw_pinned, mut raw_pageable, mut kit) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..2 {
+        // Interleaved, so that drift hits all three.
+        raw_pinned.extend(timed(samples / 2 + 1, || {
+            // SAFETY: both hold `bytes` bytes.
+            check("cuMemcpyHtoD_v2", unsafe {
+                (cu.cuMemcpyHtoD)(d, pinned.as_ptr().cast(), bytes)
+            })
+        })?);
+        raw_pageable.extend(timed(samples / 2 + 1, || {
+            // SAFETY: both hold `bytes` bytes.
+            check("cuMemcpyHtoD_v2", unsafe {
+                (cu.cuMemcpyHtoD)(d, pageable.as_ptr().cast(), bytes)
+            })?;
+            // SAFETY: the legacy stream, where the copy may still land.
+            check("cuStreamSynchronize", unsafe {
+                (cu.cuStreamSynchronize)(std::ptr::null_mut())
+            })
+        })?);
+        kit.extend(timed(samples / 2 + 1, || dev.copy_from_host(&pageable))?);
+    }
+    let raw_pageable_h2d = median(raw_pageable);
+    rows.push(Row {
+        name: format!("HtoD {mb} MiB pageable (vs raw pinned)"),
+        cudakit: median(kit),
+        raw: Some(median(raw_pinned)),
+        samples,
+    });
+    // Device to host.
+    let (mut raw_pinned, mut raw_pageable, mut kit) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..2 {
+        raw_pinned.extend(timed(samples / 2 + 1, || {
+            // SAFETY: both hold `bytes` bytes.
+            check("cuMemcpyDtoH_v2", unsafe {
+                (cu.cuMemcpyDtoH)(pinned.as_mut_ptr().cast(), d, bytes)
+            })
+        })?);
+        raw_pageable.extend(timed(samples / 2 + 1, || {
+            // SAFETY: both hold `bytes` bytes.
+            check("cuMemcpyDtoH_v2", unsafe {
+                (cu.cuMemcpyDtoH)(pageable.as_mut_ptr().cast(), d, bytes)
+            })
+        })?);
+        kit.extend(timed(samples / 2 + 1, || dev.copy_to_host(&mut pageable))?);
+    }
+    rows.push(Row {
+        name: format!("DtoH {mb} MiB pageable (vs raw pinned)"),
+        cudakit: median(kit),
+        raw: Some(median(raw_pinned)),
+        samples,
+    });
+    rows.push(Row {
+        name: format!("  raw driver HtoD {mb} MiB pageable"),
+        cudakit: raw_pageable_h2d,
+        raw: None,
+        samples,
+    });
+    rows.push(Row {
+        name: format!("  raw driver DtoH {mb} MiB pageable"),
+        cudakit: median(raw_pageable),
+        raw: None,
+        samples,
+    });
+    Ok(rows)
+}
+
+/// Both directions at once, `bytes` each way: pinned through a scope with
+/// two streams against raw async copies on two streams; pageable from two
+/// threads (staged) against the same raw pinned pair.
+///
+/// # Errors
+///
+/// Any cudakit or driver error.
+pub fn bidirectional(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<Row>> {
+    let cu = cudakit::sys::driver()?;
+    let up_dev = ctx.alloc::<u8>(bytes)?;
+    let down_dev = ctx.alloc::<u8>(bytes)?;
+    let up_pinned = ctx.alloc_pinned::<u8>(bytes)?;
+    let mut down_pinned = ctx.alloc_pinned::<u8>(bytes)?;
+    let up_pageable = vec![3u8; bytes];
+    let mut down_pageable = vec![0u8; bytes];
+    let (s1, s2) = (ctx.stream()?, ctx.stream()?);
+    let (a, b) = (s1.as_raw(), s2.as_raw());
+    let (ud, dd) = (up_dev.device_ptr().as_raw(), down_dev.device_ptr().as_raw());
+    // The raw pair writes the pinned buffer through a raw pointer, taken
+    // once; the cudakit pair borrows the buffer in turn, never at once.
+    let down_raw = down_pinned.as_mut_ptr();
+    let raw = || -> Result<()> {
+        // SAFETY: pinned buffers and device buffers of `bytes` bytes each,
+        // live until both streams are synchronized below.
+        check("cuMemcpyHtoDAsync_v2", unsafe {
+            (cu.cuMemcpyHtoDAsync)(ud, up_pinned.as_ptr().cast(), bytes, a)
+        })?;
+        // SAFETY: as above.
+        check("cuMemcpyDtoHAsync_v2", unsafe {
+            (cu.cuMemcpyDtoHAsync)(down_raw.cast(), dd, bytes, b)
+        })?;
+        // SAFETY: live streams.
+        check("cuStreamSynchronize", unsafe {
+            (cu.cuStreamSynchronize)(a)
+        })?;
+        // SAFETY: live streams.
+        check("cuStreamSynchronize", unsafe {
+            (cu.cuStreamSynchronize)(b)
+        })
+    };
+    let both = |down: &mut cudakit::PinnedBuffer<'_, u8>| -> Result<()> {
+        ctx.scope(|s| {
+            s.copy_to_device(&s1, &up_pinned, &up_dev)?;
+            s.copy_to_host(&s2, &down_dev, down)?;
+            Ok(())
+        })
+    };
+    raw()?;
+    both(&mut down_pinned)?;
+    let (mut raw_t, mut kit) = (Vec::with_capacity(samples), Vec::with_capacity(samples));
+    for _ in 0..samples {
+        let t = Instant::now();
+        both(&mut down_pinned)?;
+        kit.push(t.elapsed());
+        let t = Instant::now();
+        raw()?;
+        raw_t.push(t.elapsed());
+    }
+    let raw_both = median(raw_t);
+    let mb = bytes >> 20;
+    let mut rows = vec![Row {
+        name: format!("both ways {mb} MiB pinned"),
+        cudakit: median(kit),
+        raw: Some(raw_both),
+        samples,
+    }];
+    let mut kit = Vec::with_capacity(samples);
+    for i in 0..=samples {
+        let t = Instant::now();
+        std::thread::scope(|t| {
+            let up = t.spawn(|| up_dev.copy_from_host(&up_pageable));
+            let down = t.spawn(|| down_dev.copy_to_host(&mut down_pageable));
+            up.join().expect("upload thread")?;
+            down.join().expect("download thread")
+        })?;
+        if i > 0 {
+            kit.push(t.elapsed());
+        }
+    }
+    rows.push(Row {
+        name: format!("both ways {mb} MiB pageable (vs raw pinned)"),
+        cudakit: median(kit),
+        raw: Some(raw_both),
+        samples,
+    });
+    Ok(rows)
+}
+
+const LOAD_KERNEL: &str = r#"
+extern "C" __global__ void add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+"#;
+
+/// Module load of a CUBIN: `ctx.load_module` against raw `cuModuleLoadData`
+/// plus `cuModuleGetFunction` and `cuModuleUnload`.
+///
+/// # Errors
+///
+/// Any cudakit or driver error.
+pub fn module_load(ctx: &Context, samples: usize) -> Result<Vec<Row>> {
+    let cu = cudakit::sys::driver()?;
+    let compiled = Program::new("load.cu", LOAD_KERNEL).compile_for(ctx)?;
+    let Some(cubin) = compiled.cubin() else {
+        return Ok(Vec::new());
+    };
+    // The driver wants an 8-byte-aligned image.
+    let mut image: Vec<u64> = vec![0; cubin.len().div_ceil(8)];
+    // SAFETY: `image` has at least `cubin.len()` bytes; distinct buffers.
+    unsafe {
+        std::ptr::copy_nonoverlapping(cubin.as_ptr(), image.as_mut_ptr().cast(), cubin.len())
+    };
+    let name = c"add";
+    let mut raw = Vec::with_capacity(samples);
+    let mut kit = Vec::with_capacity(samples);
+    for i in 0..=samples {
+        let t = Instant::now();
+        let mut module = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer and an aligned CUBIN image.
+        check("cuModuleLoadData", unsafe {
+            (cu.cuModuleLoadData)(&mut module, image.as_ptr().cast())
+        })?;
+        let mut f = std::ptr::null_mut();
+        // SAFETY: a live module and a C string.
+        check("cuModuleGetFunction", unsafe {
+            (cu.cuModuleGetFunction)(&mut f, module, name.as_ptr())
+        })?;
+        // SAFETY: unloads the module loaded above, once.
+        check("cuModuleUnload", unsafe { (cu.cuModuleUnload)(module) })?;
+        let r = t.elapsed();
+        let t = Instant::now();
+        {
+            let m = ctx.load_module(&compiled)?;
+            let f = m.function("add")?;
+            std::hint::black_box(f.as_raw());
+        }
+        let k = t.elapsed();
+        if i > 0 {
+            raw.push(r);
+            kit.push(k);
+        }
+    }
+    Ok(vec![Row {
+        name: "module load (CUBIN) + lookup + unload".into(),
+        cudakit: median(kit),
+        raw: Some(median(raw)),
+        samples,
+    }])
+}
