@@ -9,6 +9,7 @@
 //!   `#[repr(C)]` structs, each with its size checked against the header.
 //! - [`mod@driver`]: the table of libcuda entry points, [`Driver`].
 //! - [`mod@nvrtc`]: NVRTC's types and its table, [`Nvrtc`].
+//! - [`mod@nccl`]: NCCL's types and its table, [`Nccl`] (optional).
 //! - [`loader`]: where the libraries are looked for.
 //!
 //! ```no_run
@@ -27,12 +28,14 @@
 
 pub mod driver;
 pub mod loader;
+pub mod nccl;
 pub mod nvrtc;
 pub(crate) mod table;
 pub mod types;
 
 pub use driver::Driver;
 pub use loader::{Attempt, LoadError, Loaded};
+pub use nccl::{ncclComm_t, ncclResult_t, Nccl};
 pub use nvrtc::{nvrtcProgram, nvrtcResult, Nvrtc};
 pub use types::*;
 
@@ -88,4 +91,30 @@ pub fn nvrtc_with_origin() -> Result<(&'static Nvrtc, &'static Loaded), LoadErro
 /// `None` otherwise. Never starts a search.
 pub fn loaded_nvrtc() -> Option<&'static Nvrtc> {
     Nvrtc::process_if_loaded()
+}
+
+/// The process's libnccl table, loaded on first use and kept for the life
+/// of the process. NCCL is optional: only collectives need it.
+///
+/// # Errors
+///
+/// As [`driver()`], for libnccl (`CUDAKIT_LIBNCCL`, `libnccl.so.2`, the
+/// toolkit folders, pip's `nvidia/nccl/lib`).
+pub fn nccl() -> Result<&'static Nccl, LoadError> {
+    nccl_with_origin().map(|(table, _)| table)
+}
+
+/// Like [`nccl()`], with where the library came from.
+///
+/// # Errors
+///
+/// As [`nccl()`].
+pub fn nccl_with_origin() -> Result<(&'static Nccl, &'static Loaded), LoadError> {
+    Nccl::process()
+}
+
+/// The process's libnccl table if an earlier [`nccl()`] call loaded it;
+/// `None` otherwise. Never starts a search.
+pub fn loaded_nccl() -> Option<&'static Nccl> {
+    Nccl::process_if_loaded()
 }

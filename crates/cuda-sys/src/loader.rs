@@ -32,6 +32,10 @@
 //! folder is opened first; without it every compile fails with
 //! `NVRTC_ERROR_BUILTIN_OPERATION_FAILURE`.
 //!
+//! NCCL (optional) is searched the same way: `CUDAKIT_LIBNCCL`, the soname
+//! `libnccl.so.2`, the toolkit folders, then pip's
+//! `nvidia/nccl/lib/libnccl.so.2` under the same site-packages folders.
+//!
 //! Libraries are opened once per process and never unloaded. Nothing here
 //! panics: every failure is a [`LoadError`], which lists every candidate
 //! tried and why it failed.
@@ -145,6 +149,7 @@ pub struct Loaded {
 pub(crate) enum Which {
     Cuda,
     Nvrtc,
+    Nccl,
 }
 
 /// The toolkit's per-architecture library folder, under a toolkit root.
@@ -159,6 +164,7 @@ impl Which {
         match self {
             Which::Cuda => "libcuda",
             Which::Nvrtc => "libnvrtc",
+            Which::Nccl => "libnccl",
         }
     }
 
@@ -167,6 +173,7 @@ impl Which {
         match self {
             Which::Cuda => "CUDAKIT_LIBCUDA",
             Which::Nvrtc => "CUDAKIT_LIBNVRTC",
+            Which::Nccl => "CUDAKIT_LIBNCCL",
         }
     }
 
@@ -174,6 +181,7 @@ impl Which {
         match self {
             Which::Cuda => &["libcuda.so.1"],
             Which::Nvrtc => &["libnvrtc.so.13", "libnvrtc.so.12"],
+            Which::Nccl => &["libnccl.so.2"],
         }
     }
 
@@ -182,6 +190,7 @@ impl Which {
         match self {
             Which::Cuda => &["lib64", "lib", TARGET_LIB, "compat"],
             Which::Nvrtc => &["lib64", "lib", TARGET_LIB],
+            Which::Nccl => &["lib64", "lib", TARGET_LIB],
         }
     }
 
@@ -194,6 +203,7 @@ impl Which {
                 ("nvidia/cu13/lib", "libnvrtc.so.13"),
                 ("nvidia/cuda_nvrtc/lib", "libnvrtc.so.12"),
             ],
+            Which::Nccl => &[("nvidia/nccl/lib", "libnccl.so.2")],
         }
     }
 
@@ -206,6 +216,11 @@ impl Which {
             Which::Nvrtc => {
                 "\nhint: install NVRTC with `python3 -m pip install nvidia-cuda-nvrtc==13.0.88` \
                  (or the CUDA toolkit), or set CUDAKIT_LIBNVRTC to libnvrtc.so.13's path"
+            }
+            Which::Nccl => {
+                "\nhint: NCCL is optional (collectives only); install it with \
+                 `python3 -m pip install nvidia-nccl-cu13` (or the system's libnccl2 package), \
+                 or set CUDAKIT_LIBNCCL to libnccl.so.2's path"
             }
         }
     }
