@@ -90,6 +90,10 @@ struct WorkTracker {
     lock: Mutex<()>,
     scopes: AtomicUsize,
     host_views: AtomicUsize,
+    /// Stream captures in progress (see `Context::begin_capture`), and the
+    /// first operation refused during one.
+    captures: AtomicUsize,
+    capture_violation: Mutex<Option<&'static str>>,
 }
 
 // SAFETY: CUcontext is a handle the driver API accepts from any thread; all
@@ -100,6 +104,12 @@ unsafe impl Send for Shared {}
 unsafe impl Sync for Shared {}
 
 static REGISTRY: Mutex<Vec<(i32, Weak<Shared>)>> = Mutex::new(Vec::new());
+
+thread_local! {
+    /// The context this thread's last [`Context::enter`] made current (as
+    /// an address; 0 for none), for [`Context::enter_for_launch`].
+    static LAUNCH_CURRENT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 fn registry() -> std::sync::MutexGuard<'static, Vec<(i32, Weak<Shared>)>> {
     match REGISTRY.lock() {
@@ -267,7 +277,35 @@ impl Context {
                 (cu.cuCtxSetCurrent)(self.shared.raw)
             })?;
         }
+        LAUNCH_CURRENT.with(|c| c.set(self.shared.raw as usize));
         Ok(cu)
+    }
+
+    /// [`Context::enter`] for the launch path: skips the driver's
+    /// current-context query when this thread's last `enter` was for this
+    /// context. Only the launch uses it: its function and stream belong to
+    /// this context, so if foreign code switched the thread's context in
+    /// between, the driver refuses the launch with an error (never runs it
+    /// elsewhere), and [`Context::forget_launch_current`] makes the next
+    /// launch ask again.
+    #[inline]
+    pub(crate) fn enter_for_launch(&self) -> Result<&'static Driver> {
+        if LAUNCH_CURRENT.with(|c| c.get()) == self.shared.raw as usize {
+            if let Some(cause) = self.shared.poison.get() {
+                return Err(Error::ContextPoisoned {
+                    device: self.shared.device.ordinal(),
+                    cause: *cause,
+                });
+            }
+            return cu();
+        }
+        self.enter()
+    }
+
+    /// Drops this thread's record of the current context (after a failed
+    /// launch, whatever the cause).
+    pub(crate) fn forget_launch_current() {
+        LAUNCH_CURRENT.with(|c| c.set(0));
     }
 
     /// Checks a driver result; a sticky error poisons the context.
@@ -344,6 +382,10 @@ impl Context {
     /// the device lacks concurrent managed access, also counts the
     /// operation as device work for as long as the guard lives.
     pub(crate) fn sync_work(&self) -> Result<SyncWork<'_>> {
+        self.refuse_during_capture(
+            "a synchronous copy or memset (it waits for the context with cuCtxSynchronize and \
+             runs on the legacy stream)",
+        )?;
         let work = &self.shared.work;
         let counted = if self.shared.limits.concurrent_managed_access {
             false
@@ -394,6 +436,45 @@ impl Context {
         })
     }
 
+    /// Counts a stream capture that is starting (graph capture, see
+    /// `crate::work::graph`). While any is in progress, synchronous
+    /// operations are refused before the driver sees them.
+    pub(crate) fn begin_capture(&self) {
+        self.shared.work.captures.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Uncounts a capture; returns the first operation refused during
+    /// captures of the context, if any.
+    pub(crate) fn end_capture(&self) -> Option<&'static str> {
+        self.shared.work.captures.fetch_sub(1, Ordering::AcqRel);
+        match self.shared.work.capture_violation.lock() {
+            Ok(mut g) => g.take(),
+            Err(p) => p.into_inner().take(),
+        }
+    }
+
+    /// Whether a stream of the context is capturing.
+    #[inline]
+    pub(crate) fn capturing(&self) -> bool {
+        self.shared.work.captures.load(Ordering::Acquire) > 0
+    }
+
+    /// Refuses `operation` while a capture is in progress, recording it so
+    /// that the capture ends with the error even if the caller drops it.
+    #[inline]
+    pub(crate) fn refuse_during_capture(&self, operation: &'static str) -> Result<()> {
+        if !self.capturing() {
+            return Ok(());
+        }
+        if let Ok(mut g) = self.shared.work.capture_violation.lock() {
+            g.get_or_insert(operation);
+        }
+        Err(Error::IllegalDuringCapture {
+            operation,
+            device: self.shared.device.ordinal(),
+        })
+    }
+
     fn unified_access(&self, reason: &'static str) -> Error {
         Error::UnifiedAccess {
             device: self.shared.device.ordinal(),
@@ -413,6 +494,7 @@ impl Context {
     /// Driver errors, including the sticky error of a faulted kernel (which
     /// poisons the context); [`Error::ContextPoisoned`].
     pub fn synchronize(&self) -> Result<()> {
+        self.refuse_during_capture("cuCtxSynchronize")?;
         let cu = self.enter()?;
         // SAFETY: the context is current.
         self.check("cuCtxSynchronize", unsafe { (cu.cuCtxSynchronize)() })

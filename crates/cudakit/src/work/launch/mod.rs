@@ -514,7 +514,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                 params.describe_table()
             );
         }
-        let cu = ctx.enter()?;
+        let cu = ctx.enter_for_launch()?;
         let mut pointers = PointerArray::new();
         params.pointers(&mut pointers);
         let timer = self.time_start(stream)?;
@@ -608,6 +608,9 @@ impl<'s, 'env> Scope<'s, 'env> {
                 needs_driver: "CUDA 11.8",
             });
         };
+        if rc != cuda_sys::CUresult::CUDA_SUCCESS {
+            Context::forget_launch_current();
+        }
         ctx.check(call, rc)?;
         ctx.counters().launches.fetch_add(1, Ordering::Relaxed);
         self.time_end(|| Timed::Kernel(function.name().to_owned()), stream, timer)
