@@ -5,15 +5,19 @@
 #
 #   scripts/gpu-bundle.sh && (on the GPU machine) bash bundle/run.sh
 #
+# BUNDLE_DIR=path (relative to the repository root) builds elsewhere than
+# bundle/, so that two people preparing runs from one checkout do not
+# replace each other's bundle.
+#
 # bundle/run.sh runs every binary with --include-ignored, prints
-# `N passed, N failed`, then runs them again under
+# `N passed, N failed, N not run`, then runs them again under
 # `compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1`
 # (tests named `fault_*`, which provoke device faults on purpose, and
 # `large_*`, 4096-cubed products too slow under memcheck, are skipped there) and prints the sanitizer's verdict. It exits non-zero on any
 # failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=bundle
+out=${BUNDLE_DIR:-bundle}
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/stub"
 

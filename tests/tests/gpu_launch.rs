@@ -3,9 +3,9 @@
 //! than 48 KiB of dynamic shared memory, clusters, a cooperative grid sync,
 //! unified memory as an argument, kernel timing, and 10⁵ launches.
 
-use cudakit::work::launch::LaunchConfig;
 use cudakit::compile::module::Module;
 use cudakit::compile::program::Program;
+use cudakit::work::launch::LaunchConfig;
 use cudakit::{params, Context, Error, LaunchConfigError};
 use cudakit_suite::kernels::{self, StructArg, F8, S12, S16, S24, S32, S4, S64, S8, V16};
 use cudakit_suite::rng::Rng;

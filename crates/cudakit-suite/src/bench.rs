@@ -8,8 +8,8 @@
 
 use std::time::{Duration, Instant};
 
-use cudakit::work::launch::{LaunchConfig, ParamList};
 use cudakit::compile::program::Program;
+use cudakit::work::launch::{LaunchConfig, ParamList};
 use cudakit::{params, Context, Result};
 
 /// One comparison: cudakit's time against the raw driver's, per operation.
@@ -183,7 +183,8 @@ pub fn transfers(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<Row>
     let raw_h2d = || -> Result<Duration> {
         let t = Instant::now();
         // SAFETY: both buffers hold `bytes` bytes.
-        let rc = unsafe { (cu.cuMemcpyHtoD)(dev.device_ptr().as_raw(), host.as_ptr().cast(), n * 4) };
+        let rc =
+            unsafe { (cu.cuMemcpyHtoD)(dev.device_ptr().as_raw(), host.as_ptr().cast(), n * 4) };
         cudakit::error::check("cuMemcpyHtoD_v2", rc)?;
         Ok(t.elapsed())
     };
@@ -203,7 +204,9 @@ pub fn transfers(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<Row>
     for _ in 0..samples + 1 {
         let t = Instant::now();
         // SAFETY: both buffers hold `bytes` bytes.
-        let rc = unsafe { (cu.cuMemcpyDtoH)(host.as_mut_ptr().cast(), dev.device_ptr().as_raw(), n * 4) };
+        let rc = unsafe {
+            (cu.cuMemcpyDtoH)(host.as_mut_ptr().cast(), dev.device_ptr().as_raw(), n * 4)
+        };
         cudakit::error::check("cuMemcpyDtoH_v2", rc)?;
         r2.push(t.elapsed());
         let t = Instant::now();
