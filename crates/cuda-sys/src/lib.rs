@@ -29,6 +29,7 @@
 pub mod driver;
 pub mod loader;
 pub mod nccl;
+pub mod nvjitlink;
 pub mod nvrtc;
 pub(crate) mod table;
 pub mod types;
@@ -36,6 +37,7 @@ pub mod types;
 pub use driver::Driver;
 pub use loader::{Attempt, LoadError, Loaded};
 pub use nccl::{ncclComm_t, ncclResult_t, Nccl};
+pub use nvjitlink::{nvJitLinkHandle, nvJitLinkInputType, nvJitLinkResult, NvJitLink};
 pub use nvrtc::{nvrtcProgram, nvrtcResult, Nvrtc};
 pub use types::*;
 
@@ -117,4 +119,31 @@ pub fn nccl_with_origin() -> Result<(&'static Nccl, &'static Loaded), LoadError>
 /// `None` otherwise. Never starts a search.
 pub fn loaded_nccl() -> Option<&'static Nccl> {
     Nccl::process_if_loaded()
+}
+
+/// The process's libnvJitLink table, loaded on first use and kept for the
+/// life of the process. Found by `CUDAKIT_LIBNVJITLINK`, then the soname
+/// `libnvJitLink.so.13`, the toolkit folders, and the wheels' folders
+/// `nvidia/nvjitlink/lib` and `nvidia/cu13/lib` (see [`loader`]).
+///
+/// # Errors
+///
+/// As [`driver()`], for libnvJitLink.
+pub fn nvjitlink() -> Result<&'static NvJitLink, LoadError> {
+    nvjitlink_with_origin().map(|(table, _)| table)
+}
+
+/// Like [`nvjitlink()`], with where the library came from.
+///
+/// # Errors
+///
+/// As [`nvjitlink()`].
+pub fn nvjitlink_with_origin() -> Result<(&'static NvJitLink, &'static Loaded), LoadError> {
+    NvJitLink::process()
+}
+
+/// The process's libnvJitLink table if an earlier [`nvjitlink()`] call
+/// loaded it; `None` otherwise. Never starts a search.
+pub fn loaded_nvjitlink() -> Option<&'static NvJitLink> {
+    NvJitLink::process_if_loaded()
 }

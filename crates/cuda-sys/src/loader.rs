@@ -1,4 +1,9 @@
-//! Finding and opening libcuda and libnvrtc at run time.
+//! Finding and opening libcuda and libnvrtc (and the optional libraries,
+//! such as libnvJitLink) at run time.
+//!
+//! libnvJitLink follows the same order as libnvrtc: `CUDAKIT_LIBNVJITLINK`,
+//! the soname `libnvJitLink.so.13`, the toolkit folders, then the wheels'
+//! `nvidia/nvjitlink/lib` and `nvidia/cu13/lib`.
 //!
 //! Search order, for each library:
 //!
@@ -149,6 +154,7 @@ pub struct Loaded {
 pub(crate) enum Which {
     Cuda,
     Nvrtc,
+    NvJitLink,
     Nccl,
 }
 
@@ -164,6 +170,7 @@ impl Which {
         match self {
             Which::Cuda => "libcuda",
             Which::Nvrtc => "libnvrtc",
+            Which::NvJitLink => "libnvJitLink",
             Which::Nccl => "libnccl",
         }
     }
@@ -173,6 +180,7 @@ impl Which {
         match self {
             Which::Cuda => "CUDAKIT_LIBCUDA",
             Which::Nvrtc => "CUDAKIT_LIBNVRTC",
+            Which::NvJitLink => "CUDAKIT_LIBNVJITLINK",
             Which::Nccl => "CUDAKIT_LIBNCCL",
         }
     }
@@ -181,6 +189,7 @@ impl Which {
         match self {
             Which::Cuda => &["libcuda.so.1"],
             Which::Nvrtc => &["libnvrtc.so.13", "libnvrtc.so.12"],
+            Which::NvJitLink => &["libnvJitLink.so.13"],
             Which::Nccl => &["libnccl.so.2"],
         }
     }
@@ -190,6 +199,7 @@ impl Which {
         match self {
             Which::Cuda => &["lib64", "lib", TARGET_LIB, "compat"],
             Which::Nvrtc => &["lib64", "lib", TARGET_LIB],
+            Which::NvJitLink => &["lib64", "lib", TARGET_LIB],
             Which::Nccl => &["lib64", "lib", TARGET_LIB],
         }
     }
@@ -202,6 +212,10 @@ impl Which {
             Which::Nvrtc => &[
                 ("nvidia/cu13/lib", "libnvrtc.so.13"),
                 ("nvidia/cuda_nvrtc/lib", "libnvrtc.so.12"),
+            ],
+            Which::NvJitLink => &[
+                ("nvidia/nvjitlink/lib", "libnvJitLink.so.13"),
+                ("nvidia/cu13/lib", "libnvJitLink.so.13"),
             ],
             Which::Nccl => &[("nvidia/nccl/lib", "libnccl.so.2")],
         }
@@ -216,6 +230,10 @@ impl Which {
             Which::Nvrtc => {
                 "\nhint: install NVRTC with `python3 -m pip install nvidia-cuda-nvrtc==13.0.88` \
                  (or the CUDA toolkit), or set CUDAKIT_LIBNVRTC to libnvrtc.so.13's path"
+            }
+            Which::NvJitLink => {
+                "\nhint: install nvJitLink with `python3 -m pip install nvidia-nvjitlink==13.0.88` \
+                 (or the CUDA toolkit), or set CUDAKIT_LIBNVJITLINK to libnvJitLink.so.13's path"
             }
             Which::Nccl => {
                 "\nhint: NCCL is optional (collectives only); install it with \

@@ -54,6 +54,9 @@ pub use memory::{
     Attach, Bf16, DeviceBuffer, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, DeviceView,
     PinnedBuffer, UnifiedBuffer, F16,
 };
+pub use memory::array::{Array, ArrayElement, ArrayShape, ChannelFormat, ChannelKind};
+pub use memory::pitched::Pitched;
+pub use memory::texture::{AddressMode, FilterMode, ReadMode, Surface, Texture, TextureDesc};
 pub use work::event::Event;
 pub use work::launch::{Dim3, KernelArg, LaunchConfig, ParamList};
 pub use work::scope::Scope;

@@ -6,9 +6,11 @@
 //! records sticky errors (see [`crate::Context`]).
 
 mod codes;
+mod texture;
 
 pub use codes::{CodeText, DriverCode, NvrtcCode};
 pub use cuda_sys::LoadError;
+pub use texture::TextureError;
 
 use cuda_sys::{nvrtcResult, CUresult};
 
@@ -282,6 +284,22 @@ pub enum Error {
     /// A value that the API rejects before the driver sees it.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A texture or surface the hardware cannot make, refused before the
+    /// driver.
+    #[error(transparent)]
+    Texture(#[from] TextureError),
+    /// `libcudadevrt.a`, which device-side launches link against, was not
+    /// found.
+    #[error(
+        "libcudadevrt.a (the device runtime, for device-side launches) was not found; looked \
+         in:\n  {}\nhint: install the CUDA toolkit or `python3 -m pip install \
+         nvidia-cuda-runtime==13.0.*`, or set CUDAKIT_CUDADEVRT to its path",
+        looked_in.join("\n  ")
+    )]
+    DeviceRuntimeNotFound {
+        /// Every path looked at, in order.
+        looked_in: Vec<String>,
+    },
     /// A file-system operation failed (module files, the compile cache).
     #[error("{path}: {message}")]
     Io {

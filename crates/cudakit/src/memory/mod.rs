@@ -18,10 +18,13 @@
 //! Sizes are checked before any driver call: zero elements and byte counts
 //! that overflow `usize` are typed errors.
 
+pub mod array;
 pub(crate) mod copy;
 mod device;
 mod element;
 mod pinned;
+pub mod pitched;
+pub mod texture;
 pub mod staged;
 mod unified;
 

@@ -2,6 +2,7 @@
 //! that borrow what queued work uses until it is done ([`scope`]), and the
 //! checked launch path ([`launch`]).
 
+mod arrays;
 pub mod event;
 pub mod launch;
 pub mod scope;

@@ -66,6 +66,15 @@ pub enum ArgKind {
         /// The ordinal of the device whose context owns the buffer.
         device: i32,
     },
+    /// A texture or surface object's handle (`CUtexObject`,
+    /// `CUsurfObject`), valid only in the context that made it (peer
+    /// access does not extend it).
+    Object {
+        /// `"texture"` or `"surface"`.
+        object: &'static str,
+        /// The ordinal of the device whose context owns the object.
+        device: i32,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -184,6 +193,7 @@ impl<'a> ParamList<'a> {
             .enumerate()
             .find_map(|(index, e)| match e.kind {
                 ArgKind::DevicePointer { device, .. } if e.context != id => Some((index, device)),
+                ArgKind::Object { device, .. } if e.context != id => Some((index, device)),
                 _ => None,
             })
     }
@@ -220,7 +230,7 @@ impl<'a> ParamList<'a> {
 
     /// Copies `size` bytes at `value` in, aligned to `align`.
     #[track_caller]
-    fn push_bytes(
+    pub(crate) fn push_bytes(
         &mut self,
         value: &[u8],
         align: usize,
@@ -406,6 +416,7 @@ impl fmt::Display for ParamDescription {
             ArgKind::DevicePointer { len, device } => {
                 format!(" (device pointer, {len} elements, device {device})")
             }
+            ArgKind::Object { object, device } => format!(" ({object} object, device {device})"),
         };
         write!(
             f,
@@ -486,7 +497,7 @@ pub trait KernelArg<'a>: sealed::Sealed {
     fn push_into(self, list: &mut ParamList<'a>);
 }
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
