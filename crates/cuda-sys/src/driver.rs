@@ -91,6 +91,10 @@ function_table! {
         cuMemFreeAsync = "cuMemFreeAsync": fn(dptr: CUdeviceptr, hStream: CUstream) -> CUresult;
         cuMemAllocFromPoolAsync = "cuMemAllocFromPoolAsync": fn(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult;
         cuMemPoolTrimTo = "cuMemPoolTrimTo": fn(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult;
+        cuMemPoolCreate = "cuMemPoolCreate": fn(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult;
+        cuMemPoolDestroy = "cuMemPoolDestroy": fn(pool: CUmemoryPool) -> CUresult;
+        cuMemPoolSetAttribute = "cuMemPoolSetAttribute": fn(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult;
+        cuMemPoolGetAttribute = "cuMemPoolGetAttribute": fn(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult;
         // --- copies
         cuMemcpy = "cuMemcpy": fn(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult;
         cuMemcpyAsync = "cuMemcpyAsync": fn(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult;
@@ -209,6 +213,9 @@ function_table! {
         cuGraphExecUpdate = "cuGraphExecUpdate_v2": fn(hGraphExec: CUgraphExec, hGraph: CUgraph, resultInfo: *mut CUgraphExecUpdateResultInfo) -> CUresult;
         cuGraphExecKernelNodeSetParams = "cuGraphExecKernelNodeSetParams_v2": fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult;
         cuGraphExecDestroy = "cuGraphExecDestroy": fn(hGraphExec: CUgraphExec) -> CUresult;
+        cuGraphAddMemAllocNode = "cuGraphAddMemAllocNode": fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult;
+        cuGraphAddMemFreeNode = "cuGraphAddMemFreeNode": fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr) -> CUresult;
+        cuDeviceGraphMemTrim = "cuDeviceGraphMemTrim": fn(device: CUdevice) -> CUresult;
         // --- linker
         cuLinkCreate = "cuLinkCreate_v2": fn(numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void, stateOut: *mut CUlinkState) -> CUresult;
         cuLinkAddData = "cuLinkAddData_v2": fn(state: CUlinkState, r#type: CUjitInputType, data: *mut c_void, size: usize, name: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult;

@@ -57,7 +57,9 @@ pub use memory::{
 pub use memory::array::{Array, ArrayElement, ArrayShape, ChannelFormat, ChannelKind};
 pub use memory::pitched::Pitched;
 pub use memory::texture::{AddressMode, FilterMode, ReadMode, Surface, Texture, TextureDesc};
+pub use memory::{MemPool, PoolBuffer, PoolUsage, ReusePolicy};
 pub use work::event::Event;
+pub use work::graph::{Graph, GraphAlloc, GraphExec, GraphNode, InstantiateOptions, NodeKind};
 pub use work::launch::{Dim3, KernelArg, LaunchConfig, ParamList};
 pub use work::scope::Scope;
 pub use work::stream::Stream;

@@ -31,16 +31,20 @@ pub enum AllocKind {
     /// when the context goes. Not a leak: [`Arena::leak_report`] leaves them
     /// out; [`Arena::stats`] counts them.
     Staging,
+    /// Device memory allocated and freed in stream order from a memory
+    /// pool (`cuMemAllocAsync`, `cuMemAllocFromPoolAsync`, `cuMemFreeAsync`).
+    StreamOrdered,
 }
 
 impl AllocKind {
     /// Every kind, in a stable order.
-    pub const ALL: [AllocKind; 5] = [
+    pub const ALL: [AllocKind; 6] = [
         AllocKind::Device,
         AllocKind::Pinned,
         AllocKind::Unified,
         AllocKind::HostStorage,
         AllocKind::Staging,
+        AllocKind::StreamOrdered,
     ];
 
     fn index(self) -> usize {
@@ -50,6 +54,7 @@ impl AllocKind {
             AllocKind::Unified => 2,
             AllocKind::HostStorage => 3,
             AllocKind::Staging => 4,
+            AllocKind::StreamOrdered => 5,
         }
     }
 }

@@ -58,6 +58,10 @@ pub struct Metrics {
     pub module_load: Transfer,
     /// Kernel launches.
     pub launches: u64,
+    /// Launches of executable graphs (`cuGraphLaunch`); with kernel timing
+    /// on, the replay time of each graph is filed in `kernels` under
+    /// `graph <label>`.
+    pub graph_launches: u64,
     /// Kernel time per function name, when timing was on.
     pub kernels: HashMap<String, KernelTime>,
 }
@@ -101,6 +105,7 @@ pub(crate) struct MetricsCounters {
     pub(crate) compile: TransferCounters,
     pub(crate) module_load: TransferCounters,
     pub(crate) launches: AtomicU64,
+    pub(crate) graph_launches: AtomicU64,
     pub(crate) kernels: Mutex<HashMap<String, KernelTime>>,
 }
 
@@ -127,6 +132,7 @@ impl MetricsCounters {
             compile: self.compile.snapshot(),
             module_load: self.module_load.snapshot(),
             launches: self.launches.load(Ordering::Relaxed),
+            graph_launches: self.graph_launches.load(Ordering::Relaxed),
             kernels,
         }
     }

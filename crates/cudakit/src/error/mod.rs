@@ -281,6 +281,57 @@ pub enum Error {
         /// Devices present.
         count: usize,
     },
+    /// An operation that a stream capture cannot contain (a synchronous
+    /// copy, a context synchronize) was refused before the driver saw it;
+    /// the capture is ended, its graph discarded, the context stays usable.
+    #[error("{operation} is not allowed while a stream of device {device} is capturing a graph; the capture was ended")]
+    IllegalDuringCapture {
+        /// The operation (a driver entry point or what it stands for).
+        operation: &'static str,
+        /// The device whose context was capturing.
+        device: i32,
+    },
+    /// A graph node was given a dependency that belongs to another graph.
+    #[error("{what}: dependency {index} is a node of another graph")]
+    ForeignGraphNode {
+        /// The node being added.
+        what: &'static str,
+        /// Its position in the dependency list.
+        index: usize,
+    },
+    /// A graph with no nodes cannot be instantiated.
+    #[error("cuGraphInstantiateWithFlags: the graph is empty (it has no nodes)")]
+    EmptyGraph,
+    /// `cuGraphExecUpdate_v2` refused an update.
+    #[error("cuGraphExecUpdate_v2 refused the update at {node}: {reason}")]
+    GraphUpdate {
+        /// The node at fault (its kind and index in the new graph), or
+        /// `the graph` when the driver names none.
+        node: String,
+        /// What the driver reported (`CUgraphExecUpdateResult`).
+        reason: &'static str,
+    },
+    /// A host callback panicked; the panic was caught in the callback and
+    /// reported when its scope ended.
+    #[error("a host callback panicked: {message}")]
+    HostCallbackPanicked {
+        /// The panic's message.
+        message: String,
+    },
+    /// A stream-ordered allocation larger than the device's memory.
+    #[error(
+        "{call}: {bytes} bytes asked for, more than device {device} has ({device_bytes} bytes)"
+    )]
+    AllocationTooLarge {
+        /// The entry point that would have been called.
+        call: &'static str,
+        /// Bytes asked for.
+        bytes: usize,
+        /// The device.
+        device: i32,
+        /// Its total memory.
+        device_bytes: usize,
+    },
     /// A value that the API rejects before the driver sees it.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

@@ -229,6 +229,18 @@ impl<T: DeviceCopy> std::fmt::Debug for DeviceView<'_, T> {
 }
 
 impl<'a, T: DeviceCopy> DeviceView<'a, T> {
+    /// A view of `len` elements at `ptr`, memory of `ctx` that stays
+    /// allocated for `'a` (stream-ordered pool buffers hand theirs out
+    /// through this).
+    pub(crate) fn from_raw_parts(ctx: &'a Context, ptr: CUdeviceptr, len: usize) -> Self {
+        DeviceView {
+            ctx,
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
     /// The device address of the first element.
     pub fn device_ptr(&self) -> DevicePtr {
         DevicePtr::new(self.ptr)

@@ -23,6 +23,7 @@ pub(crate) mod copy;
 mod device;
 mod element;
 mod pinned;
+mod pool;
 pub mod pitched;
 pub mod texture;
 pub mod staged;
@@ -31,6 +32,7 @@ mod unified;
 pub use device::{DeviceBuffer, DeviceView};
 pub use element::{Bf16, DeviceCopy, F16};
 pub use pinned::PinnedBuffer;
+pub use pool::{MemPool, OrderedStream, PoolBuffer, PoolUsage, ReusePolicy};
 pub use unified::{Attach, HostSlice, HostSliceMut, UnifiedBuffer};
 
 use std::ops::{Bound, RangeBounds};

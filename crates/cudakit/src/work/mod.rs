@@ -3,7 +3,21 @@
 //! checked launch path ([`launch`]).
 
 mod arrays;
+pub mod callback;
 pub mod event;
+pub mod graph;
 pub mod launch;
 pub mod scope;
 pub mod stream;
+
+/// The stream side of stream-ordered memory (`crate::memory::MemPool`):
+/// memory knows streams only through this trait.
+impl crate::memory::Sealed for stream::Stream<'_> {}
+impl crate::memory::OrderedStream for stream::Stream<'_> {
+    fn context(&self) -> &crate::Context {
+        stream::Stream::context(self)
+    }
+    fn as_raw(&self) -> cuda_sys::CUstream {
+        stream::Stream::as_raw(self)
+    }
+}

@@ -129,7 +129,10 @@ impl<'s, 'env> Scope<'s, 'env> {
 
     /// Starts timing an operation on `stream` when kernel timing is on.
     pub(crate) fn time_start(&self, stream: &Stream<'_>) -> Result<Option<Event<'env>>> {
-        if !self.ctx.kernel_timing() {
+        // Nothing runs during a graph capture, so nothing is timed (the
+        // events would be captured, never completed); graph launches are
+        // timed instead (`crate::work::graph`).
+        if !self.ctx.kernel_timing() || self.ctx.capturing() {
             return Ok(None);
         }
         let start = Event::new(self.ctx, true)?;
@@ -183,10 +186,19 @@ impl<'s, 'env> Scope<'s, 'env> {
                 }
             }
         }
+        if let Some(e) = crate::work::callback::take_panic(self.key()) {
+            first_err.get_or_insert(e);
+        }
         match first_err {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+
+    /// An identity of the scope, unique among live scopes (its address: a
+    /// scope does not move while its closure runs).
+    pub(crate) fn key(&self) -> usize {
+        self as *const Self as *const () as usize
     }
 
     /// Copies host memory to the device on `stream`

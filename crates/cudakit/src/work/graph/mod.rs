@@ -1,0 +1,973 @@
+//! CUDA graphs: work recorded once and replayed many times at a fraction
+//! of the cost of launching it again.
+//!
+//! - [`Scope::capture`](crate::Scope::capture) records the work queued on
+//!   a stream inside a scope;
+//! - a [`Graph`] made by [`Context::graph`] is built node by node, with
+//!   explicit dependencies;
+//! - [`Graph::instantiate`] makes a [`GraphExec`], launched on a stream in
+//!   a scope ([`Scope::launch_graph`](crate::Scope::launch_graph)), whose
+//!   kernel nodes can be given new arguments
+//!   ([`GraphExec::set_kernel_params`]) and which can take a whole new
+//!   graph of the same shape ([`GraphExec::update`]).
+//!
+//! # What is checked
+//!
+//! A kernel node is checked exactly like a launch, when it is added (or
+//! captured, or updated): arguments against `cuFuncGetParamInfo`, the
+//! configuration against the device's and the function's limits, pointer
+//! arguments against the kernel's context. A dependency on a node of
+//! another graph, an empty graph, an update that changes the graph's
+//! shape, an executable graph launched on a stream of another context:
+//! each is a typed error, and the context stays usable.
+//!
+//! # Lifetimes: graphs borrow
+//!
+//! A `Graph<'g>` **borrows** everything its nodes refer to for `'g`:
+//! buffers (shared where the node reads them or they are device memory,
+//! exclusively where it writes host memory), functions (and so their
+//! module), events, child graphs. A [`GraphExec`] borrows its graph. So a
+//! buffer a graph uses cannot be dropped while the graph or an executable
+//! graph made from it lives:
+//!
+//! ```compile_fail,E0505
+//! # fn main() -> cudakit::Result<()> {
+//! let ctx = cudakit::Context::new(0)?;
+//! let buffer = ctx.alloc::<f32>(16)?;
+//! let mut graph = ctx.graph()?;
+//! graph.add_memset(&buffer, 0.0f32, &[])?;
+//! let exec = graph.instantiate(Default::default())?;
+//! drop(buffer); // error[E0505]: cannot move out of `buffer` because it is borrowed
+//! drop(exec);
+//! # Ok(()) }
+//! ```
+//!
+//! Borrowing, not owning, keeps graphs zero-cost and lets one buffer serve
+//! several graphs; the price is that host memory a graph writes stays
+//! exclusively borrowed while the graph lives. Device memory, which the
+//! host only reaches through copies, can be written between replays
+//! (`DeviceBuffer::copy_from_host` takes `&self`): that is how a replayed
+//! graph gets new inputs. Host callbacks of a graph are owned by it.
+//!
+//! An executable graph's launches are asynchronous; dropping it waits for
+//! the ones still in flight (an event recorded after each launch), so no
+//! replay outlives the borrows.
+
+mod capture;
+mod exec;
+
+pub use exec::{GraphExec, InstantiateOptions};
+
+pub(crate) use capture::{capture_key, keep_in_capture};
+
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use cuda_sys::{
+    CUgraph, CUgraphNode, CUgraphNodeType, CUmemorytype, CUDA_HOST_NODE_PARAMS,
+    CUDA_KERNEL_NODE_PARAMS, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS, CUDA_MEM_ALLOC_NODE_PARAMS,
+};
+
+use crate::compile::module::Function;
+use crate::context::{same_context, Context};
+use crate::error::{Error, Result};
+use crate::memory::{byte_len, DeviceCopy, DeviceDst, DeviceSrc};
+use crate::work::callback::Kept;
+use crate::work::event::Event;
+use crate::work::launch::params::PointerArray;
+use crate::work::launch::{LaunchConfig, ParamList};
+
+static NEXT_GRAPH: AtomicU64 = AtomicU64::new(1);
+
+/// A node of a [`Graph`]: a handle for dependencies and updates. `Copy`;
+/// it names its graph, so a node of another graph is refused as a
+/// dependency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GraphNode {
+    graph: u64,
+    raw: CUgraphNode,
+}
+
+// SAFETY: a node handle is an opaque identifier the driver accepts from any
+// thread; it is only dereferenced by the driver.
+unsafe impl Send for GraphNode {}
+// SAFETY: as above.
+unsafe impl Sync for GraphNode {}
+
+impl GraphNode {
+    /// The raw handle.
+    pub fn as_raw(&self) -> CUgraphNode {
+        self.raw
+    }
+}
+
+/// The kind of a graph node (`CUgraphNodeType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NodeKind {
+    /// A kernel launch.
+    Kernel,
+    /// A memory copy.
+    Memcpy,
+    /// A memory set.
+    Memset,
+    /// A host function.
+    Host,
+    /// A child graph.
+    Graph,
+    /// No operation.
+    Empty,
+    /// A wait on an event.
+    EventWait,
+    /// An event record.
+    EventRecord,
+    /// A memory allocation.
+    MemAlloc,
+    /// A memory free.
+    MemFree,
+    /// Another kind (its `CUgraphNodeType` value).
+    Other(i32),
+}
+
+impl NodeKind {
+    fn from_raw(t: CUgraphNodeType) -> Self {
+        match t {
+            CUgraphNodeType::CU_GRAPH_NODE_TYPE_KERNEL => NodeKind::Kernel,
+            CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEMCPY => NodeKind::Memcpy,
+            CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEMSET => NodeKind::Memset,
+            CUgraphNodeType::CU_GRAPH_NODE_TYPE_HOST => NodeKind::Host,
+            CUgraphNodeType::CU_GRAPH_NODE_TYPE_GRAPH => NodeKind::Graph,
+            CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY => NodeKind::Empty,
+            CUgraphNodeType::CU_GRAPH_NODE_TYPE_WAIT_EVENT => NodeKind::EventWait,
+            CUgraphNodeType::CU_GRAPH_NODE_TYPE_EVENT_RECORD => NodeKind::EventRecord,
+            CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEM_ALLOC => NodeKind::MemAlloc,
+            CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEM_FREE => NodeKind::MemFree,
+            other => NodeKind::Other(other.0),
+        }
+    }
+
+    fn name(self) -> String {
+        match self {
+            NodeKind::Kernel => "kernel".into(),
+            NodeKind::Memcpy => "memcpy".into(),
+            NodeKind::Memset => "memset".into(),
+            NodeKind::Host => "host".into(),
+            NodeKind::Graph => "child graph".into(),
+            NodeKind::Empty => "empty".into(),
+            NodeKind::EventWait => "event wait".into(),
+            NodeKind::EventRecord => "event record".into(),
+            NodeKind::MemAlloc => "memory allocation".into(),
+            NodeKind::MemFree => "memory free".into(),
+            NodeKind::Other(n) => format!("type {n}"),
+        }
+    }
+}
+
+/// Device memory a graph allocates when it runs (a memory-allocation
+/// node, `cuGraphAddMemAllocNode`) and frees in a later node. It exists
+/// only while the graph runs, between those two nodes, so it is not a
+/// buffer: nodes of its graph reach it through
+/// [`Graph::add_memset_alloc`], [`Graph::add_copy_from_alloc`],
+/// [`Graph::add_copy_to_alloc`], or as a raw address given to a kernel
+/// node ([`GraphAlloc::as_raw`], under `add_kernel`'s safety contract).
+#[derive(Debug)]
+pub struct GraphAlloc<T> {
+    graph: u64,
+    ptr: u64,
+    len: usize,
+    _marker: PhantomData<T>,
+}
+
+impl<T> GraphAlloc<T> {
+    /// The address the allocation has while the graph runs.
+    pub fn as_raw(&self) -> u64 {
+        self.ptr
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always `false`.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+/// A CUDA graph (`cuGraphCreate`, or made by a capture), destroyed on drop
+/// (`cuGraphDestroy`). Borrows what its nodes use for `'g` (see the
+/// [module documentation](self)).
+pub struct Graph<'g> {
+    ctx: &'g Context,
+    raw: CUgraph,
+    id: u64,
+    /// The key of the scope that launched the graph last: its host nodes
+    /// report panics there.
+    key: Arc<AtomicUsize>,
+    kept: Vec<Kept>,
+    _borrows: PhantomData<&'g ()>,
+}
+
+// SAFETY: the graph handle may be used from any thread (the driver API is
+// thread-safe); the kept callbacks are Send and reached only through their
+// mutexes; everything borrowed for 'g is Sync (buffers, functions, events).
+unsafe impl Send for Graph<'_> {}
+
+impl std::fmt::Debug for Graph<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph")
+            .field("id", &self.id)
+            .field("raw", &self.raw)
+            .finish()
+    }
+}
+
+impl Context {
+    /// An empty graph to build node by node (`cuGraphCreate`).
+    ///
+    /// # Errors
+    ///
+    /// Driver errors; a poisoned context.
+    pub fn graph(&self) -> Result<Graph<'_>> {
+        let cu = self.enter()?;
+        let mut raw: CUgraph = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; flags must be 0.
+        self.check("cuGraphCreate", unsafe { (cu.cuGraphCreate)(&mut raw, 0) })?;
+        Ok(Graph::from_raw(
+            self,
+            raw,
+            Arc::new(AtomicUsize::new(0)),
+            Vec::new(),
+        ))
+    }
+}
+
+fn memcpy_1d(bytes: usize) -> CUDA_MEMCPY3D {
+    CUDA_MEMCPY3D {
+        WidthInBytes: bytes,
+        Height: 1,
+        Depth: 1,
+        ..CUDA_MEMCPY3D::default()
+    }
+}
+
+impl<'g> Graph<'g> {
+    pub(crate) fn from_raw(
+        ctx: &'g Context,
+        raw: CUgraph,
+        key: Arc<AtomicUsize>,
+        kept: Vec<Kept>,
+    ) -> Self {
+        Graph {
+            ctx,
+            raw,
+            id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed),
+            key,
+            kept,
+            _borrows: PhantomData,
+        }
+    }
+
+    /// The context.
+    pub fn context(&self) -> &'g Context {
+        self.ctx
+    }
+
+    /// The raw handle.
+    pub fn as_raw(&self) -> CUgraph {
+        self.raw
+    }
+
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
+    pub(crate) fn key(&self) -> &AtomicUsize {
+        &self.key
+    }
+
+    /// Refuses dependencies of another graph; the raw handles.
+    fn deps(&self, what: &'static str, deps: &[GraphNode]) -> Result<Vec<CUgraphNode>> {
+        deps.iter()
+            .enumerate()
+            .map(|(index, d)| {
+                if d.graph == self.id {
+                    Ok(d.raw)
+                } else {
+                    Err(Error::ForeignGraphNode { what, index })
+                }
+            })
+            .collect()
+    }
+
+    fn node(&self, raw: CUgraphNode) -> GraphNode {
+        GraphNode {
+            graph: self.id,
+            raw,
+        }
+    }
+
+    /// Every node, in the driver's order (`cuGraphGetNodes`): creation
+    /// order, which for a captured graph is the order the work was queued.
+    ///
+    /// # Errors
+    ///
+    /// Driver errors.
+    pub fn nodes(&self) -> Result<Vec<GraphNode>> {
+        Ok(self
+            .raw_nodes()?
+            .into_iter()
+            .map(|raw| self.node(raw))
+            .collect())
+    }
+
+    pub(crate) fn raw_nodes(&self) -> Result<Vec<CUgraphNode>> {
+        let cu = self.ctx.enter()?;
+        let mut n = 0usize;
+        // SAFETY: a live graph; a null array asks for the count only.
+        self.ctx.check("cuGraphGetNodes", unsafe {
+            (cu.cuGraphGetNodes)(self.raw, std::ptr::null_mut(), &mut n)
+        })?;
+        let mut nodes = vec![std::ptr::null_mut(); n];
+        if n > 0 {
+            // SAFETY: `nodes` has room for `n` handles, as `n` says.
+            self.ctx.check("cuGraphGetNodes", unsafe {
+                (cu.cuGraphGetNodes)(self.raw, nodes.as_mut_ptr(), &mut n)
+            })?;
+            nodes.truncate(n);
+        }
+        Ok(nodes)
+    }
+
+    /// Number of nodes.
+    ///
+    /// # Errors
+    ///
+    /// Driver errors.
+    pub fn node_count(&self) -> Result<usize> {
+        Ok(self.raw_nodes()?.len())
+    }
+
+    /// The kind of `node` (`cuGraphNodeGetType`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ForeignGraphNode`]; driver errors.
+    pub fn node_kind(&self, node: GraphNode) -> Result<NodeKind> {
+        self.deps("node_kind", &[node])?;
+        raw_kind(self.ctx, node.raw)
+    }
+
+    /// The kernel nodes, in [`Graph::nodes`] order.
+    ///
+    /// # Errors
+    ///
+    /// Driver errors.
+    pub fn kernel_nodes(&self) -> Result<Vec<GraphNode>> {
+        let mut out = Vec::new();
+        for raw in self.raw_nodes()? {
+            if raw_kind(self.ctx, raw)? == NodeKind::Kernel {
+                out.push(self.node(raw));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Describes a raw node of this graph as "kernel node 3".
+    pub(crate) fn describe(&self, raw: CUgraphNode) -> String {
+        if raw.is_null() {
+            return "the graph".into();
+        }
+        let kind = raw_kind(self.ctx, raw)
+            .map(NodeKind::name)
+            .unwrap_or_else(|_| "unknown".into());
+        match self
+            .raw_nodes()
+            .ok()
+            .and_then(|n| n.iter().position(|&r| r == raw))
+        {
+            Some(i) => format!("{kind} node {i}"),
+            None => format!("{kind} node {raw:p}"),
+        }
+    }
+
+    /// Adds a kernel node: `function` with `config` and `params`, checked
+    /// exactly like [`Scope::launch`](crate::Scope::launch)
+    /// (`cuGraphAddKernelNode_v2`). The argument values are copied into
+    /// the node; the buffers among them stay borrowed for `'g`.
+    ///
+    /// Clusters, cooperative launches and priorities are launch attributes
+    /// that kernel nodes do not take here: such a configuration is an
+    /// [`Error::InvalidArgument`].
+    ///
+    /// # Safety
+    ///
+    /// As [`Scope::launch`](crate::Scope::launch): the kernel must stay
+    /// within the buffers it is given and take parameters of the types
+    /// given; a raw address (a [`GraphAlloc::as_raw`], say) must be valid
+    /// whenever the node runs.
+    ///
+    /// # Errors
+    ///
+    /// As [`Scope::launch`](crate::Scope::launch);
+    /// [`Error::ForeignGraphNode`].
+    pub unsafe fn add_kernel(
+        &mut self,
+        function: &'g Function<'_>,
+        config: &LaunchConfig,
+        params: &ParamList<'g>,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        let deps = self.deps("add_kernel", deps)?;
+        let mut pointers = PointerArray::new();
+        let node_params = kernel_node_params(self.ctx, function, config, params, &mut pointers)?;
+        let cu = self.ctx.enter()?;
+        let mut node: CUgraphNode = std::ptr::null_mut();
+        // SAFETY: a live graph; `deps` are nodes of it; `node_params`
+        // points into `pointers` and `params`' storage, both alive across
+        // the call, which copies the argument values.
+        self.ctx.check("cuGraphAddKernelNode_v2", unsafe {
+            (cu.cuGraphAddKernelNode)(&mut node, self.raw, deps.as_ptr(), deps.len(), &node_params)
+        })?;
+        Ok(self.node(node))
+    }
+
+    fn add_memcpy(
+        &mut self,
+        what: &'static str,
+        copy: CUDA_MEMCPY3D,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        let deps = self.deps(what, deps)?;
+        let cu = self.ctx.enter()?;
+        let mut node: CUgraphNode = std::ptr::null_mut();
+        // SAFETY: a live graph and its nodes; `copy` describes memory the
+        // caller borrowed for 'g (checked for length by the caller).
+        self.ctx.check("cuGraphAddMemcpyNode", unsafe {
+            (cu.cuGraphAddMemcpyNode)(
+                &mut node,
+                self.raw,
+                deps.as_ptr(),
+                deps.len(),
+                &copy,
+                self.ctx.as_raw(),
+            )
+        })?;
+        Ok(self.node(node))
+    }
+
+    /// Adds a host-to-device copy (`cuGraphAddMemcpyNode`). `src` (a slice
+    /// or a pinned buffer) stays borrowed for `'g`.
+    ///
+    /// # Errors
+    ///
+    /// Length and context mismatches; [`Error::ForeignGraphNode`]; driver
+    /// errors.
+    pub fn add_copy_to_device<T: DeviceCopy>(
+        &mut self,
+        src: &'g [T],
+        dst: impl DeviceDst<'g, T>,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        crate::memory::copy::same_len("add_copy_to_device", dst.len(), src.len())?;
+        same_context("add_copy_to_device", self.ctx, dst.context())?;
+        let mut c = memcpy_1d(byte_len::<T>(src.len(), "copy")?);
+        c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
+        c.srcHost = src.as_ptr().cast();
+        c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        c.dstDevice = dst.device_ptr().as_raw();
+        self.add_memcpy("add_copy_to_device", c, deps)
+    }
+
+    /// Adds a device-to-host copy (`cuGraphAddMemcpyNode`). `dst` stays
+    /// borrowed exclusively for `'g`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_copy_to_device`].
+    pub fn add_copy_to_host<T: DeviceCopy>(
+        &mut self,
+        src: impl DeviceSrc<'g, T>,
+        dst: &'g mut [T],
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        crate::memory::copy::same_len("add_copy_to_host", src.len(), dst.len())?;
+        same_context("add_copy_to_host", self.ctx, src.context())?;
+        let mut c = memcpy_1d(byte_len::<T>(dst.len(), "copy")?);
+        c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        c.srcDevice = src.device_ptr().as_raw();
+        c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
+        c.dstHost = dst.as_mut_ptr().cast();
+        self.add_memcpy("add_copy_to_host", c, deps)
+    }
+
+    /// Adds a device-to-device copy (`cuGraphAddMemcpyNode`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_copy_to_device`].
+    pub fn add_copy<T: DeviceCopy>(
+        &mut self,
+        src: impl DeviceSrc<'g, T>,
+        dst: impl DeviceDst<'g, T>,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        crate::memory::copy::same_len("add_copy", src.len(), dst.len())?;
+        same_context("add_copy", self.ctx, src.context())?;
+        same_context("add_copy", self.ctx, dst.context())?;
+        let mut c = memcpy_1d(byte_len::<T>(src.len(), "copy")?);
+        c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        c.srcDevice = src.device_ptr().as_raw();
+        c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        c.dstDevice = dst.device_ptr().as_raw();
+        self.add_memcpy("add_copy", c, deps)
+    }
+
+    /// Adds a host-to-host copy (`cuGraphAddMemcpyNode`), ordered with the
+    /// device work around it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_copy_to_device`].
+    pub fn add_copy_host<T: DeviceCopy>(
+        &mut self,
+        src: &'g [T],
+        dst: &'g mut [T],
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        crate::memory::copy::same_len("add_copy_host", src.len(), dst.len())?;
+        let mut c = memcpy_1d(byte_len::<T>(src.len(), "copy")?);
+        c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
+        c.srcHost = src.as_ptr().cast();
+        c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
+        c.dstHost = dst.as_mut_ptr().cast();
+        self.add_memcpy("add_copy_host", c, deps)
+    }
+
+    /// Adds a memset node: every element of `dst` set to `value`, whose
+    /// type must be 1, 2 or 4 bytes (`cuGraphAddMemsetNode`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for other element sizes; context
+    /// mismatches; [`Error::ForeignGraphNode`]; driver errors.
+    pub fn add_memset<T: DeviceCopy>(
+        &mut self,
+        dst: impl DeviceDst<'g, T>,
+        value: T,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        same_context("add_memset", self.ctx, dst.context())?;
+        self.memset_raw(dst.device_ptr().as_raw(), dst.len(), value, deps)
+    }
+
+    fn memset_raw<T: DeviceCopy>(
+        &mut self,
+        ptr: u64,
+        len: usize,
+        value: T,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        byte_len::<T>(len, "memset")?;
+        let size = std::mem::size_of::<T>();
+        if !matches!(size, 1 | 2 | 4) {
+            return Err(Error::InvalidArgument(format!(
+                "add_memset: elements of {size} bytes; memset nodes set 1, 2 or 4 bytes"
+            )));
+        }
+        let mut raw = [0u8; 4];
+        // SAFETY: `value` is `size` (1, 2 or 4) readable bytes, all
+        // initialised (DeviceCopy forbids padding); `raw` has 4.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                (&value as *const T).cast::<u8>(),
+                raw.as_mut_ptr(),
+                size,
+            )
+        };
+        let v = match size {
+            1 => u32::from(raw[0]),
+            2 => u32::from(u16::from_ne_bytes([raw[0], raw[1]])),
+            _ => u32::from_ne_bytes(raw),
+        };
+        let deps = self.deps("add_memset", deps)?;
+        let p = CUDA_MEMSET_NODE_PARAMS {
+            dst: ptr,
+            pitch: 0,
+            value: v,
+            elementSize: size as u32,
+            width: len,
+            height: 1,
+        };
+        let cu = self.ctx.enter()?;
+        let mut node: CUgraphNode = std::ptr::null_mut();
+        // SAFETY: a live graph and its nodes; `len` elements of `size`
+        // bytes at `ptr`, memory borrowed for 'g (or the graph's own).
+        self.ctx.check("cuGraphAddMemsetNode", unsafe {
+            (cu.cuGraphAddMemsetNode)(
+                &mut node,
+                self.raw,
+                deps.as_ptr(),
+                deps.len(),
+                &p,
+                self.ctx.as_raw(),
+            )
+        })?;
+        Ok(self.node(node))
+    }
+
+    /// Adds a host node running `f` at every replay (`cuGraphAddHostNode`).
+    /// The graph keeps the closure; a panic in it is reported by the scope
+    /// that launched the graph (see [`crate::work::callback`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ForeignGraphNode`]; driver errors.
+    pub fn add_host_fn<F>(&mut self, f: F, deps: &[GraphNode]) -> Result<GraphNode>
+    where
+        F: FnMut() + Send + 'g,
+    {
+        let deps = self.deps("add_host_fn", deps)?;
+        let (kept, func, user) = Kept::new(self.key.clone(), f);
+        let p = CUDA_HOST_NODE_PARAMS {
+            r#fn: func,
+            userData: user,
+        };
+        let cu = self.ctx.enter()?;
+        let mut node: CUgraphNode = std::ptr::null_mut();
+        // SAFETY: a live graph and its nodes; `user` points at the boxed
+        // closure, which the graph keeps for its whole life (and every
+        // executable graph made from it borrows the graph).
+        self.ctx.check("cuGraphAddHostNode", unsafe {
+            (cu.cuGraphAddHostNode)(&mut node, self.raw, deps.as_ptr(), deps.len(), &p)
+        })?;
+        self.kept.push(kept);
+        Ok(self.node(node))
+    }
+
+    /// Adds a node that records `event` (`cuGraphAddEventRecordNode`).
+    ///
+    /// # Errors
+    ///
+    /// Context mismatches; [`Error::ForeignGraphNode`]; driver errors.
+    pub fn add_event_record(&mut self, event: &'g Event<'_>, deps: &[GraphNode]) -> Result<GraphNode> {
+        same_context("add_event_record", self.ctx, event.context())?;
+        let deps = self.deps("add_event_record", deps)?;
+        let cu = self.ctx.enter()?;
+        let mut node: CUgraphNode = std::ptr::null_mut();
+        // SAFETY: a live graph, its nodes, and a live event borrowed for 'g.
+        self.ctx.check("cuGraphAddEventRecordNode", unsafe {
+            (cu.cuGraphAddEventRecordNode)(
+                &mut node,
+                self.raw,
+                deps.as_ptr(),
+                deps.len(),
+                event.as_raw(),
+            )
+        })?;
+        Ok(self.node(node))
+    }
+
+    /// Adds a node that waits for `event` (`cuGraphAddEventWaitNode`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_event_record`].
+    pub fn add_event_wait(&mut self, event: &'g Event<'_>, deps: &[GraphNode]) -> Result<GraphNode> {
+        same_context("add_event_wait", self.ctx, event.context())?;
+        let deps = self.deps("add_event_wait", deps)?;
+        let cu = self.ctx.enter()?;
+        let mut node: CUgraphNode = std::ptr::null_mut();
+        // SAFETY: a live graph, its nodes, and a live event borrowed for 'g.
+        self.ctx.check("cuGraphAddEventWaitNode", unsafe {
+            (cu.cuGraphAddEventWaitNode)(
+                &mut node,
+                self.raw,
+                deps.as_ptr(),
+                deps.len(),
+                event.as_raw(),
+            )
+        })?;
+        Ok(self.node(node))
+    }
+
+    /// Adds an empty node: a join point (`cuGraphAddEmptyNode`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ForeignGraphNode`]; driver errors.
+    pub fn add_empty(&mut self, deps: &[GraphNode]) -> Result<GraphNode> {
+        let deps = self.deps("add_empty", deps)?;
+        let cu = self.ctx.enter()?;
+        let mut node: CUgraphNode = std::ptr::null_mut();
+        // SAFETY: a live graph and its nodes.
+        self.ctx.check("cuGraphAddEmptyNode", unsafe {
+            (cu.cuGraphAddEmptyNode)(&mut node, self.raw, deps.as_ptr(), deps.len())
+        })?;
+        Ok(self.node(node))
+    }
+
+    /// Adds `child` as a node (`cuGraphAddChildGraphNode`, which clones
+    /// it). The child stays borrowed for `'g`: its clone calls the child's
+    /// host callbacks and uses its buffers.
+    ///
+    /// # Errors
+    ///
+    /// Context mismatches; [`Error::ForeignGraphNode`]; driver errors.
+    pub fn add_child(&mut self, child: &'g Graph<'g>, deps: &[GraphNode]) -> Result<GraphNode> {
+        same_context("add_child", self.ctx, child.ctx)?;
+        let deps = self.deps("add_child", deps)?;
+        let cu = self.ctx.enter()?;
+        let mut node: CUgraphNode = std::ptr::null_mut();
+        // SAFETY: two live graphs, nodes of this one; the driver clones the
+        // child.
+        self.ctx.check("cuGraphAddChildGraphNode", unsafe {
+            (cu.cuGraphAddChildGraphNode)(&mut node, self.raw, deps.as_ptr(), deps.len(), child.raw)
+        })?;
+        // Panics of the child's host nodes are reported where this graph
+        // runs.
+        Ok(self.node(node))
+    }
+
+    /// Adds a memory-allocation node for `len` elements of device memory
+    /// (`cuGraphAddMemAllocNode`), freed by a later
+    /// [`Graph::add_mem_free`] (or, with
+    /// [`InstantiateOptions::auto_free_on_launch`], at the next launch).
+    ///
+    /// # Errors
+    ///
+    /// Size errors; [`Error::ForeignGraphNode`]; driver errors.
+    pub fn add_mem_alloc<T: DeviceCopy>(
+        &mut self,
+        len: usize,
+        deps: &[GraphNode],
+    ) -> Result<(GraphNode, GraphAlloc<T>)> {
+        let bytes = byte_len::<T>(len, "graph allocation")?;
+        crate::memory::check_align::<T>("graph allocation")?;
+        let deps = self.deps("add_mem_alloc", deps)?;
+        let mut p = CUDA_MEM_ALLOC_NODE_PARAMS {
+            poolProps: cuda_sys::CUmemPoolProps {
+                allocType: cuda_sys::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED,
+                location: cuda_sys::CUmemLocation {
+                    r#type: cuda_sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+                    id: self.ctx.device().ordinal(),
+                },
+                ..Default::default()
+            },
+            accessDescs: std::ptr::null(),
+            accessDescCount: 0,
+            bytesize: bytes,
+            dptr: 0,
+        };
+        let cu = self.ctx.enter()?;
+        let mut node: CUgraphNode = std::ptr::null_mut();
+        // SAFETY: a live graph and its nodes; `p` is a valid in/out record
+        // (device location, no access descriptors, no export handles).
+        self.ctx.check("cuGraphAddMemAllocNode", unsafe {
+            (cu.cuGraphAddMemAllocNode)(&mut node, self.raw, deps.as_ptr(), deps.len(), &mut p)
+        })?;
+        Ok((
+            self.node(node),
+            GraphAlloc {
+                graph: self.id,
+                ptr: p.dptr,
+                len,
+                _marker: PhantomData,
+            },
+        ))
+    }
+
+    fn own_alloc<T>(&self, what: &'static str, alloc: &GraphAlloc<T>) -> Result<()> {
+        if alloc.graph == self.id {
+            Ok(())
+        } else {
+            Err(Error::InvalidArgument(format!(
+                "{what}: the allocation belongs to another graph"
+            )))
+        }
+    }
+
+    /// Adds a memory-free node for `alloc` (`cuGraphAddMemFreeNode`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for an allocation of another graph;
+    /// [`Error::ForeignGraphNode`]; driver errors.
+    pub fn add_mem_free<T>(&mut self, alloc: GraphAlloc<T>, deps: &[GraphNode]) -> Result<GraphNode> {
+        self.own_alloc("add_mem_free", &alloc)?;
+        let deps = self.deps("add_mem_free", deps)?;
+        let cu = self.ctx.enter()?;
+        let mut node: CUgraphNode = std::ptr::null_mut();
+        // SAFETY: a live graph and its nodes; `alloc.ptr` was allocated by
+        // a node of this graph and is freed once (the handle is consumed).
+        self.ctx.check("cuGraphAddMemFreeNode", unsafe {
+            (cu.cuGraphAddMemFreeNode)(&mut node, self.raw, deps.as_ptr(), deps.len(), alloc.ptr)
+        })?;
+        Ok(self.node(node))
+    }
+
+    /// Adds a memset node over a graph allocation. Must depend (directly
+    /// or not) on the allocation node, and the free node on it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_memset`]; an allocation of another graph.
+    pub fn add_memset_alloc<T: DeviceCopy>(
+        &mut self,
+        alloc: &GraphAlloc<T>,
+        value: T,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        self.own_alloc("add_memset_alloc", alloc)?;
+        self.memset_raw(alloc.ptr, alloc.len, value, deps)
+    }
+
+    /// Adds a copy from a graph allocation to device memory.
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_copy`]; an allocation of another graph.
+    pub fn add_copy_from_alloc<T: DeviceCopy>(
+        &mut self,
+        alloc: &GraphAlloc<T>,
+        dst: impl DeviceDst<'g, T>,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        self.own_alloc("add_copy_from_alloc", alloc)?;
+        crate::memory::copy::same_len("add_copy_from_alloc", alloc.len, dst.len())?;
+        same_context("add_copy_from_alloc", self.ctx, dst.context())?;
+        let mut c = memcpy_1d(byte_len::<T>(alloc.len, "copy")?);
+        c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        c.srcDevice = alloc.ptr;
+        c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        c.dstDevice = dst.device_ptr().as_raw();
+        self.add_memcpy("add_copy_from_alloc", c, deps)
+    }
+
+    /// Adds a copy from device memory into a graph allocation.
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_copy`]; an allocation of another graph.
+    pub fn add_copy_to_alloc<T: DeviceCopy>(
+        &mut self,
+        src: impl DeviceSrc<'g, T>,
+        alloc: &GraphAlloc<T>,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        self.own_alloc("add_copy_to_alloc", alloc)?;
+        crate::memory::copy::same_len("add_copy_to_alloc", src.len(), alloc.len)?;
+        same_context("add_copy_to_alloc", self.ctx, src.context())?;
+        let mut c = memcpy_1d(byte_len::<T>(alloc.len, "copy")?);
+        c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        c.srcDevice = src.device_ptr().as_raw();
+        c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        c.dstDevice = alloc.ptr;
+        self.add_memcpy("add_copy_to_alloc", c, deps)
+    }
+
+    /// The graph in Graphviz DOT, verbose (`cuGraphDebugDotPrint`, through
+    /// a temporary file).
+    ///
+    /// # Errors
+    ///
+    /// Driver errors; [`Error::Io`].
+    pub fn dot(&self) -> Result<String> {
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "cudakit-graph-{}-{}-{}.dot",
+            std::process::id(),
+            self.id,
+            SEQ.fetch_add(1, Ordering::Relaxed)
+        ));
+        let text = path.to_string_lossy().into_owned();
+        let c_path = std::ffi::CString::new(text.clone()).map_err(|_| Error::InteriorNul {
+            what: "the DOT file path",
+        })?;
+        let cu = self.ctx.enter()?;
+        // SAFETY: a live graph; a NUL-terminated path; defined flags.
+        let rc = unsafe {
+            (cu.cuGraphDebugDotPrint)(
+                self.raw,
+                c_path.as_ptr(),
+                cuda_sys::CUgraphDebugDot_flags::CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE.0 as u32,
+            )
+        };
+        self.ctx.check("cuGraphDebugDotPrint", rc)?;
+        let out = std::fs::read_to_string(&path).map_err(|e| Error::Io {
+            path: text,
+            message: e.to_string(),
+        });
+        let _ = std::fs::remove_file(&path);
+        out
+    }
+}
+
+impl Drop for Graph<'_> {
+    fn drop(&mut self) {
+        if let Some(cu) = self.ctx.enter_for_drop() {
+            // SAFETY: destroys the graph made by cuGraphCreate or a
+            // capture, once. Executable graphs made from it borrow it, so
+            // they are gone, and waited for their replays, by now.
+            let rc = unsafe { (cu.cuGraphDestroy)(self.raw) };
+            self.ctx.record_drop_error("cuGraphDestroy", rc);
+        }
+        // `kept` (host callbacks) drops after the graph: nothing calls them.
+    }
+}
+
+fn raw_kind(ctx: &Context, raw: CUgraphNode) -> Result<NodeKind> {
+    let cu = ctx.enter()?;
+    let mut t = CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
+    // SAFETY: a node of a live graph; a valid out-pointer.
+    ctx.check("cuGraphNodeGetType", unsafe {
+        (cu.cuGraphNodeGetType)(raw, &mut t)
+    })?;
+    Ok(NodeKind::from_raw(t))
+}
+
+/// Checks a kernel node like a launch and builds its parameters; the
+/// result points into `pointers` and `params`.
+pub(crate) fn kernel_node_params(
+    ctx: &Context,
+    function: &Function<'_>,
+    config: &LaunchConfig,
+    params: &ParamList<'_>,
+    pointers: &mut PointerArray,
+) -> Result<CUDA_KERNEL_NODE_PARAMS> {
+    same_context("kernel node", ctx, function.context())?;
+    function.check_params(params)?;
+    if let Some((index, argument_device)) = params.foreign_argument(ctx) {
+        return Err(Error::ArgumentContextMismatch {
+            function: function.name().to_owned(),
+            index,
+            argument_device,
+            kernel_device: ctx.device().ordinal(),
+        });
+    }
+    if config.cluster.is_some() || config.cooperative || config.priority.is_some() {
+        return Err(Error::InvalidArgument(format!(
+            "{}: graph kernel nodes take grid, block and shared memory only (no cluster, \
+             cooperative or priority attributes)",
+            function.name()
+        )));
+    }
+    function.validate(config)?;
+    params.pointers(pointers);
+    Ok(CUDA_KERNEL_NODE_PARAMS {
+        func: function.as_raw(),
+        gridDimX: config.grid.x,
+        gridDimY: config.grid.y,
+        gridDimZ: config.grid.z,
+        blockDimX: config.block.x,
+        blockDimY: config.block.y,
+        blockDimZ: config.block.z,
+        sharedMemBytes: config.shared_bytes,
+        kernelParams: pointers.as_mut_ptr(),
+        extra: std::ptr::null_mut(),
+        kern: std::ptr::null_mut(),
+        ctx: std::ptr::null_mut(),
+    })
+}
