@@ -133,6 +133,7 @@ mod memory;
 mod module;
 mod result;
 mod stream;
+mod tensor_map;
 
 pub use array::*;
 pub use context::*;
@@ -144,6 +145,7 @@ pub use memory::*;
 pub use module::*;
 pub use result::*;
 pub use stream::*;
+pub use tensor_map::*;
 
 /// `CUDA_VERSION`: the API version of the header these bindings mirror (13.0).
 pub const CUDA_VERSION: c_int = 13000;

@@ -251,6 +251,13 @@ pub enum Error {
         /// The alignment the memory guarantees.
         limit: usize,
     },
+    /// A tensor-map layout that breaks a rule of `cuTensorMapEncodeTiled`,
+    /// or reaches past the memory it describes.
+    #[error("tensor map: {reason}")]
+    TensorMap {
+        /// The rule broken, with the values.
+        reason: String,
+    },
     /// A string handed to C contains a NUL byte.
     #[error("{what} contains an interior NUL byte")]
     InteriorNul {

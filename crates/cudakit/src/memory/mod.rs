@@ -27,6 +27,7 @@ mod pool;
 pub mod pitched;
 pub mod texture;
 pub mod staged;
+pub mod tensor_map;
 mod unified;
 
 pub use device::{DeviceBuffer, DeviceView};
