@@ -10,6 +10,7 @@
 //! - [`mod@driver`]: the table of libcuda entry points, [`Driver`].
 //! - [`mod@nvrtc`]: NVRTC's types and its table, [`Nvrtc`].
 //! - [`mod@nccl`]: NCCL's types and its table, [`Nccl`] (optional).
+//! - [`mod@cublas`]: cuBLAS's GEMM types and its table, [`Cublas`] (optional).
 //! - [`loader`]: where the libraries are looked for.
 //!
 //! ```no_run
@@ -26,6 +27,7 @@
 #![allow(non_camel_case_types, non_snake_case)]
 #![deny(missing_docs)]
 
+pub mod cublas;
 pub mod driver;
 pub mod loader;
 pub mod nccl;
@@ -34,6 +36,7 @@ pub mod nvrtc;
 pub(crate) mod table;
 pub mod types;
 
+pub use cublas::{cublasHandle_t, cublasStatus_t, Cublas};
 pub use driver::Driver;
 pub use loader::{Attempt, LoadError, Loaded};
 pub use nccl::{ncclComm_t, ncclResult_t, Nccl};
@@ -146,4 +149,30 @@ pub fn nvjitlink_with_origin() -> Result<(&'static NvJitLink, &'static Loaded), 
 /// loaded it; `None` otherwise. Never starts a search.
 pub fn loaded_nvjitlink() -> Option<&'static NvJitLink> {
     NvJitLink::process_if_loaded()
+}
+
+/// The process's libcublas table, loaded on first use and kept for the life
+/// of the process. cuBLAS is optional: only the matmul comparison uses it.
+///
+/// # Errors
+///
+/// As [`driver()`], for libcublas (`CUDAKIT_LIBCUBLAS`, `libcublas.so.13`,
+/// the toolkit folders, pip's `nvidia/cu13/lib` and `nvidia/cublas/lib`).
+pub fn cublas() -> Result<&'static Cublas, LoadError> {
+    cublas_with_origin().map(|(table, _)| table)
+}
+
+/// Like [`cublas()`], with where the library came from.
+///
+/// # Errors
+///
+/// As [`cublas()`].
+pub fn cublas_with_origin() -> Result<(&'static Cublas, &'static Loaded), LoadError> {
+    Cublas::process()
+}
+
+/// The process's libcublas table if an earlier [`cublas()`] call loaded it;
+/// `None` otherwise. Never starts a search.
+pub fn loaded_cublas() -> Option<&'static Cublas> {
+    Cublas::process_if_loaded()
 }

@@ -41,6 +41,10 @@
 //! `libnccl.so.2`, the toolkit folders, then pip's
 //! `nvidia/nccl/lib/libnccl.so.2` under the same site-packages folders.
 //!
+//! cuBLAS (optional, for the matmul comparison) likewise: `CUDAKIT_LIBCUBLAS`,
+//! the soname `libcublas.so.13`, the toolkit folders, then pip's
+//! `nvidia/cu13/lib` and `nvidia/cublas/lib`.
+//!
 //! Libraries are opened once per process and never unloaded. Nothing here
 //! panics: every failure is a [`LoadError`], which lists every candidate
 //! tried and why it failed.
@@ -156,6 +160,7 @@ pub(crate) enum Which {
     Nvrtc,
     NvJitLink,
     Nccl,
+    Cublas,
 }
 
 /// The toolkit's per-architecture library folder, under a toolkit root.
@@ -172,6 +177,7 @@ impl Which {
             Which::Nvrtc => "libnvrtc",
             Which::NvJitLink => "libnvJitLink",
             Which::Nccl => "libnccl",
+            Which::Cublas => "libcublas",
         }
     }
 
@@ -182,6 +188,7 @@ impl Which {
             Which::Nvrtc => "CUDAKIT_LIBNVRTC",
             Which::NvJitLink => "CUDAKIT_LIBNVJITLINK",
             Which::Nccl => "CUDAKIT_LIBNCCL",
+            Which::Cublas => "CUDAKIT_LIBCUBLAS",
         }
     }
 
@@ -191,6 +198,7 @@ impl Which {
             Which::Nvrtc => &["libnvrtc.so.13", "libnvrtc.so.12"],
             Which::NvJitLink => &["libnvJitLink.so.13"],
             Which::Nccl => &["libnccl.so.2"],
+            Which::Cublas => &["libcublas.so.13"],
         }
     }
 
@@ -201,6 +209,7 @@ impl Which {
             Which::Nvrtc => &["lib64", "lib", TARGET_LIB],
             Which::NvJitLink => &["lib64", "lib", TARGET_LIB],
             Which::Nccl => &["lib64", "lib", TARGET_LIB],
+            Which::Cublas => &["lib64", "lib", TARGET_LIB],
         }
     }
 
@@ -218,6 +227,10 @@ impl Which {
                 ("nvidia/cu13/lib", "libnvJitLink.so.13"),
             ],
             Which::Nccl => &[("nvidia/nccl/lib", "libnccl.so.2")],
+            Which::Cublas => &[
+                ("nvidia/cu13/lib", "libcublas.so.13"),
+                ("nvidia/cublas/lib", "libcublas.so.13"),
+            ],
         }
     }
 
@@ -239,6 +252,11 @@ impl Which {
                 "\nhint: NCCL is optional (collectives only); install it with \
                  `python3 -m pip install nvidia-nccl-cu13` (or the system's libnccl2 package), \
                  or set CUDAKIT_LIBNCCL to libnccl.so.2's path"
+            }
+            Which::Cublas => {
+                "\nhint: cuBLAS is optional (the matmul comparison only); install it with \
+                 `python3 -m pip install nvidia-cublas` (or the CUDA toolkit), or set \
+                 CUDAKIT_LIBCUBLAS to libcublas.so.13's path"
             }
         }
     }
