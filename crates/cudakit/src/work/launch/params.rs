@@ -41,21 +41,22 @@ use crate::memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceView, UnifiedBuff
 pub const INLINE_ARGS: usize = 16;
 /// Bytes of argument values that fit without a heap allocation.
 pub const INLINE_BYTES: usize = 256;
-/// The strictest alignment an argument may have: 64 bytes, for
-/// `CUtensorMap` (`alignas(64)`, passed as a `__grid_constant__`
-/// parameter); CUDA's `float4`, `double2` and `__align__(16)` structs need
-/// 16.
-pub const MAX_ALIGN: usize = 64;
+/// The strictest alignment an argument may have: 128 bytes, for
+/// `CUtensorMap` (`alignas(128)` in CUDA 13.0's header, passed as a
+/// `__grid_constant__` parameter); CUDA's `float4`, `double2` and
+/// `__align__(16)` structs need 16.
+pub const MAX_ALIGN: usize = 128;
 
 /// The storage's unit: aligned for every argument.
-#[repr(C, align(64))]
+#[repr(C, align(128))]
 #[derive(Clone, Copy)]
 struct Chunk([u8; CHUNK]);
 
-const CHUNK: usize = 64;
+const CHUNK: usize = MAX_ALIGN;
 
 /// What an argument is, for the audit table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ArgKind {
     /// A value copied as it is (a scalar, a struct, an array).
     Value,
@@ -64,6 +65,12 @@ pub enum ArgKind {
         /// Elements in the buffer.
         len: usize,
         /// The ordinal of the device whose context owns the buffer.
+        device: i32,
+    },
+    /// A tensor map (`CUtensorMap`, 128 bytes by value) over memory of the
+    /// device `device`.
+    TensorMap {
+        /// The ordinal of the device whose context owns the memory.
         device: i32,
     },
     /// A texture or surface object's handle (`CUtexObject`,
@@ -193,6 +200,7 @@ impl<'a> ParamList<'a> {
             .enumerate()
             .find_map(|(index, e)| match e.kind {
                 ArgKind::DevicePointer { device, .. } if e.context != id => Some((index, device)),
+                ArgKind::TensorMap { device } if e.context != id => Some((index, device)),
                 ArgKind::Object { device, .. } if e.context != id => Some((index, device)),
                 _ => None,
             })
@@ -416,6 +424,7 @@ impl fmt::Display for ParamDescription {
             ArgKind::DevicePointer { len, device } => {
                 format!(" (device pointer, {len} elements, device {device})")
             }
+            ArgKind::TensorMap { device } => format!(" (tensor map, device {device})"),
             ArgKind::Object { object, device } => format!(" ({object} object, device {device})"),
         };
         write!(
@@ -579,6 +588,31 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for &'a mut UnifiedBuffer<'_, T> {
     }
 }
 
+impl sealed::Sealed for &crate::memory::tensor_map::TensorMap<'_> {}
+impl<'a> KernelArg<'a> for &'a crate::memory::tensor_map::TensorMap<'_> {
+    fn push_into(self, list: &mut ParamList<'a>) {
+        let raw = self.as_raw();
+        // SAFETY: a CUtensorMap is 16 u64 words, all initialised, no padding
+        // (size 128 = 16 * 8).
+        let bytes = unsafe {
+            std::slice::from_raw_parts(
+                (raw as *const cuda_sys::CUtensorMap).cast::<u8>(),
+                std::mem::size_of::<cuda_sys::CUtensorMap>(),
+            )
+        };
+        let ctx = self.context();
+        list.push_bytes(
+            bytes,
+            std::mem::align_of::<cuda_sys::CUtensorMap>(),
+            "CUtensorMap",
+            ArgKind::TensorMap {
+                device: ctx.device().ordinal(),
+            },
+            ctx.id(),
+        );
+    }
+}
+
 /// Builds a [`ParamList`] from arguments: `params![&a, &b, &mut unified, n]`.
 #[macro_export]
 macro_rules! params {
@@ -606,10 +640,10 @@ mod tests {
         }
     }
 
-    #[repr(C, align(128))]
+    #[repr(C, align(256))]
     #[derive(Clone, Copy)]
-    struct OverAligned([u8; 128]);
-    // SAFETY: plain bytes, no padding (size 128 = alignment).
+    struct OverAligned([u8; 256]);
+    // SAFETY: plain bytes, no padding (size 256 = alignment).
     unsafe impl DeviceCopy for OverAligned {}
 
     /// A `CUtensorMap`-like parameter: 128 bytes, 64-byte aligned.
@@ -726,8 +760,8 @@ mod tests {
 
     #[test]
     fn over_aligned_types_are_an_error_not_a_misaligned_value() {
-        let list = ParamList::new().arg(OverAligned([0; 128]));
-        assert!(list.error().unwrap().contains("128-byte alignment"));
+        let list = ParamList::new().arg(OverAligned([0; 256]));
+        assert!(list.error().unwrap().contains("256-byte alignment"));
         assert_eq!(list.len(), 0);
     }
 
