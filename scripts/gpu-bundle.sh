@@ -71,5 +71,6 @@ done
 strip "$out"/bin/* "$out"/bench-* 2>/dev/null || true
 [ -e "$out/bin-cudakit" ] && strip "$out/bin-cudakit"
 cp scripts/gpu-run.sh "$out/run.sh"
+cp scripts/ncu_table.py scripts/profile-kernels.txt "$out/"
 du -sh "$out"
 ls "$out/bin"

@@ -124,4 +124,59 @@ if [ "${SANITIZE:-1}" = "1" ]; then
         [ "$san_errors" -eq 0 ] || status=1
     fi
 fi
+
+# racecheck, synccheck and initcheck over the shipped kernels: the matmul
+# suite at one odd shape per kernel (129x130x131 names one test per
+# kernel and layout), the launch-path kernels and the library-path tests.
+# EXTRA_SANITIZERS=0 skips them.
+if [ "${EXTRA_SANITIZERS:-1}" = "1" ] && command -v compute-sanitizer >/dev/null; then
+    extra_errors=0
+    for tool in racecheck synccheck initcheck; do
+        for spec in "tests-gpu_matmul 129x130x131" "tests-gpu_launch" "tests-gpu_paths"; do
+            set -- $spec
+            name=$1; only=${2:-}
+            [ -x "$here/bin/$name" ] || continue
+            selected "$name" || continue
+            log="$logs/$name.$tool.log"
+            compute-sanitizer --tool "$tool" --error-exitcode 1 --report-api-errors no \
+                --print-limit 20 "$here/bin/$name" --include-ignored --test-threads=1 \
+                --skip fault_ --skip large_ ${only:+$only} >"$log" 2>&1
+            rc=$?
+            summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)
+            n=$(echo "$summary" | grep -oE '[0-9]+ (error|hazard)' | head -1 | grep -oE '^[0-9]+')
+            n=${n:-0}
+            if [ "$rc" -ne 0 ] && [ "$n" -eq 0 ]; then
+                classify "$log" "$rc"
+                if [ "$F" -ne 0 ]; then n=1; fi
+            fi
+            extra_errors=$((extra_errors + n))
+            printf '%-9s %-30s rc=%d %s\n' "$tool" "$name${only:+ ($only)}" "$rc" "${summary:-no summary}"
+        done
+    done
+    echo "racecheck, synccheck, initcheck: $extra_errors errors"
+    [ "$extra_errors" -eq 0 ] || status=1
+elif [ "${EXTRA_SANITIZERS:-1}" = "1" ]; then
+    echo "racecheck, synccheck, initcheck: not run (compute-sanitizer not found)"
+fi
+
+# Nsight Compute over the flagship kernels (PROFILE=0 skips it): one table
+# per kernel from `ncu --csv` of one `cudakit matmul` launch at 4096^3.
+if [ "${PROFILE:-1}" = "1" ]; then
+    if ! command -v ncu >/dev/null; then
+        echo "profile: not run (ncu not found)"
+    elif [ ! -x "$here/bin-cudakit" ]; then
+        echo "profile: not run (the cudakit CLI is not in the bundle)"
+    else
+        metrics=gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread,l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum
+        while read -r dtype kernel; do
+            [ -n "$dtype" ] || continue
+            csv="$logs/ncu-$dtype-$kernel.csv"
+            ncu --csv --metrics "$metrics" --launch-skip 1 --launch-count 1 \
+                "$here/bin-cudakit" matmul --m 4096 --n 4096 --k 4096 --dtype "$dtype" \
+                --kernel "$kernel" --iters 2 >"$csv" 2>"$logs/ncu-$dtype-$kernel.err"
+            python3 "$here/ncu_table.py" "$dtype $kernel" "$csv" || \
+                echo "profile $dtype $kernel: not run ($(tail -1 "$logs/ncu-$dtype-$kernel.err"))"
+        done < "${PROFILE_KERNELS:-$here/profile-kernels.txt}"
+    fi
+fi
 exit $status
