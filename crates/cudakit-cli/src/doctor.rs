@@ -89,11 +89,17 @@ pub(crate) struct Report {
     pub(crate) cache: CacheStats,
     /// The environment variables that steer the search, where set.
     pub(crate) env: Vec<(&'static str, String)>,
+    /// Where NCCL (optional, for collectives) was found, or every path tried.
+    pub(crate) libnccl: Library,
+    /// The peer matrix; `None` with fewer than two usable devices.
+    pub(crate) peers: Option<Result<cudakit::multi::PeerMatrix, Error>>,
 }
 
 const ENV_VARS: &[&str] = &[
     "CUDAKIT_LIBCUDA",
     "CUDAKIT_LIBNVRTC",
+    "CUDAKIT_LIBNCCL",
+    "NCCL_NVLS_ENABLE",
     "CUDA_VISIBLE_DEVICES",
     "CUDA_PATH",
     "CUDA_HOME",
@@ -128,6 +134,14 @@ impl Report {
             })),
             Library::Missing(_) => None,
         };
+        let libnccl = match cuda_sys::nccl_with_origin() {
+            Ok((_, loaded)) => Library::Found(loaded.clone()),
+            Err(err) => Library::Missing(err),
+        };
+        let peers = match &devices as &Option<Result<Vec<Result<DeviceInfo, Error>>, Error>> {
+            Some(Ok(list)) if Vec::len(list) >= 2 => Some(cudakit::multi::PeerMatrix::read()),
+            _ => None,
+        };
         let env = ENV_VARS
             .iter()
             .filter_map(|&name| std::env::var(name).ok().map(|v| (name, v)))
@@ -140,6 +154,8 @@ impl Report {
             nvrtc,
             cache: cudakit::compile::cache::stats(),
             env,
+            libnccl,
+            peers,
         }
     }
 
@@ -388,6 +404,26 @@ impl Report {
                         Err(err) => line(&mut t, &format!("device {i}"), &format!("error: {err}")),
                     }
                 }
+            }
+        }
+
+        if let Some(peers) = &self.peers {
+            t.push('\n');
+            match peers {
+                Ok(matrix) => {
+                    t.push_str(&matrix.to_string());
+                    t.push('\n');
+                }
+                Err(err) => line(&mut t, "peer access", &format!("error: {err}")),
+            }
+        }
+
+        t.push_str("\nlibnccl (collectives; optional)\n");
+        render_library(&mut t, &self.libnccl);
+        if let Library::Found(_) = &self.libnccl {
+            match cudakit::multi::nccl::version() {
+                Ok((a, b, c)) => line(&mut t, "version", &format!("NCCL {a}.{b}.{c}")),
+                Err(err) => line(&mut t, "version", &format!("failed: {err}")),
             }
         }
 

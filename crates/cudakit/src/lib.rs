@@ -38,6 +38,7 @@ pub mod context;
 mod driver;
 pub mod error;
 pub mod memory;
+pub mod multi;
 pub mod work;
 
 pub use compile::cache::{Cache, CacheKey, CacheStats};

@@ -31,7 +31,7 @@ pub mod device;
 pub mod metrics;
 
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use cuda_sys::{CUcontext, CUlimit, Driver};
@@ -71,6 +71,9 @@ pub(crate) struct Shared {
     kernel_timing: AtomicBool,
     released: AtomicBool,
     work: WorkTracker,
+    /// Devices (bit = ordinal) this context has peer access to
+    /// (`cuCtxEnablePeerAccess`), kept by `multi::peer`.
+    peers: AtomicU64,
     staging: Staging,
 }
 
@@ -174,6 +177,7 @@ impl Context {
             kernel_timing: AtomicBool::new(false),
             released: AtomicBool::new(false),
             work: WorkTracker::default(),
+            peers: AtomicU64::new(0),
             staging: Staging::default(),
         });
         reg.push((device.ordinal(), Arc::downgrade(&shared)));
@@ -253,6 +257,27 @@ impl Context {
     /// Whether two handles share one primary context.
     pub fn same(&self, other: &Context) -> bool {
         Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// Whether this context has peer access to device `ordinal`'s memory
+    /// (enabled through `Context::enable_peer_access`).
+    #[inline]
+    pub(crate) fn peer_enabled(&self, ordinal: i32) -> bool {
+        (0..64).contains(&ordinal)
+            && self.shared.peers.load(Ordering::Acquire) & (1u64 << ordinal) != 0
+    }
+
+    /// Records that peer access to device `ordinal` was enabled (`true`)
+    /// or disabled. Ordinals from 64 on are never recorded.
+    pub(crate) fn record_peer(&self, ordinal: i32, enabled: bool) {
+        if (0..64).contains(&ordinal) {
+            let bit = 1u64 << ordinal;
+            if enabled {
+                self.shared.peers.fetch_or(bit, Ordering::AcqRel);
+            } else {
+                self.shared.peers.fetch_and(!bit, Ordering::AcqRel);
+            }
+        }
     }
 
     /// Refuses work on a poisoned context, and makes the context current on

@@ -7,10 +7,12 @@
 
 mod codes;
 mod texture;
+mod nccl;
 
 pub use codes::{CodeText, DriverCode, NvrtcCode};
 pub use cuda_sys::LoadError;
 pub use texture::TextureError;
+pub use nccl::{NcclCode, NcclError};
 
 use cuda_sys::{nvrtcResult, CUresult};
 
@@ -214,10 +216,13 @@ pub enum Error {
         /// The other.
         b: i32,
     },
-    /// A launch argument is memory of another context than the kernel's.
+    /// A launch argument is memory of another context than the kernel's,
+    /// and peer access from the kernel's context to it is not enabled
+    /// (`Context::enable_peer_access`).
     #[error(
         "launch of {function}: argument {index} is memory of device {argument_device}, but the \
-         kernel runs on device {kernel_device} (context mismatch)"
+         kernel runs on device {kernel_device} (context mismatch; peer access from device \
+         {kernel_device} to device {argument_device} is not enabled)"
     )]
     ArgumentContextMismatch {
         /// The kernel.
@@ -365,6 +370,70 @@ pub enum Error {
         path: String,
         /// The operating system's message.
         message: String,
+    },
+    /// An NCCL entry point failed.
+    #[error(transparent)]
+    Nccl(#[from] NcclError),
+    /// Peer access between two devices is impossible (`cuDeviceCanAccessPeer`
+    /// says no, or it is one device).
+    #[error("peer access from device {from} to device {to} is not possible: {reason}")]
+    PeerAccessUnsupported {
+        /// The device whose context would reach the other's memory.
+        from: i32,
+        /// The device whose memory would be reached.
+        to: i32,
+        /// Why (`cuDeviceCanAccessPeer` reports 0, same device).
+        reason: &'static str,
+    },
+    /// A buffer, stream or scope of a device outside the communicator's.
+    #[error(
+        "{call}: {what} is of device {got}, but rank {rank} of the communicator is on device \
+         {communicator_device}"
+    )]
+    CommunicatorDevice {
+        /// The collective (`ncclAllReduce`).
+        call: &'static str,
+        /// Which operand (`send buffer`, `stream`, ...).
+        what: &'static str,
+        /// The communicator's rank.
+        rank: usize,
+        /// The communicator's device.
+        communicator_device: i32,
+        /// The operand's device.
+        got: i32,
+    },
+    /// The calls of a group do not match between the ranks of one process
+    /// (count, element type, operator, root, peers), or a rank of the
+    /// process has no matching call: NCCL would hang or mix data, so
+    /// nothing was queued.
+    #[error("{call}: the ranks' calls do not match: {reason}; nothing was queued")]
+    CollectiveMismatch {
+        /// The collective.
+        call: &'static str,
+        /// What differs.
+        reason: String,
+    },
+    /// An NCCL operation did not finish in time; the communicator was
+    /// aborted (`ncclCommAbort`).
+    #[error(
+        "{call}: rank {rank} waited {waited:?} for the other ranks (timeout); the communicator \
+         was aborted"
+    )]
+    NcclTimeout {
+        /// What was waited for (`ncclCommInitRankConfig`, a collective).
+        call: &'static str,
+        /// The rank that waited.
+        rank: usize,
+        /// How long it waited.
+        waited: std::time::Duration,
+    },
+    /// The communicator was aborted after an earlier error; it refuses work.
+    #[error("the communicator of rank {rank} was aborted after an earlier error: {cause}")]
+    CommunicatorAborted {
+        /// The rank.
+        rank: usize,
+        /// The error that aborted it.
+        cause: String,
     },
 }
 

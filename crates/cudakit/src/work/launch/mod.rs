@@ -483,7 +483,10 @@ impl<'s, 'env> Scope<'s, 'env> {
     ///
     /// [`Error::LaunchConfig`], [`Error::ArgumentCount`],
     /// [`Error::ArgumentMismatch`], [`Error::NotSupported`],
-    /// [`Error::ContextMismatch`], driver errors; a poisoned context.
+    /// [`Error::ContextMismatch`], [`Error::ArgumentContextMismatch`] (a
+    /// buffer of another device whose memory this context has no peer
+    /// access to: see `Context::enable_peer_access`), driver errors; a
+    /// poisoned context.
     pub unsafe fn launch(
         &self,
         stream: &'s Stream<'_>,

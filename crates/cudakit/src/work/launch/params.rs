@@ -191,15 +191,20 @@ impl<'a> ParamList<'a> {
         self.error.as_deref()
     }
 
-    /// The first pointer argument whose context is not `ctx`, as
-    /// (index, device ordinal of its context).
+    /// The first pointer argument whose context is not `ctx` and whose
+    /// device `ctx` has no peer access to, as (index, device ordinal of its
+    /// context).
     pub(crate) fn foreign_argument(&self, ctx: &Context) -> Option<(usize, i32)> {
         let id = ctx.id();
         self.entries()
             .iter()
             .enumerate()
             .find_map(|(index, e)| match e.kind {
-                ArgKind::DevicePointer { device, .. } if e.context != id => Some((index, device)),
+                ArgKind::DevicePointer { device, .. }
+                    if e.context != id && !ctx.peer_enabled(device) =>
+                {
+                    Some((index, device))
+                }
                 ArgKind::TensorMap { device } if e.context != id => Some((index, device)),
                 ArgKind::Object { device, .. } if e.context != id => Some((index, device)),
                 _ => None,

@@ -1,0 +1,702 @@
+//! Groups: collectives collected, checked, then handed to NCCL between
+//! `ncclGroupStart` and `ncclGroupEnd`.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::ffi::{c_int, c_void};
+use std::marker::PhantomData;
+
+use cuda_sys::nccl::{ncclDataType_t, ncclRedOp_t};
+use cuda_sys::{ncclResult_t, CUdeviceptr, CUstream};
+
+use super::comm::Communicator;
+use super::{check, nccl, NcclElement, ReduceOp};
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::memory::{DeviceDst, DeviceSrc};
+use crate::work::scope::Scope;
+use crate::work::stream::Stream;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    AllReduce,
+    Broadcast,
+    Reduce,
+    AllGather,
+    ReduceScatter,
+    Send,
+    Recv,
+}
+
+impl Kind {
+    fn call(self) -> &'static str {
+        match self {
+            Kind::AllReduce => "ncclAllReduce",
+            Kind::Broadcast => "ncclBroadcast",
+            Kind::Reduce => "ncclReduce",
+            Kind::AllGather => "ncclAllGather",
+            Kind::ReduceScatter => "ncclReduceScatter",
+            Kind::Send => "ncclSend",
+            Kind::Recv => "ncclRecv",
+        }
+    }
+}
+
+/// One queued call.
+struct Call<'g> {
+    comm: &'g Communicator,
+    kind: Kind,
+    stream: CUstream,
+    send: CUdeviceptr,
+    recv: CUdeviceptr,
+    /// The count NCCL is given (per rank for all-gather and reduce-scatter).
+    count: usize,
+    dtype: ncclDataType_t,
+    op: ncclRedOp_t,
+    /// The root (broadcast, reduce) or the peer (send, receive); 0 otherwise.
+    other: usize,
+}
+
+/// Collectives queued for one `ncclGroupStart` / `ncclGroupEnd`; see
+/// [`group`]. Each method checks its operands at once and queues the call;
+/// nothing reaches NCCL before the group's closure has returned `Ok`.
+///
+/// The lifetimes make the buffers outlive the group's end: a call's scope
+/// (`'s`) must outlive `'env`, which outlives the whole [`group`] call, so
+/// a group opened outside a scope cannot take that scope's buffers:
+///
+/// ```compile_fail,E0521
+/// # use cudakit::multi::nccl::{self, Communicator, ReduceOp};
+/// # fn f(ctx: &cudakit::Context, comm: &Communicator) -> cudakit::Result<()> {
+/// let stream = ctx.stream()?;
+/// let x = ctx.alloc::<f32>(4)?;
+/// nccl::group(|g| {
+///     ctx.scope(|s| g.all_reduce(comm, s, &stream, &x, &x, ReduceOp::Sum))
+/// })
+/// # }
+/// ```
+pub struct Group<'g, 'env> {
+    calls: RefCell<Vec<Call<'g>>>,
+    _env: PhantomData<&'g mut &'env ()>,
+}
+
+impl std::fmt::Debug for Group<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Group")
+            .field("calls", &self.calls.borrow().len())
+            .finish()
+    }
+}
+
+/// Runs `f`, which queues collectives on the [`Group`]; when it returns
+/// `Ok`, checks the calls and hands them to NCCL in one group
+/// (`ncclGroupStart`, the calls, `ncclGroupEnd`), then reads every
+/// communicator's asynchronous error. Open it inside the scopes whose
+/// streams and buffers the calls use (for several devices of one process,
+/// scopes nested one per context).
+///
+/// # Errors
+///
+/// The first error of `f` (nothing is queued then);
+/// [`Error::CollectiveMismatch`] when the calls of this process's ranks of
+/// one communicator do not match; NCCL errors (the communicators involved
+/// are checked and aborted on an asynchronous error); [`Error::NcclTimeout`]
+/// for non-blocking communicators that do not finish queuing in time.
+pub fn group<'env, R>(f: impl for<'g> FnOnce(&'g Group<'g, 'env>) -> Result<R>) -> Result<R> {
+    let g = Group {
+        calls: RefCell::new(Vec::new()),
+        _env: PhantomData,
+    };
+    let r = f(&g)?;
+    let calls = g.calls.take();
+    if !calls.is_empty() {
+        validate(&calls)?;
+        issue(&calls)?;
+    }
+    Ok(r)
+}
+
+/// Checks, before NCCL, that the ranks of one communicator living in this
+/// process make matching calls.
+fn validate(calls: &[Call<'_>]) -> Result<()> {
+    // clique id -> rank -> calls of that rank, in order.
+    let mut cliques: BTreeMap<u64, BTreeMap<usize, Vec<&Call<'_>>>> = BTreeMap::new();
+    for c in calls {
+        if c.comm.clique.local > 1 {
+            cliques
+                .entry(c.comm.clique.id)
+                .or_default()
+                .entry(c.comm.rank())
+                .or_default()
+                .push(c);
+        }
+    }
+    for ranks in cliques.values() {
+        let any = ranks.values().next().expect("a clique entry has calls")[0].comm;
+        let size = any.size();
+        let collectives = |rank: usize| -> Vec<&Call<'_>> {
+            ranks
+                .get(&rank)
+                .map(|v| {
+                    v.iter()
+                        .copied()
+                        .filter(|c| !matches!(c.kind, Kind::Send | Kind::Recv))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let first = collectives(0);
+        for rank in 1..size {
+            let other = collectives(rank);
+            if other.len() != first.len() {
+                let call = first
+                    .get(other.len())
+                    .or_else(|| other.get(first.len()))
+                    .map_or("ncclGroupEnd", |c| c.kind.call());
+                return Err(Error::CollectiveMismatch {
+                    call,
+                    reason: format!(
+                        "rank 0 makes {} collective(s), rank {rank} makes {} (a rank without \
+                         its matching call would wait forever)",
+                        first.len(),
+                        other.len()
+                    ),
+                });
+            }
+            for (k, (a, b)) in first.iter().zip(&other).enumerate() {
+                let differ = |what: &str, x: String, y: String| Error::CollectiveMismatch {
+                    call: a.kind.call(),
+                    reason: format!(
+                        "collective {k} of the group: {what} is {x} on rank 0, {y} on rank {rank}"
+                    ),
+                };
+                if a.kind != b.kind {
+                    return Err(differ(
+                        "the call",
+                        a.kind.call().into(),
+                        b.kind.call().into(),
+                    ));
+                }
+                if a.dtype != b.dtype {
+                    return Err(differ(
+                        "the element type",
+                        format!("{:?}", a.dtype),
+                        format!("{:?}", b.dtype),
+                    ));
+                }
+                if a.count != b.count {
+                    return Err(differ(
+                        "the count",
+                        a.count.to_string(),
+                        b.count.to_string(),
+                    ));
+                }
+                if a.op != b.op {
+                    return Err(differ(
+                        "the operator",
+                        format!("{:?}", a.op),
+                        format!("{:?}", b.op),
+                    ));
+                }
+                if a.other != b.other {
+                    return Err(differ("the root", a.other.to_string(), b.other.to_string()));
+                }
+            }
+        }
+        // Point to point: the sends from a to b match b's receives from a.
+        let p2p = |kind: Kind, rank: usize, peer: usize| -> Vec<(usize, ncclDataType_t)> {
+            ranks
+                .get(&rank)
+                .map(|v| {
+                    v.iter()
+                        .filter(|c| c.kind == kind && c.other == peer)
+                        .map(|c| (c.count, c.dtype))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        for a in 0..size {
+            for b in 0..size {
+                let (sends, recvs) = (p2p(Kind::Send, a, b), p2p(Kind::Recv, b, a));
+                if sends != recvs {
+                    return Err(Error::CollectiveMismatch {
+                        call: "ncclSend",
+                        reason: format!(
+                            "rank {a} sends {sends:?} (count, type) to rank {b}, which receives \
+                             {recvs:?} from it"
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Hands the calls to NCCL in one group.
+fn issue(calls: &[Call<'_>]) -> Result<()> {
+    let nc = nccl()?;
+    // SAFETY: starts a group on this thread; ended below on every path.
+    check(nc, "ncclGroupStart", unsafe { (nc.ncclGroupStart)() }, None)?;
+    let mut first_err: Option<Error> = None;
+    for c in calls {
+        let raw = match c.comm.alive() {
+            Ok(raw) => raw,
+            Err(e) => {
+                first_err = Some(e);
+                break;
+            }
+        };
+        if let Err(e) = c.comm.context().enter() {
+            first_err = Some(e);
+            break;
+        }
+        let (send, recv) = (c.send as *const c_void, c.recv as *mut c_void);
+        let (other, stream) = (c.other as c_int, c.stream);
+        // SAFETY: for every arm, `raw` is a live communicator; `stream` a
+        // stream of its device, used by the caller's scope, which keeps it
+        // and both buffers borrowed until it has synchronized (after this
+        // group: the group runs inside the scope, see `Group`); the
+        // buffers hold what the count says (checked when the call was
+        // queued); the type is the buffers' element type.
+        let rc = unsafe {
+            match c.kind {
+                Kind::AllReduce => {
+                    (nc.ncclAllReduce)(send, recv, c.count, c.dtype, c.op, raw, stream)
+                }
+                Kind::Broadcast => {
+                    (nc.ncclBroadcast)(send, recv, c.count, c.dtype, other, raw, stream)
+                }
+                Kind::Reduce => {
+                    (nc.ncclReduce)(send, recv, c.count, c.dtype, c.op, other, raw, stream)
+                }
+                Kind::AllGather => (nc.ncclAllGather)(send, recv, c.count, c.dtype, raw, stream),
+                Kind::ReduceScatter => {
+                    (nc.ncclReduceScatter)(send, recv, c.count, c.dtype, c.op, raw, stream)
+                }
+                Kind::Send => (nc.ncclSend)(send, c.count, c.dtype, other, raw, stream),
+                Kind::Recv => (nc.ncclRecv)(recv, c.count, c.dtype, other, raw, stream),
+            }
+        };
+        if rc != ncclResult_t::ncclInProgress {
+            if let Err(e) = check(nc, c.kind.call(), rc, Some(raw)) {
+                first_err = Some(e.into());
+                break;
+            }
+        }
+    }
+    // SAFETY: ends the group started above.
+    let rc = unsafe { (nc.ncclGroupEnd)() };
+    let end = if rc == ncclResult_t::ncclInProgress {
+        Ok(())
+    } else {
+        check(nc, "ncclGroupEnd", rc, None)
+    };
+    // Every communicator of the group: finish non-blocking queuing, read
+    // asynchronous errors (an error aborts the communicator).
+    let mut seen: Vec<*const Communicator> = Vec::new();
+    for c in calls {
+        let p: *const Communicator = c.comm;
+        if seen.contains(&p) {
+            continue;
+        }
+        seen.push(p);
+        let state = if c.comm.is_nonblocking() {
+            c.comm.wait_ready(c.kind.call())
+        } else {
+            c.comm.check_async().map(|_| ())
+        };
+        if let Err(e) = state {
+            first_err.get_or_insert(e);
+        }
+    }
+    if let Some(e) = first_err {
+        return Err(e);
+    }
+    end.map_err(Error::from)
+}
+
+fn on_device(
+    call: &'static str,
+    what: &'static str,
+    comm: &Communicator,
+    ctx: &Context,
+) -> Result<()> {
+    if ctx.same(comm.context()) {
+        Ok(())
+    } else {
+        Err(Error::CommunicatorDevice {
+            call,
+            what,
+            rank: comm.rank(),
+            communicator_device: comm.context().device().ordinal(),
+            got: ctx.device().ordinal(),
+        })
+    }
+}
+
+fn same_len(call: &'static str, expected: usize, got: usize) -> Result<()> {
+    crate::memory::copy::same_len(call, expected, got)
+}
+
+impl<'g, 'env> Group<'g, 'env> {
+    /// Checks the scope, stream and communicator, and counts the scope as
+    /// having work.
+    fn prepare<'s>(
+        &self,
+        kind: Kind,
+        comm: &Communicator,
+        s: &'s Scope<'s, '_>,
+        stream: &'s Stream<'_>,
+    ) -> Result<CUstream> {
+        comm.alive()?;
+        let call = kind.call();
+        on_device(call, "the scope", comm, s.context())?;
+        on_device(call, "the stream", comm, stream.context())?;
+        s.use_stream(stream)
+    }
+
+    fn push(&self, call: Call<'g>) {
+        self.calls.borrow_mut().push(call);
+    }
+
+    /// All-reduce (`ncclAllReduce`): every rank's `recv` gets the reduction
+    /// of every rank's `send`. `send` and `recv` may be the same buffer
+    /// (in place).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CommunicatorDevice`] for a scope, stream or buffer of
+    /// another device; [`Error::LengthMismatch`];
+    /// [`Error::CommunicatorAborted`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn all_reduce<'s, T: NcclElement>(
+        &self,
+        comm: &'s Communicator,
+        s: &'s Scope<'s, '_>,
+        stream: &'s Stream<'_>,
+        send: impl DeviceSrc<'s, T>,
+        recv: impl DeviceDst<'s, T>,
+        op: ReduceOp,
+    ) -> Result<()>
+    where
+        's: 'env,
+    {
+        let kind = Kind::AllReduce;
+        on_device(kind.call(), "the send buffer", comm, send.context())?;
+        on_device(kind.call(), "the receive buffer", comm, recv.context())?;
+        same_len(kind.call(), send.len(), recv.len())?;
+        let stream = self.prepare(kind, comm, s, stream)?;
+        self.push(Call {
+            comm,
+            kind,
+            stream,
+            send: send.device_ptr().as_raw(),
+            recv: recv.device_ptr().as_raw(),
+            count: send.len(),
+            dtype: T::DATA_TYPE,
+            op: op.as_raw(),
+            other: 0,
+        });
+        Ok(())
+    }
+
+    /// Broadcast (`ncclBroadcast`, in place): rank `root`'s `buffer` is
+    /// copied into every other rank's.
+    ///
+    /// # Errors
+    ///
+    /// As [`Group::all_reduce`]; [`Error::InvalidArgument`] for a root
+    /// outside the communicator.
+    pub fn broadcast<'s, T: NcclElement>(
+        &self,
+        comm: &'s Communicator,
+        s: &'s Scope<'s, '_>,
+        stream: &'s Stream<'_>,
+        buffer: impl DeviceDst<'s, T>,
+        root: usize,
+    ) -> Result<()>
+    where
+        's: 'env,
+    {
+        let kind = Kind::Broadcast;
+        check_rank(kind, comm, root)?;
+        on_device(kind.call(), "the buffer", comm, buffer.context())?;
+        let stream = self.prepare(kind, comm, s, stream)?;
+        let p = buffer.device_ptr().as_raw();
+        self.push(Call {
+            comm,
+            kind,
+            stream,
+            send: p,
+            recv: p,
+            count: buffer.len(),
+            dtype: T::DATA_TYPE,
+            op: ncclRedOp_t::ncclSum,
+            other: root,
+        });
+        Ok(())
+    }
+
+    /// Reduce (`ncclReduce`): rank `root`'s `recv` gets the reduction of
+    /// every rank's `send`; the other ranks' `recv` is not written.
+    ///
+    /// # Errors
+    ///
+    /// As [`Group::broadcast`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn reduce<'s, T: NcclElement>(
+        &self,
+        comm: &'s Communicator,
+        s: &'s Scope<'s, '_>,
+        stream: &'s Stream<'_>,
+        send: impl DeviceSrc<'s, T>,
+        recv: impl DeviceDst<'s, T>,
+        op: ReduceOp,
+        root: usize,
+    ) -> Result<()>
+    where
+        's: 'env,
+    {
+        let kind = Kind::Reduce;
+        check_rank(kind, comm, root)?;
+        on_device(kind.call(), "the send buffer", comm, send.context())?;
+        on_device(kind.call(), "the receive buffer", comm, recv.context())?;
+        same_len(kind.call(), send.len(), recv.len())?;
+        let stream = self.prepare(kind, comm, s, stream)?;
+        self.push(Call {
+            comm,
+            kind,
+            stream,
+            send: send.device_ptr().as_raw(),
+            recv: recv.device_ptr().as_raw(),
+            count: send.len(),
+            dtype: T::DATA_TYPE,
+            op: op.as_raw(),
+            other: root,
+        });
+        Ok(())
+    }
+
+    /// All-gather (`ncclAllGather`): every rank's `recv` (of `size` times
+    /// `send`'s length) gets rank `i`'s `send` at offset `i * send.len()`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Group::all_reduce`].
+    pub fn all_gather<'s, T: NcclElement>(
+        &self,
+        comm: &'s Communicator,
+        s: &'s Scope<'s, '_>,
+        stream: &'s Stream<'_>,
+        send: impl DeviceSrc<'s, T>,
+        recv: impl DeviceDst<'s, T>,
+    ) -> Result<()>
+    where
+        's: 'env,
+    {
+        let kind = Kind::AllGather;
+        on_device(kind.call(), "the send buffer", comm, send.context())?;
+        on_device(kind.call(), "the receive buffer", comm, recv.context())?;
+        let want = send
+            .len()
+            .checked_mul(comm.size())
+            .ok_or(Error::SizeOverflow {
+                len: send.len(),
+                elem_size: comm.size(),
+            })?;
+        same_len(kind.call(), want, recv.len())?;
+        let stream = self.prepare(kind, comm, s, stream)?;
+        self.push(Call {
+            comm,
+            kind,
+            stream,
+            send: send.device_ptr().as_raw(),
+            recv: recv.device_ptr().as_raw(),
+            count: send.len(),
+            dtype: T::DATA_TYPE,
+            op: ncclRedOp_t::ncclSum,
+            other: 0,
+        });
+        Ok(())
+    }
+
+    /// Reduce-scatter (`ncclReduceScatter`): `send` holds `size` blocks of
+    /// `recv`'s length; rank `i`'s `recv` gets the reduction of every
+    /// rank's block `i`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Group::all_reduce`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn reduce_scatter<'s, T: NcclElement>(
+        &self,
+        comm: &'s Communicator,
+        s: &'s Scope<'s, '_>,
+        stream: &'s Stream<'_>,
+        send: impl DeviceSrc<'s, T>,
+        recv: impl DeviceDst<'s, T>,
+        op: ReduceOp,
+    ) -> Result<()>
+    where
+        's: 'env,
+    {
+        let kind = Kind::ReduceScatter;
+        on_device(kind.call(), "the send buffer", comm, send.context())?;
+        on_device(kind.call(), "the receive buffer", comm, recv.context())?;
+        let want = recv
+            .len()
+            .checked_mul(comm.size())
+            .ok_or(Error::SizeOverflow {
+                len: recv.len(),
+                elem_size: comm.size(),
+            })?;
+        same_len(kind.call(), want, send.len())?;
+        let stream = self.prepare(kind, comm, s, stream)?;
+        self.push(Call {
+            comm,
+            kind,
+            stream,
+            send: send.device_ptr().as_raw(),
+            recv: recv.device_ptr().as_raw(),
+            count: recv.len(),
+            dtype: T::DATA_TYPE,
+            op: op.as_raw(),
+            other: 0,
+        });
+        Ok(())
+    }
+
+    /// Sends `buffer` to rank `peer` (`ncclSend`), which receives it with
+    /// [`Group::recv`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Group::broadcast`].
+    pub fn send<'s, T: NcclElement>(
+        &self,
+        comm: &'s Communicator,
+        s: &'s Scope<'s, '_>,
+        stream: &'s Stream<'_>,
+        buffer: impl DeviceSrc<'s, T>,
+        peer: usize,
+    ) -> Result<()>
+    where
+        's: 'env,
+    {
+        let kind = Kind::Send;
+        check_rank(kind, comm, peer)?;
+        on_device(kind.call(), "the buffer", comm, buffer.context())?;
+        let stream = self.prepare(kind, comm, s, stream)?;
+        self.push(Call {
+            comm,
+            kind,
+            stream,
+            send: buffer.device_ptr().as_raw(),
+            recv: 0,
+            count: buffer.len(),
+            dtype: T::DATA_TYPE,
+            op: ncclRedOp_t::ncclSum,
+            other: peer,
+        });
+        Ok(())
+    }
+
+    /// Receives into `buffer` from rank `peer` (`ncclRecv`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Group::broadcast`].
+    pub fn recv<'s, T: NcclElement>(
+        &self,
+        comm: &'s Communicator,
+        s: &'s Scope<'s, '_>,
+        stream: &'s Stream<'_>,
+        buffer: impl DeviceDst<'s, T>,
+        peer: usize,
+    ) -> Result<()>
+    where
+        's: 'env,
+    {
+        let kind = Kind::Recv;
+        check_rank(kind, comm, peer)?;
+        on_device(kind.call(), "the buffer", comm, buffer.context())?;
+        let stream = self.prepare(kind, comm, s, stream)?;
+        self.push(Call {
+            comm,
+            kind,
+            stream,
+            send: 0,
+            recv: buffer.device_ptr().as_raw(),
+            count: buffer.len(),
+            dtype: T::DATA_TYPE,
+            op: ncclRedOp_t::ncclSum,
+            other: peer,
+        });
+        Ok(())
+    }
+}
+
+fn check_rank(kind: Kind, comm: &Communicator, rank: usize) -> Result<()> {
+    if rank < comm.size() {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "{}: rank {rank} is outside the communicator of {} rank(s)",
+            kind.call(),
+            comm.size()
+        )))
+    }
+}
+
+/// The single-call forms, for a communicator with one rank in this process
+/// (made by [`Communicator::init_rank`]). For ranks made together by
+/// [`Communicator::init_all`], use one [`group`] holding every rank's call:
+/// a lone call is [`Error::CollectiveMismatch`] (it would wait forever).
+impl Communicator {
+    /// [`Group::all_reduce`] as a group of one call.
+    ///
+    /// # Errors
+    ///
+    /// As [`group`] and [`Group::all_reduce`].
+    pub fn all_reduce<'s, T: NcclElement>(
+        &'s self,
+        s: &'s Scope<'s, '_>,
+        stream: &'s Stream<'_>,
+        send: impl DeviceSrc<'s, T>,
+        recv: impl DeviceDst<'s, T>,
+        op: ReduceOp,
+    ) -> Result<()> {
+        group(|g| g.all_reduce(self, s, stream, send, recv, op))
+    }
+
+    /// [`Group::broadcast`] as a group of one call.
+    ///
+    /// # Errors
+    ///
+    /// As [`group`] and [`Group::broadcast`].
+    pub fn broadcast<'s, T: NcclElement>(
+        &'s self,
+        s: &'s Scope<'s, '_>,
+        stream: &'s Stream<'_>,
+        buffer: impl DeviceDst<'s, T>,
+        root: usize,
+    ) -> Result<()> {
+        group(|g| g.broadcast(self, s, stream, buffer, root))
+    }
+
+    /// [`Group::all_gather`] as a group of one call.
+    ///
+    /// # Errors
+    ///
+    /// As [`group`] and [`Group::all_gather`].
+    pub fn all_gather<'s, T: NcclElement>(
+        &'s self,
+        s: &'s Scope<'s, '_>,
+        stream: &'s Stream<'_>,
+        send: impl DeviceSrc<'s, T>,
+        recv: impl DeviceDst<'s, T>,
+    ) -> Result<()> {
+        group(|g| g.all_gather(self, s, stream, send, recv))
+    }
+}
