@@ -1,4 +1,5 @@
-//! Every kernel file compiles with the real NVRTC for sm_90 (CUBIN), with
+//! Every kernel file compiles with the real NVRTC for sm_90 (CUBIN; a file
+//! with its own architecture, such as gemm_sm90.cu's sm_90a, for that), with
 //! every kernel of it registered as a name expression, without a single
 //! warning (a register spill counts: ptxas is asked to report them), and
 //! every name lowers. A CPU test: NVRTC needs no GPU, so this runs in CI.
@@ -43,6 +44,14 @@ fn options() -> Vec<&'static str> {
     let mut o = OPTIONS.to_vec();
     o.push("--ptxas-options=--warn-on-spills");
     o.extend(no_cache());
+    o
+}
+
+/// [`options`] with the file's own `-arch=` ([`Source::options`]) in place
+/// of [`OPTIONS`]'.
+fn options_for(source: &Source) -> Vec<String> {
+    let mut o = source.options();
+    o.extend(options()[OPTIONS.len()..].iter().map(|s| (*s).to_owned()));
     o
 }
 
@@ -218,12 +227,13 @@ fn compile_source(file: &str) {
     for name in source.kernels {
         program.add_name_expression(name);
     }
-    let rc = program.compile(&options());
+    let options = options_for(source);
+    let rc = program.compile(&options.iter().map(String::as_str).collect::<Vec<_>>());
     let log = program.log();
     assert_eq!(
         rc,
         nvrtcResult::NVRTC_SUCCESS,
-        "{file} did not compile; log:\n{log}"
+        "{file} did not compile with {options:?}; log:\n{log}"
     );
     assert!(
         log.trim().is_empty(),
@@ -305,6 +315,21 @@ fn launch_compiles() {
 }
 
 #[test]
+fn gemm_sm90_compiles() {
+    compile_source("gemm_sm90.cu");
+}
+
+#[test]
+fn sgemm_compiles() {
+    compile_source("sgemm.cu");
+}
+
+#[test]
+fn dgemm_compiles() {
+    compile_source("dgemm.cu");
+}
+
+#[test]
 fn every_source_has_a_compile_test_and_every_file_is_a_source() {
     let tested = [
         "matmul.cu",
@@ -313,6 +338,9 @@ fn every_source_has_a_compile_test_and_every_file_is_a_source() {
         "transpose.cu",
         "faults.cu",
         "launch.cu",
+        "gemm_sm90.cu",
+        "sgemm.cu",
+        "dgemm.cu",
     ];
     let listed: Vec<&str> = SOURCES.iter().map(|s| s.file).collect();
     assert_eq!(listed, tested);

@@ -6,6 +6,10 @@
 //! the descriptors here mirror it, and `tests/tests/kernels_compile.rs`
 //! checks that every name listed here compiles and lowers.
 
+use cudakit::compile::program::{Arch, Program};
+use cudakit::memory::tensor_map::{L2Promotion, Swizzle, TensorDataType, TensorMap, TiledLayout};
+use cudakit::{DeviceBuffer, DeviceCopy};
+
 use crate::reference::{Accumulation, Gemm, Op, Tolerance};
 use crate::rng::Rng;
 
@@ -23,6 +27,13 @@ pub const FAULTS: &str = include_str!("../../../kernels/faults.cu");
 /// `kernels/launch.cu`: argument kinds, structs, big shared memory,
 /// clusters, cooperative launch, spin and count helpers.
 pub const LAUNCH: &str = include_str!("../../../kernels/launch.cu");
+/// `kernels/gemm_sm90.cu`: bf16, f16 and tf32 GEMM on wgmma, fed by TMA
+/// (sm_90a only).
+pub const GEMM_SM90: &str = include_str!("../../../kernels/gemm_sm90.cu");
+/// `kernels/sgemm.cu`: f32 SGEMM on the CUDA cores (no tf32).
+pub const SGEMM: &str = include_str!("../../../kernels/sgemm.cu");
+/// `kernels/dgemm.cu`: f64 DGEMM on the FP64 tensor cores (DMMA, sm_90).
+pub const DGEMM: &str = include_str!("../../../kernels/dgemm.cu");
 
 /// The options every kernel file is meant to compile with (CUBIN for the
 /// H200). Add `--ptxas-options=--warn-on-spills` to make a register spill
@@ -40,9 +51,49 @@ pub struct Source {
     pub text: &'static str,
     /// Every kernel the file defines, as looked up by tests.
     pub kernels: &'static [&'static str],
+    /// The architecture the file must be compiled for, when it uses
+    /// architecture-specific features (`sm_90a` for wgmma); `None`: any
+    /// architecture of [`OPTIONS`] or the device's own.
+    pub arch: Option<Arch>,
 }
 
 impl Source {
+    /// The NVRTC options the file compiles with: `-arch=` its own
+    /// architecture when it has one, else [`OPTIONS`].
+    pub fn options(&self) -> Vec<String> {
+        match self.arch {
+            Some(arch) => vec![format!("-arch={}", arch.sm_name())],
+            None => OPTIONS.iter().map(|o| (*o).to_owned()).collect(),
+        }
+    }
+
+    /// A program of the file with every template instantiation registered
+    /// as a name expression (`extern "C"` names need none), for its
+    /// architecture when it has one (else [`Program::compile_for`] picks
+    /// the device's).
+    pub fn program(&self) -> Program {
+        let mut p = Program::new(self.file, self.text);
+        for name in self.kernels.iter().filter(|n| Source::is_template(n)) {
+            p = p.name_expression(*name);
+        }
+        if let Some(arch) = self.arch {
+            p = p.arch(arch);
+        }
+        p
+    }
+
+    /// The source named `file`.
+    ///
+    /// # Panics
+    ///
+    /// When there is none.
+    pub fn named(file: &str) -> &'static Source {
+        SOURCES
+            .iter()
+            .find(|s| s.file == file)
+            .unwrap_or_else(|| panic!("no kernel source {file}"))
+    }
+
     /// Whether `name` is a template instantiation (has a name expression
     /// that lowers to a mangled `_Z...` name) rather than `extern "C"`.
     pub fn is_template(name: &str) -> bool {
@@ -82,11 +133,13 @@ pub const SOURCES: &[Source] = &[
             "gemm_regblock<double, 64, 64, 8, 4, 4>",
             "gemm_regblock<double, 32, 32, 8, 4, 4>",
         ],
+        arch: None,
     },
     Source {
         file: "matmul_mma.cu",
         text: MATMUL_MMA,
         kernels: &["matmul_f16_mma", "matmul_bf16_mma"],
+        arch: None,
     },
     Source {
         file: "blas1.cu",
@@ -98,6 +151,7 @@ pub const SOURCES: &[Source] = &[
             "reduce_sum_f64",
             "reduce_sum_f32_atomic",
         ],
+        arch: None,
     },
     Source {
         file: "transpose.cu",
@@ -107,6 +161,7 @@ pub const SOURCES: &[Source] = &[
             "transpose<double>",
             "transpose<unsigned short>",
         ],
+        arch: None,
     },
     Source {
         file: "faults.cu",
@@ -120,6 +175,7 @@ pub const SOURCES: &[Source] = &[
             "fault_trap",
             "fault_assert",
         ],
+        arch: None,
     },
     Source {
         file: "launch.cu",
@@ -147,6 +203,42 @@ pub const SOURCES: &[Source] = &[
             "spin_ns",
             "count_threads",
         ],
+        arch: None,
+    },
+    Source {
+        file: "gemm_sm90.cu",
+        text: GEMM_SM90,
+        kernels: &[
+            "gemm_sm90_bf16_nn",
+            "gemm_sm90_f16_nn",
+            "gemm_sm90_bf16_nt",
+            "gemm_sm90_f16_nt",
+            "gemm_sm90_tf32_nt",
+        ],
+        arch: Some(Arch::SmA(90)),
+    },
+    Source {
+        file: "sgemm.cu",
+        text: SGEMM,
+        kernels: &[
+            "sgemm_128x256",
+            "sgemm_128x128",
+            "sgemm_tiled<2, 4, 4, 4, 1, 8>",
+            "sgemm_tiled<2, 4, 2, 8, 1, 8>",
+            "sgemm_tiled<2, 2, 4, 4, 2, 0>",
+        ],
+        arch: None,
+    },
+    Source {
+        file: "dgemm.cu",
+        text: DGEMM,
+        kernels: &[
+            "dgemm_dmma_128x128",
+            "dgemm_dmma<32, 3, 16, 4, 0>",
+            "dgemm_dmma<32, 3, 8, 2, 0>",
+            "dgemm_dmma<16, 4, 8, 2, 0>",
+        ],
+        arch: None,
     },
 ];
 
@@ -186,6 +278,21 @@ pub enum Signature {
     /// long long strideA, long long strideB, long long strideC, int batch)`:
     /// C_b = A_b·B_b, grid z = batch.
     Batched,
+    /// `(TensorMap tmA, TensorMap tmB, float* C, int M, int N, int K,
+    /// float alpha, float beta)`: C = alpha·A·op(B) + beta·C with A and B
+    /// read through TMA tensor maps ([`tma_layouts`], [`tensor_maps`]), C
+    /// f32 and not read when beta = 0.
+    Tma,
+}
+
+/// How a kernel's blocks cover C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Raster {
+    /// Grid (⌈N/tile cols⌉, ⌈M/tile rows⌉, batch).
+    Tiles,
+    /// Grid (⌈M/tile rows⌉·⌈N/tile cols⌉, 1, 1): one block per tile, the
+    /// kernel maps its index to a tile itself.
+    Linear,
 }
 
 /// One matrix-multiply kernel and how to launch it.
@@ -213,6 +320,15 @@ pub struct MatmulKernel {
     pub tile: [u32; 2],
     /// How it accumulates (picks the tolerance).
     pub accumulation: Accumulation,
+    /// Dynamic shared memory per block, in bytes: launch with it, after
+    /// raising the function's `MAX_DYNAMIC_SHARED_SIZE_BYTES` to it when
+    /// it is above 48 KiB.
+    pub shared_bytes: u32,
+    /// How the grid covers C.
+    pub raster: Raster,
+    /// The architecture it must be compiled for (its file's, see
+    /// [`Source::arch`]).
+    pub arch: Option<Arch>,
 }
 
 impl MatmulKernel {
@@ -230,6 +346,14 @@ impl MatmulKernel {
             let count = len.div_ceil(tile as usize).max(1);
             u32::try_from(count).expect("grid dimension fits in u32")
         };
+        if self.raster == Raster::Linear {
+            let tiles = u64::from(blocks(m, self.tile[0])) * u64::from(blocks(n, self.tile[1]));
+            return [
+                u32::try_from(tiles).expect("grid dimension fits in u32"),
+                1,
+                u32::try_from(batch.max(1)).expect("batch fits in u32"),
+            ];
+        }
         [
             blocks(n, self.tile[1]),
             blocks(m, self.tile[0]),
@@ -251,6 +375,111 @@ impl MatmulKernel {
     pub fn threads(&self) -> u32 {
         self.block.iter().product()
     }
+
+    /// Its file's descriptor.
+    pub fn source_file(&self) -> &'static Source {
+        Source::named(self.file)
+    }
+
+    /// A program with just this kernel's name expression, for its
+    /// architecture when it has one.
+    pub fn program(&self) -> Program {
+        let p = Program::new(self.file, self.source).name_expression(self.name);
+        match self.arch {
+            Some(arch) => p.arch(arch),
+            None => p,
+        }
+    }
+
+    /// Whether it runs on a device of compute capability `cc`: an
+    /// `sm_XYa` kernel only on exactly X.Y; the DMMA DGEMMs need sm_90
+    /// (`mma.sync` m16n8k8/k16 `.f64`); the others run on sm_80 and newer
+    /// (the mma.sync kernels and cp.async).
+    pub fn runs_on(&self, cc: (u32, u32)) -> bool {
+        match self.arch {
+            Some(arch) => arch.compute_capability() == cc,
+            None if self.file == "dgemm.cu" => cc >= (9, 0),
+            None => cc >= (8, 0),
+        }
+    }
+
+    /// Whether A and B reach the kernel through TMA tensor maps.
+    pub fn uses_tma(&self) -> bool {
+        self.signature == Signature::Tma
+    }
+
+    /// The row pitch, in elements, that a stored operand with `cols`
+    /// elements per row gets: `cols` for pointer kernels (packed), and for
+    /// TMA kernels `cols` rounded up to a multiple of 16 bytes (what
+    /// `cuTensorMapEncodeTiled` requires of every row pitch), at least one
+    /// such multiple (a K = 0 operand still needs a valid map).
+    pub fn row_pitch(&self, cols: usize) -> usize {
+        if !self.uses_tma() {
+            return cols;
+        }
+        let quantum = 16 / self.input.size();
+        cols.max(1).div_ceil(quantum) * quantum
+    }
+}
+
+/// The TMA layouts of `kernel`'s A and B maps for an M×N×K product whose
+/// stored A has rows `lda` elements apart and stored B rows `ldb` apart
+/// (`kernels/README.md`, gemm_sm90.cu): 128-byte swizzle, 256-byte L2
+/// promotion, zero fill out of bounds; A `{K, M}` in boxes of 128 bytes ×
+/// 128 rows; B `{N, K}` in 64×64 boxes for the NN kernels and `{K, N}` in
+/// boxes of 128 bytes × 256 rows for the NT ones. K = 0 is encoded as 1
+/// (the kernel then reads nothing, but the map must be valid).
+///
+/// # Panics
+///
+/// When `kernel` is not a [`Signature::Tma`] kernel.
+pub fn tma_layouts(
+    kernel: &MatmulKernel,
+    [m, n, k]: [usize; 3],
+    lda: usize,
+    ldb: usize,
+) -> (TiledLayout, TiledLayout) {
+    assert!(kernel.uses_tma(), "{} takes no tensor maps", kernel.name);
+    let data_type = match kernel.input {
+        Elem::Bf16 => TensorDataType::Bf16,
+        Elem::F16 => TensorDataType::F16,
+        Elem::F32 => TensorDataType::F32,
+        Elem::F64 => panic!("{}: no f64 TMA kernel", kernel.name),
+    };
+    let wide = (128 / kernel.input.size()) as u32;
+    let k = k.max(1) as u64;
+    let tuned = |l: TiledLayout| l.swizzle(Swizzle::B128).l2_promotion(L2Promotion::B256);
+    let a = tuned(TiledLayout::matrix(
+        data_type, m as u64, k, lda as u64, 128, wide,
+    ));
+    let b = match kernel.op_b {
+        Op::N => TiledLayout::matrix(data_type, k, n as u64, ldb as u64, 64, 64),
+        Op::T => TiledLayout::matrix(data_type, n as u64, k, ldb as u64, 256, wide),
+    };
+    (a, tuned(b))
+}
+
+/// The tensor maps of [`tma_layouts`] over the stored A and B
+/// (`cuTensorMapEncodeTiled`), borrowing them.
+///
+/// # Errors
+///
+/// [`cudakit::Error::TensorMap`] when a layout breaks a TMA rule (a row
+/// pitch that is not a multiple of 16 bytes: use [`MatmulKernel::row_pitch`]
+/// for the stored operands; a buffer too small for its map);
+/// [`cudakit::Error::NotSupported`] before sm_90; driver errors.
+///
+/// # Panics
+///
+/// As [`tma_layouts`].
+pub fn tensor_maps<'a, T: DeviceCopy>(
+    kernel: &MatmulKernel,
+    dims: [usize; 3],
+    (a, lda): (&'a DeviceBuffer<'_, T>, usize),
+    (b, ldb): (&'a DeviceBuffer<'_, T>, usize),
+) -> cudakit::Result<(TensorMap<'a>, TensorMap<'a>)> {
+    let (la, lb) = tma_layouts(kernel, dims, lda, ldb);
+    Ok((TensorMap::tiled(a, la)?, TensorMap::tiled(b, lb)?))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -282,6 +511,78 @@ const fn kernel(
         block,
         tile,
         accumulation,
+        shared_bytes: 0,
+        raster: Raster::Tiles,
+        arch: None,
+    }
+}
+
+/// `kernels/gemm_sm90.cu`'s dynamic shared memory (`SM90_SMEM_BYTES`: 4
+/// stages of 48 KiB plus 1 KiB of alignment slack).
+pub const SM90_SMEM_BYTES: u32 = 4 * (128 * 128 + 256 * 128) + 1024;
+
+/// `kernels/dgemm.cu`'s `DG_SMEM_BYTES(BK, STAGES)`.
+pub const fn dgemm_smem_bytes(bk: u32, stages: u32) -> u32 {
+    stages * (128 * (bk + 4) + bk * 132) * 8
+}
+
+/// A gemm_sm90.cu kernel: 384 threads, a 128×256 tile, linear grid.
+const fn sm90(name: &'static str, input: Elem, op_b: Op) -> MatmulKernel {
+    let k = kernel(
+        "gemm_sm90.cu",
+        GEMM_SM90,
+        name,
+        input,
+        Elem::F32,
+        Signature::Tma,
+        (Op::N, op_b),
+        [384, 1, 1],
+        [128, 256],
+    );
+    MatmulKernel {
+        accumulation: match input {
+            Elem::F32 => Accumulation::Tf32,
+            _ => Accumulation::TensorCoreF32,
+        },
+        shared_bytes: SM90_SMEM_BYTES,
+        raster: Raster::Linear,
+        arch: Some(Arch::SmA(90)),
+        ..k
+    }
+}
+
+/// An sgemm.cu kernel: 256 threads, NN, no dynamic shared memory.
+const fn sgemm(name: &'static str, tile: [u32; 2]) -> MatmulKernel {
+    kernel(
+        "sgemm.cu",
+        SGEMM,
+        name,
+        Elem::F32,
+        Elem::F32,
+        Signature::Gemm,
+        (Op::N, Op::N),
+        [256, 1, 1],
+        tile,
+    )
+}
+
+/// A dgemm.cu kernel: a 128×128 tile, NN, `threads` per block and
+/// `DG_SMEM_BYTES(bk, stages)` of dynamic shared memory.
+const fn dgemm(name: &'static str, threads: u32, bk: u32, stages: u32) -> MatmulKernel {
+    let k = kernel(
+        "dgemm.cu",
+        DGEMM,
+        name,
+        Elem::F64,
+        Elem::F64,
+        Signature::Gemm,
+        (Op::N, Op::N),
+        [threads, 1, 1],
+        [128, 128],
+    );
+    MatmulKernel {
+        shared_bytes: dgemm_smem_bytes(bk, stages),
+        ..k
     }
 }
 
@@ -534,6 +835,17 @@ pub const MATMUL_KERNELS: &[MatmulKernel] = &[
         [128, 1, 1],
         [64, 64],
     ),
+    sm90("gemm_sm90_bf16_nn", Elem::Bf16, Op::N),
+    sm90("gemm_sm90_f16_nn", Elem::F16, Op::N),
+    sm90("gemm_sm90_bf16_nt", Elem::Bf16, Op::T),
+    sm90("gemm_sm90_f16_nt", Elem::F16, Op::T),
+    sm90("gemm_sm90_tf32_nt", Elem::F32, Op::T),
+    sgemm("sgemm_128x256", [128, 256]),
+    sgemm("sgemm_128x128", [128, 128]),
+    sgemm("sgemm_tiled<2, 4, 2, 8, 1, 8>", [128, 256]),
+    dgemm("dgemm_dmma_128x128", 256, 32, 3),
+    dgemm("dgemm_dmma<32, 3, 8, 2, 0>", 512, 32, 3),
+    dgemm("dgemm_dmma<16, 4, 8, 2, 0>", 512, 16, 4),
 ];
 
 /// The matrix kernel named `name`.
@@ -1196,6 +1508,14 @@ mod tests {
     #[test]
     fn grids_cover_every_element_and_stay_launchable() {
         for k in MATMUL_KERNELS {
+            if k.raster == Raster::Linear {
+                for &[m, n, _] in SHAPES {
+                    let tiles = m.div_ceil(128).max(1) * n.div_ceil(256).max(1);
+                    assert_eq!(k.grid(m, n, 1), [tiles as u32, 1, 1], "{}", k.name);
+                }
+                assert_eq!(k.grid(4096, 4096, 1), [32 * 16, 1, 1]);
+                continue;
+            }
             for &[m, n, _] in SHAPES {
                 let g = k.grid(m, n, 1);
                 assert!(g[0] as usize * k.tile[1] as usize >= n, "{}", k.name);
@@ -1230,7 +1550,9 @@ mod tests {
                 k.file
             );
             assert_eq!(source.text, k.source);
-            let double = k.name.contains("double") || k.name.ends_with("f64");
+            assert_eq!(source.arch, k.arch, "{}", k.name);
+            let double =
+                k.name.contains("double") || k.name.ends_with("f64") || k.name.starts_with("dgemm");
             assert_eq!(k.input == Elem::F64, double, "{}", k.name);
             if let Some(rest) = k.name.strip_prefix("gemm<") {
                 // <T, TA, TB>
@@ -1266,5 +1588,79 @@ mod tests {
         unique.sort_unstable();
         unique.dedup();
         assert_eq!(unique.len(), names.len());
+    }
+
+    #[test]
+    fn the_h200_kernels_carry_their_geometry() {
+        let k = matmul_kernel("gemm_sm90_bf16_nn");
+        assert_eq!(
+            (k.shared_bytes, k.block, k.tile),
+            (197_632, [384, 1, 1], [128, 256])
+        );
+        assert_eq!(k.arch, Some(Arch::SmA(90)));
+        assert!(k.runs_on((9, 0)) && !k.runs_on((10, 0)) && !k.runs_on((8, 9)));
+        assert_eq!(Source::named("gemm_sm90.cu").options(), ["-arch=sm_90a"]);
+        assert_eq!(Source::named("sgemm.cu").options(), OPTIONS);
+        let d = matmul_kernel("dgemm_dmma_128x128");
+        assert_eq!((d.shared_bytes, d.threads()), (211_968, 256));
+        assert_eq!(
+            matmul_kernel("dgemm_dmma<16, 4, 8, 2, 0>").shared_bytes,
+            149_504
+        );
+        assert!(d.runs_on((9, 0)) && !d.runs_on((8, 0)));
+        assert!(matmul_kernel("sgemm_128x256").runs_on((8, 0)));
+        let tf32 = matmul_kernel("gemm_sm90_tf32_nt");
+        assert_eq!(tf32.accumulation, Accumulation::Tf32);
+        assert_eq!((tf32.input, tf32.op_b), (Elem::F32, Op::T));
+        for k in MATMUL_KERNELS.iter().filter(|k| k.shared_bytes > 0) {
+            assert!(
+                k.shared_bytes <= 232_448,
+                "{}: over the H200's opt-in limit",
+                k.name
+            );
+        }
+    }
+
+    #[test]
+    fn row_pitches_are_16_byte_multiples_for_tma_only() {
+        let bf16 = matmul_kernel("gemm_sm90_bf16_nn");
+        assert_eq!(bf16.row_pitch(4096), 4096);
+        assert_eq!(bf16.row_pitch(67), 72);
+        assert_eq!(bf16.row_pitch(0), 8);
+        let tf32 = matmul_kernel("gemm_sm90_tf32_nt");
+        assert_eq!(tf32.row_pitch(67), 68);
+        assert_eq!(tf32.row_pitch(1), 4);
+        assert_eq!(matmul_kernel("sgemm_128x256").row_pitch(67), 67);
+    }
+
+    #[test]
+    fn tma_layouts_follow_the_readme() {
+        let (a, b) = tma_layouts(
+            matmul_kernel("gemm_sm90_bf16_nn"),
+            [300, 520, 130],
+            136,
+            520,
+        );
+        assert_eq!(
+            (a.dims.clone(), a.strides.clone(), a.box_dims.clone()),
+            (vec![130, 300], vec![272], vec![64, 128])
+        );
+        assert_eq!(
+            (b.dims.clone(), b.strides.clone(), b.box_dims.clone()),
+            (vec![520, 130], vec![1040], vec![64, 64])
+        );
+        assert_eq!((a.swizzle, b.swizzle), (Swizzle::B128, Swizzle::B128));
+        assert_eq!(a.l2_promotion, L2Promotion::B256);
+        assert_eq!(a.data_type, TensorDataType::Bf16);
+        let (a, b) = tma_layouts(matmul_kernel("gemm_sm90_tf32_nt"), [64, 96, 0], 4, 4);
+        assert_eq!(
+            (a.dims.clone(), a.box_dims.clone()),
+            (vec![1, 64], vec![32, 128])
+        );
+        assert_eq!(
+            (b.dims.clone(), b.strides.clone(), b.box_dims.clone()),
+            (vec![1, 96], vec![16], vec![32, 256])
+        );
+        assert_eq!(a.data_type, TensorDataType::F32);
     }
 }

@@ -639,6 +639,10 @@ pub fn gamma(n: usize, u: f64) -> f64 {
     }
 }
 
+/// The relative error of truncating an f32 to tf32 (10 explicit mantissa
+/// bits): less than 2^-10.
+pub const TF32_U: f64 = 1.0 / 1024.0;
+
 /// How a GEMM kernel accumulates, for [`Tolerance::gemm`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Accumulation {
@@ -649,6 +653,9 @@ pub enum Accumulation {
     /// f32 accumulation inside tensor cores (`mma.sync` with f16 or bf16
     /// inputs).
     TensorCoreF32,
+    /// f32 inputs read as tf32 by the tensor cores (the low 13 mantissa bits
+    /// ignored, i.e. truncated), f32 accumulation.
+    Tf32,
 }
 
 /// An error bound per element:
@@ -686,6 +693,11 @@ pub enum Accumulation {
 ///   per-operation error to 2u. So `scaled = 2 * gamma_{K+2}(2 * 2^-24) +
 ///   gamma_{K+2}(2^-53)`: the truncation factor 2 and the same factor 2 to
 ///   spare (measured on the H200: at most 0.21 K u scale).
+/// - **tf32 on tensor cores**: the f32 inputs are truncated to tf32, each
+///   losing up to 2^-10 of itself ([`TF32_U`]), which no f64 reference of
+///   the f32 inputs sees: `scaled = 2 TF32_U + TF32_U^2` on top of the
+///   f16/bf16 bound (the lab run on the H200 measured at most 0.57 of a
+///   similar bound, on 1x1x1-like short sums where the truncations add up).
 ///
 /// Every GEMM bound adds `abs = (K+2) * MIN_POSITIVE` of the accumulating
 /// type, for results near underflow (subnormal products lose their relative
@@ -726,6 +738,13 @@ impl Tolerance {
             Accumulation::F64 => (2.0 * (gamma(n, U64) + reference), f64::MIN_POSITIVE),
             Accumulation::TensorCoreF32 => (
                 2.0 * gamma(n, 2.0 * U32) + reference,
+                f64::from(f32::MIN_POSITIVE),
+            ),
+            // Each input loses up to 2^-10 of itself to the truncation, so a
+            // product is off by up to (2 * 2^-10 + 2^-20) of |a b|: that
+            // much of the scale, then the tensor-core accumulation bound.
+            Accumulation::Tf32 => (
+                2.0 * TF32_U + TF32_U * TF32_U + 2.0 * gamma(n, 2.0 * U32) + reference,
                 f64::from(f32::MIN_POSITIVE),
             ),
         };

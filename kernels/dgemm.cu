@@ -1,0 +1,310 @@
+// cudakit DGEMM: f64 GEMM on the FP64 tensor cores (DMMA) with
+// mma.sync.aligned.m16n8k8 / m16n8k16 .row.col.f64 (PTX ISA 7.8+, sm_90). See
+// kernels/README.md.
+//
+// Self-contained: no #include. Row-major packed layout as in kernels/README.md:
+// A is M x K (A[i*K + k]), B is K x N (B[k*N + j]), C is M x N (C[i*N + j]).
+// C = alpha * A * B + beta * C; when beta == 0, C is not read. Any M, N, K >= 0
+// (loads zero-filled past the edges, stores bounds-checked); offsets 64-bit.
+// Products and sums are f64 (the tensor core's fused multiply-adds, in its
+// order).
+//
+// Design: a block computes a 128 x 128 tile of C with 4 warps along N and
+// 128/(16*MT) warps along M (MT = 4: 8 warps, 256 threads; MT = 2: 16 warps,
+// 512 threads); each warp owns a (16*MT) x 32 tile = MT x 4 mma tiles of
+// 16 x 8, 4*MT*4 f64 accumulators per thread. K advances in slices of BK
+// through a ring of STAGES shared-memory stages filled by cp.async (16-byte
+// copies when K and N are even, 8-byte copies otherwise; zero-fill past the
+// edges), so the copies of later slices overlap the tensor-core work on the
+// current one; one __syncthreads per slice. Shared rows are padded (A:
+// BK + 4 doubles, B: 128 + 4 doubles) so that the fragment loads (8-byte, per
+// half-warp) have no bank conflicts.
+//
+// Measured on the H200 (kernels/README.md): BK = 32, 3 stages, m16n8k16,
+// MT = 4 (dgemm_dmma_128x128) is the fastest spill-free configuration tried.
+
+#define DG_BM 128
+#define DG_BN 128
+#define DG_LDB (DG_BN + 4)
+
+// Block -> tile mapping. GM = 0: tile (blockIdx.y, blockIdx.x). GM > 0: the
+// same grid is walked in groups of GM tile-rows (column-major inside a group)
+// so that blocks running at the same time share A and B panels in L2.
+template <int GM>
+__device__ __forceinline__ void dg_tile_coords(int& tm, int& tn) {
+    if (GM == 0) {
+        tm = blockIdx.y;
+        tn = blockIdx.x;
+        return;
+    }
+    const int tiles_m = gridDim.y, tiles_n = gridDim.x;
+    const int bid = blockIdx.y * tiles_n + blockIdx.x;
+    const int per_group = GM * tiles_n;
+    const int first_m = (bid / per_group) * GM;
+    const int rows = min(tiles_m - first_m, GM);
+    const int in_group = bid % per_group;
+    tm = first_m + in_group % rows;
+    tn = in_group / rows;
+}
+
+// Dynamic shared memory in bytes for a (BK, STAGES) configuration.
+#define DG_SMEM_BYTES(BK, STAGES) ((STAGES) * (DG_BM * ((BK) + 4) + (BK) * DG_LDB) * 8)
+
+__device__ __forceinline__ void dg_mma_16x8x8(double (&d)[4], const double (&a)[4],
+                                              const double (&b)[2]) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+}
+
+// m16n8k16: A fragment a[0..7] = A[g + 8*(i & 1)][t + 4*(i >> 1)],
+// B fragment b[0..3] = B[t + 4*i][g]; C as in m16n8k8.
+__device__ __forceinline__ void dg_mma_16x8x16(double (&d)[4], const double (&a)[8],
+                                               const double (&b)[4]) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, "
+        "{%0, %1, %2, %3};\n"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+          "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+}
+
+__device__ __forceinline__ void dg_cp16(unsigned dst, const double* src, bool ok) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(ok ? 16 : 0)
+                 : "memory");
+}
+__device__ __forceinline__ void dg_cp8(unsigned dst, const double* src, bool ok) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(ok ? 8 : 0)
+                 : "memory");
+}
+
+template <int BK, int STAGES, int KI, int MT, int GM>
+__device__ __forceinline__ void dgemm_body(int M, int N, int K, double alpha,
+                                           const double* __restrict__ A,
+                                           const double* __restrict__ B, double beta,
+                                           double* __restrict__ C) {
+    constexpr int LDA = BK + 4;
+    constexpr int A_STAGE = DG_BM * LDA;  // doubles
+    constexpr int B_STAGE = BK * DG_LDB;  // doubles
+    // Warps: (128 / (16*MT)) along M x 4 along N; warp tile (16*MT) x 32.
+    constexpr int THREADS = 32 * 4 * (DG_BM / (16 * MT));
+    constexpr int A_CHUNKS = DG_BM * BK / 2 / THREADS;  // 16-byte chunks per thread
+    constexpr int B_CHUNKS = BK * DG_BN / 2 / THREADS;
+    static_assert(BK % KI == 0 && (KI == 8 || KI == 16), "K slice must hold whole mma steps");
+    // The 512-thread shape (MT = 2) has 128 registers: unrolling more than two
+    // mma steps of a slice makes the compiler hoist fragments and spill.
+    constexpr int KS_UNROLL = (MT == 2 && BK / KI > 2) ? 2 : BK / KI;
+    extern __shared__ __align__(16) double dg_smem[];
+    double* As = dg_smem;                          // [STAGES][BM][LDA]
+    double* Bs = dg_smem + STAGES * A_STAGE;  // [STAGES][BK][LDB]
+
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+    const int wm = (warp >> 2) * (16 * MT);
+    const int wn = (warp & 3) * 32;
+    int tm, tn;
+    dg_tile_coords<GM>(tm, tn);
+    const int m0 = tm * DG_BM;
+    const int n0 = tn * DG_BN;
+
+    const bool vec_a = ((K & 1) == 0) && ((((unsigned long long)A) & 15) == 0);
+    const bool vec_b = ((N & 1) == 0) && ((((unsigned long long)B) & 15) == 0);
+    const unsigned as_base = (unsigned)__cvta_generic_to_shared(As);
+    const unsigned bs_base = (unsigned)__cvta_generic_to_shared(Bs);
+
+    const int nk = (K + BK - 1) / BK;
+
+    // A slice: 128 rows x BK/2 chunks of 2 doubles; B slice: BK rows x 64 chunks.
+    // Per-thread copy coordinates (the same in every stage): A rows
+    // a_row + A_RSTEP*i at k offset a_kc; B rows b_kr + B_RSTEP*i at column b_nc.
+    static_assert(THREADS % (BK / 2) == 0 && THREADS % 64 == 0, "copy mapping");
+    constexpr int A_RSTEP = THREADS / (BK / 2);
+    constexpr int B_RSTEP = THREADS / 64;
+    const int a_row = tid / (BK / 2);
+    const int a_kc = (tid % (BK / 2)) * 2;
+    const int b_kr = tid >> 6;
+    const int b_nc = (tid & 63) * 2;
+    const double* a_src = A + (long long)(m0 + a_row) * K + a_kc;
+    const double* b_src = B + (long long)b_kr * N + (n0 + b_nc);
+    const unsigned a_dst = as_base + (unsigned)((a_row * LDA + a_kc) * 8);
+    const unsigned b_dst = bs_base + (unsigned)((b_kr * DG_LDB + b_nc) * 8);
+
+    auto load_stage = [&](int kt, int s) {
+        const int k0 = kt * BK;
+        const int gk = k0 + a_kc;
+#pragma unroll
+        for (int i = 0; i < A_CHUNKS; ++i) {
+            const int gr = m0 + a_row + A_RSTEP * i;
+            const double* p = a_src + (long long)(A_RSTEP * i) * K + k0;
+            const unsigned dst = a_dst + (unsigned)((s * A_STAGE + A_RSTEP * i * LDA) * 8);
+            if (vec_a) {
+                const bool ok = gr < M && gk < K;
+                dg_cp16(dst, ok ? p : A, ok);
+            } else {
+                const bool ok0 = gr < M && gk < K;
+                const bool ok1 = gr < M && gk + 1 < K;
+                dg_cp8(dst, ok0 ? p : A, ok0);
+                dg_cp8(dst + 8, ok1 ? p + 1 : A, ok1);
+            }
+        }
+        const int gn = n0 + b_nc;
+#pragma unroll
+        for (int i = 0; i < B_CHUNKS; ++i) {
+            const int gkb = k0 + b_kr + B_RSTEP * i;
+            const double* p = b_src + (long long)(k0 + B_RSTEP * i) * N;
+            const unsigned dst = b_dst + (unsigned)((s * B_STAGE + B_RSTEP * i * DG_LDB) * 8);
+            if (vec_b) {
+                const bool ok = gkb < K && gn < N;
+                dg_cp16(dst, ok ? p : B, ok);
+            } else {
+                const bool ok0 = gkb < K && gn < N;
+                const bool ok1 = gkb < K && gn + 1 < N;
+                dg_cp8(dst, ok0 ? p : B, ok0);
+                dg_cp8(dst + 8, ok1 ? p + 1 : B, ok1);
+            }
+        }
+    };
+
+    double acc[MT][4][4];
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                acc[i][j][r] = 0.0;
+            }
+        }
+    }
+
+    // Prologue: stages 0 .. STAGES-2 (one commit group each, empty if past K).
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < nk) {
+            load_stage(s, s);
+        }
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+    }
+
+    for (int kt = 0; kt < nk; ++kt) {
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2) : "memory");
+        __syncthreads();  // slice kt visible to all; slice kt-1's stage free
+        {
+            const int pf = kt + STAGES - 1;
+            if (pf < nk) {
+                load_stage(pf, pf % STAGES);
+            }
+            asm volatile("cp.async.commit_group;\n" ::: "memory");
+        }
+        const int s = kt % STAGES;
+        const double* as = As + s * A_STAGE;
+        const double* bs = Bs + s * B_STAGE;
+#pragma unroll KS_UNROLL
+        for (int ks = 0; ks < BK; ks += KI) {
+            // Fragments (f64 mma): a[i] = A[g + 8*(i & 1)][t + 4*(i >> 1)],
+            // b[i] = B[t + 4*i][g]; c0 = C[g][2t], c1 = C[g][2t+1],
+            // c2 = C[g+8][2t], c3 = C[g+8][2t+1].
+            double b[4][KI / 4];
+#pragma unroll
+            for (int nt = 0; nt < 4; ++nt) {
+                const double* bp = bs + (ks + t) * DG_LDB + wn + 8 * nt + g;
+#pragma unroll
+                for (int i = 0; i < KI / 4; ++i) {
+                    b[nt][i] = bp[4 * i * DG_LDB];
+                }
+            }
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+                double a[KI / 2];
+                const double* ap = as + (wm + 16 * mt + g) * LDA + ks + t;
+#pragma unroll
+                for (int i = 0; i < KI / 2; ++i) {
+                    a[i] = ap[(i & 1) * 8 * LDA + (i >> 1) * 4];
+                }
+#pragma unroll
+                for (int nt = 0; nt < 4; ++nt) {
+                    if (KI == 8) {
+                        dg_mma_16x8x8(acc[mt][nt], *reinterpret_cast<const double(*)[4]>(a),
+                                      *reinterpret_cast<const double(*)[2]>(b[nt]));
+                    } else {
+                        dg_mma_16x8x16(acc[mt][nt], *reinterpret_cast<const double(*)[8]>(a),
+                                       *reinterpret_cast<const double(*)[4]>(b[nt]));
+                    }
+                }
+            }
+        }
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+
+    const bool vec_c = ((N & 1) == 0) && ((((unsigned long long)C) & 15) == 0);
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = m0 + wm + 16 * mt + g + 8 * h;
+            if (row >= M) {
+                continue;
+            }
+            double* crow = C + (long long)row * N;
+#pragma unroll
+            for (int nt = 0; nt < 4; ++nt) {
+                const int col = n0 + wn + 8 * nt + 2 * t;
+                double v0 = alpha * acc[mt][nt][2 * h];
+                double v1 = alpha * acc[mt][nt][2 * h + 1];
+                if (vec_c) {
+                    if (col < N) {
+                        double2* p = reinterpret_cast<double2*>(crow + col);
+                        if (beta != 0.0) {
+                            const double2 c = *p;
+                            v0 = fma(beta, c.x, v0);
+                            v1 = fma(beta, c.y, v1);
+                        }
+                        *p = make_double2(v0, v1);
+                    }
+                } else {
+                    if (col < N) {
+                        crow[col] = (beta != 0.0) ? fma(beta, crow[col], v0) : v0;
+                    }
+                    if (col + 1 < N) {
+                        crow[col + 1] = (beta != 0.0) ? fma(beta, crow[col + 1], v1) : v1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+// C = alpha*A*B + beta*C, f64. Block (32*4*(128/(16*MT)), 1, 1), exactly
+// (MT = 4: 256; MT = 2: 512); grid (ceil(N/128), ceil(M/128), 1); dynamic
+// shared memory DG_SMEM_BYTES(BK, STAGES) bytes (raise
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first; at most 232448).
+// BK = K slice per stage (multiple of KI; 128*BK/2 and 64*BK/2 copies must
+// split evenly over the threads), STAGES = ring depth, KI = mma K (8 or 16),
+// MT = m16 tiles per warp (4 or 2), GM = tile-row grouping (0 = none).
+// Name expressions used (spelled exactly so):
+//   "dgemm_dmma<32, 3, 16, 4, 0>"  256 threads, 211968 B (= dgemm_dmma_128x128)
+//   "dgemm_dmma<32, 3, 8, 2, 0>"   512 threads, 211968 B
+//   "dgemm_dmma<16, 4, 8, 2, 0>"   512 threads, 149504 B
+template <int BK, int STAGES, int KI, int MT, int GM>
+__global__ void __launch_bounds__(32 * 4 * (DG_BM / (16 * MT)), 1)
+    dgemm_dmma(int M, int N, int K, double alpha, const double* __restrict__ A,
+               const double* __restrict__ B, double beta, double* __restrict__ C) {
+    dgemm_body<BK, STAGES, KI, MT, GM>(M, N, K, alpha, A, B, beta, C);
+}
+
+// The default DGEMM (= dgemm_dmma<32, 3, 16, 4, 0>): block (256, 1, 1);
+// grid (ceil(N/128), ceil(M/128), 1); dynamic shared memory
+// DG_SMEM_BYTES(32, 3) = 211968 bytes.
+extern "C" __global__ void __launch_bounds__(256, 1)
+    dgemm_dmma_128x128(int M, int N, int K, double alpha, const double* __restrict__ A,
+                       const double* __restrict__ B, double beta, double* __restrict__ C) {
+    dgemm_body<32, 3, 16, 4, 0>(M, N, K, alpha, A, B, beta, C);
+}

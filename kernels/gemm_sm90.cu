@@ -1,0 +1,423 @@
+// cudakit GEMM kernels for Hopper (sm_90a): wgmma tensor cores fed by TMA.
+//
+// C = alpha * A * op(B) + beta * C, A and B in bf16, f16 or tf32 (f32 bits),
+// accumulated in f32 by the tensor cores, C in f32. See kernels/README.md
+// for every kernel's parameters, launch geometry and tensor maps.
+//
+// Self-contained: no #include. NVRTC 13 has no cuda.h, so the tensor map (a
+// CUtensorMap, 128 opaque bytes, 64-byte aligned) is declared here as
+// TensorMap and passed by value as a `const __grid_constant__` parameter; the
+// host builds it with cuTensorMapEncodeTiled. wgmma needs the sm_90a target
+// (-arch=sm_90a); nothing here runs on other architectures.
+//
+// Design (one CTA computes one 128 x 256 tile of C):
+// - 3 warpgroups (384 threads). Warpgroup 0 is the producer: one thread
+//   issues the TMA loads (cp.async.bulk.tensor) of A's 128 x BK and B's
+//   BK x 256 slices into a ring of STAGES shared-memory stages, each stage
+//   guarded by a pair of mbarriers ("full": the bytes arrived; "empty": the
+//   consumers are done with it). It gives its registers away (setmaxnreg).
+// - Warpgroups 1 and 2 are consumers: each owns 64 rows of the tile and
+//   issues wgmma.m64n256kX for its rows over the whole 256 columns,
+//   128 f32 accumulators per thread. One wgmma batch (a K-slice) stays in
+//   flight while the next is issued; a stage is released when the batch
+//   that read it has completed.
+// - Shared memory tiles use the 128-byte swizzle, which TMA writes and wgmma
+//   reads natively: no bank conflicts, no ldmatrix.
+// - Edges: TMA zero-fills every element of a box outside the tensor map's
+//   dimensions, so partial tiles in M, N and K contribute zeros; the epilogue
+//   bounds-checks every store. Any M, N, K >= 0 (K = 0 gives C = beta*C).
+// - beta == 0: C is only written (BLAS semantics).
+// - Tiles are visited in groups of 8 tile-rows so that neighbouring CTAs
+//   share A and B slices in L2.
+
+struct alignas(64) TensorMap {
+    unsigned long long v[16];
+};
+
+#define SM90_BM 128
+#define SM90_BN 256
+#define SM90_STAGES 4
+#define SM90_THREADS 384
+#define SM90_GROUP_M 8
+// One stage: A 128 rows x 128 bytes, B 256 x 128 bytes (either layout).
+#define SM90_A_STAGE_BYTES (SM90_BM * 128)
+#define SM90_B_STAGE_BYTES (SM90_BN * 128)
+#define SM90_STAGE_BYTES (SM90_A_STAGE_BYTES + SM90_B_STAGE_BYTES)
+// Dynamic shared memory: the stages plus 1 KB so that the ring can be
+// aligned to 1024 bytes (the 128-byte swizzle's period).
+#define SM90_SMEM_BYTES (SM90_STAGES * SM90_STAGE_BYTES + 1024)
+
+namespace sm90 {
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes) {
+    asm volatile(
+        "{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n" ::"r"(bar),
+        "r"(bytes)
+        : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar)
+                 : "memory");
+}
+
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+    unsigned done = 0;
+    do {
+        asm volatile(
+            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+            "selp.u32 %0, 1, 0, p;\n}\n"
+            : "=r"(done)
+            : "r"(bar), "r"(parity)
+            : "memory");
+    } while (!done);
+}
+
+// 2-D TMA load of one box into shared memory, completing on `bar`.
+// c0 is the element index along the innermost (contiguous) dimension.
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap* map, unsigned bar, int c0,
+                                            int c1) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+        "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(bar)
+        : "memory");
+}
+
+__device__ __forceinline__ void wgmma_fence() {
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+// Shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"):
+// start address, leading-dimension byte offset (LBO), stride-dimension byte
+// offset (SBO), all in 16-byte units; bits 62-63 = 1 selects the 128-byte
+// swizzle. Base offset 0: every tile starts 1024-byte aligned.
+__device__ __forceinline__ unsigned long long make_desc(unsigned addr, unsigned lbo, unsigned sbo) {
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) |
+           ((unsigned long long)((lbo >> 4) & 0x3FFF) << 16) |
+           ((unsigned long long)((sbo >> 4) & 0x3FFF) << 32) | (1ull << 62);
+}
+
+template <int TNSP_B>
+__device__ __forceinline__ void wgmma_m64n256k16_bf16(float (&d)[128], unsigned long long da,
+                                          unsigned long long db) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
+        "%128, %129, p, 1, 1, 0, %131;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(da), "l"(db), "r"(1), "n"(TNSP_B)
+        : "memory");
+}
+
+template <int TNSP_B>
+__device__ __forceinline__ void wgmma_m64n256k16_f16(float (&d)[128], unsigned long long da,
+                                          unsigned long long db) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
+        "%128, %129, p, 1, 1, 0, %131;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(da), "l"(db), "r"(1), "n"(TNSP_B)
+        : "memory");
+}
+
+template <int TNSP_B>
+__device__ __forceinline__ void wgmma_m64n256k8_tf32(float (&d)[128], unsigned long long da,
+                                          unsigned long long db) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
+        "%128, %129, p, 1, 1;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(da), "l"(db), "r"(1)
+        : "memory");
+}
+
+// Element kinds: 0 = bf16, 1 = f16, 2 = tf32 (f32 storage).
+template <int KIND>
+struct Kind {
+    static constexpr int BYTES = (KIND == 2) ? 4 : 2;
+    static constexpr int BK = 128 / BYTES;     // K elements per stage: one 128-byte swizzle row
+    static constexpr int KSTEP = 32 / BYTES;   // K of one wgmma (16 for 16-bit, 8 for tf32)
+};
+
+template <int KIND, int TNSP_B>
+__device__ __forceinline__ void wgmma_tile(float (&d)[128], unsigned long long da,
+                                           unsigned long long db) {
+    if (KIND == 0) {
+        wgmma_m64n256k16_bf16<TNSP_B>(d, da, db);
+    } else if (KIND == 1) {
+        wgmma_m64n256k16_f16<TNSP_B>(d, da, db);
+    } else {
+        wgmma_m64n256k8_tf32<0>(d, da, db);
+    }
+}
+
+// B_KMAJOR = true: B is stored N x K (op(B)[k][j] = B[j*K + k], "NT");
+// tensor map over B with dims {K, N}, box {BK, 256}.
+// B_KMAJOR = false: B is stored K x N (op(B)[k][j] = B[k*N + j], "NN"), only
+// for 16-bit types (wgmma transposes B in hardware); tensor map over B with
+// dims {N, K}, box {64, BK}: four boxes per stage, one per 64 columns.
+template <int KIND, bool B_KMAJOR>
+__device__ __forceinline__ void gemm_body(const TensorMap* tmA, const TensorMap* tmB,
+                                          float* __restrict__ C, int M, int N, int K, float alpha,
+                                          float beta) {
+    typedef Kind<KIND> KT;
+    constexpr int BK = KT::BK;
+    static_assert(B_KMAJOR || KIND != 2, "tf32 wgmma reads B K-major only");
+
+    extern __shared__ unsigned char sm90_dyn_smem[];
+    __shared__ __align__(8) unsigned long long full_bar[SM90_STAGES];
+    __shared__ __align__(8) unsigned long long empty_bar[SM90_STAGES];
+
+    const unsigned ring = (smem_addr(sm90_dyn_smem) + 1023u) & ~1023u;
+    const unsigned a_base = ring;                                       // STAGES x 16 KB
+    const unsigned b_base = ring + SM90_STAGES * SM90_A_STAGE_BYTES;    // STAGES x 32 KB
+
+    const int tid = threadIdx.x;
+    const int wg = tid >> 7;
+
+    if (tid == 0) {
+#pragma unroll
+        for (int s = 0; s < SM90_STAGES; ++s) {
+            mbar_init(smem_addr(&full_bar[s]), 1);
+            mbar_init(smem_addr(&empty_bar[s]), 8);  // one arrival per consumer warp
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    // Tile coordinates, grouped along M for L2 reuse.
+    const int tiles_m = (M + SM90_BM - 1) / SM90_BM;
+    const int tiles_n = (N + SM90_BN - 1) / SM90_BN;
+    const int bid = blockIdx.x;
+    const int per_group = SM90_GROUP_M * tiles_n;
+    const int first_m = (bid / per_group) * SM90_GROUP_M;
+    const int group_rows = min(tiles_m - first_m, SM90_GROUP_M);
+    const int in_group = bid % per_group;
+    const int tm = first_m + in_group % group_rows;
+    const int tn = in_group / group_rows;
+    const int m0 = tm * SM90_BM;
+    const int n0 = tn * SM90_BN;
+    const int nk = (K + BK - 1) / BK;
+
+    if (wg == 0) {
+        // Producer warpgroup: registers go to the consumers.
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        if (tid == 0) {
+            for (int kt = 0; kt < nk; ++kt) {
+                const int s = kt % SM90_STAGES;
+                if (kt >= SM90_STAGES) {
+                    mbar_wait(smem_addr(&empty_bar[s]), ((kt / SM90_STAGES) - 1) & 1);
+                }
+                const unsigned fb = smem_addr(&full_bar[s]);
+                mbar_expect_tx(fb, SM90_STAGE_BYTES);
+                const int k0 = kt * BK;
+                tma_load_2d(a_base + s * SM90_A_STAGE_BYTES, tmA, fb, k0, m0);
+                if (B_KMAJOR) {
+                    tma_load_2d(b_base + s * SM90_B_STAGE_BYTES, tmB, fb, k0, n0);
+                } else {
+#pragma unroll
+                    for (int c = 0; c < SM90_BN / 64; ++c) {
+                        tma_load_2d(b_base + s * SM90_B_STAGE_BYTES + c * (BK * 128), tmB, fb,
+                                    n0 + 64 * c, k0);
+                    }
+                }
+            }
+        }
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+        const int cw = wg - 1;  // consumer 0 or 1: rows 64*cw .. 64*cw+63 of the tile
+        float d[128];
+#pragma unroll
+        for (int i = 0; i < 128; ++i) {
+            d[i] = 0.0f;
+        }
+        const int lane = tid & 31;
+        for (int kt = 0; kt < nk; ++kt) {
+            const int s = kt % SM90_STAGES;
+            mbar_wait(smem_addr(&full_bar[s]), (kt / SM90_STAGES) & 1);
+            const unsigned a_tile = a_base + s * SM90_A_STAGE_BYTES + cw * (64 * 128);
+            const unsigned b_tile = b_base + s * SM90_B_STAGE_BYTES;
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < BK / KT::KSTEP; ++kk) {
+                // A: K-major, 128-byte rows; 8-row groups 1024 bytes apart; a K step
+                // of 32 bytes moves the start address inside the swizzled row.
+                const unsigned long long da = make_desc(a_tile + kk * 32, 16, 1024);
+                unsigned long long db;
+                if (B_KMAJOR) {
+                    db = make_desc(b_tile + kk * 32, 16, 1024);
+                } else {
+                    // B MN-major: each k is one 128-byte row of 64 columns; 8-k groups
+                    // 1024 bytes apart (SBO); 64-column chunks BK*128 bytes apart (LBO).
+                    db = make_desc(b_tile + kk * (KT::KSTEP * 128), BK * 128, 1024);
+                }
+                wgmma_tile<KIND, B_KMAJOR ? 0 : 1>(d, da, db);
+            }
+            wgmma_commit();
+            // Keep this batch in flight; the previous one is complete after this.
+            wgmma_wait<1>();
+            if (kt > 0 && lane == 0) {
+                mbar_arrive(smem_addr(&empty_bar[(kt - 1) % SM90_STAGES]));
+            }
+        }
+        wgmma_wait<0>();
+
+        // Epilogue. Accumulator layout of wgmma m64nN (f32): for column block
+        // j (8 columns), d[4j + r] is row 16*warp + g + 8*(r >> 1), column
+        // 8j + 2t + (r & 1), with g = lane / 4, t = lane % 4.
+        const int warp = (tid >> 5) & 3;
+        const int g = lane >> 2;
+        const int t = lane & 3;
+        const int row0 = m0 + cw * 64 + warp * 16 + g;
+        const bool pair_ok = ((N & 1) == 0) && ((((unsigned long long)C) & 7) == 0);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = row0 + 8 * h;
+            if (row < M) {
+                float* crow = C + (long long)row * N;
+#pragma unroll
+                for (int j = 0; j < 32; ++j) {
+                    const int col = n0 + 8 * j + 2 * t;
+                    const float v0 = alpha * d[4 * j + 2 * h];
+                    const float v1 = alpha * d[4 * j + 2 * h + 1];
+                    if (pair_ok) {
+                        if (col < N) {
+                            float2* p = reinterpret_cast<float2*>(crow + col);
+                            float2 o;
+                            if (beta != 0.0f) {
+                                const float2 c = *p;
+                                o.x = v0 + beta * c.x;
+                                o.y = v1 + beta * c.y;
+                            } else {
+                                o.x = v0;
+                                o.y = v1;
+                            }
+                            *p = o;
+                        }
+                    } else {
+                        if (col < N) {
+                            crow[col] = (beta != 0.0f) ? v0 + beta * crow[col] : v0;
+                        }
+                        if (col + 1 < N) {
+                            crow[col + 1] = (beta != 0.0f) ? v1 + beta * crow[col + 1] : v1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+}  // namespace sm90
+
+// ---------------------------------------------------------------------------
+// Kernels. Block (384, 1, 1); grid (ceil(M/128) * ceil(N/256), 1, 1);
+// dynamic shared memory SM90_SMEM_BYTES = 197632 bytes (raise
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first). Tensor maps: see
+// kernels/README.md.
+// ---------------------------------------------------------------------------
+
+#define SM90_KERNEL(NAME, KIND, BKM)                                                            \
+    extern "C" __global__ void __launch_bounds__(SM90_THREADS, 1)                               \
+        NAME(const __grid_constant__ TensorMap tmA, const __grid_constant__ TensorMap tmB,      \
+             float* __restrict__ C, int M, int N, int K, float alpha, float beta) {              \
+        sm90::gemm_body<KIND, BKM>(&tmA, &tmB, C, M, N, K, alpha, beta);                        \
+    }
+
+// A M x K, B K x N (both row-major), 16-bit inputs.
+SM90_KERNEL(gemm_sm90_bf16_nn, 0, false)
+SM90_KERNEL(gemm_sm90_f16_nn, 1, false)
+// A M x K, B stored N x K (op(B) = B^T).
+SM90_KERNEL(gemm_sm90_bf16_nt, 0, true)
+SM90_KERNEL(gemm_sm90_f16_nt, 1, true)
+SM90_KERNEL(gemm_sm90_tf32_nt, 2, true)

@@ -1,0 +1,302 @@
+// cudakit SGEMM: f32 GEMM on the CUDA cores (FFMA, no tf32), for sm_80+ and
+// tuned on the H200 (sm_90). See kernels/README.md.
+//
+// Self-contained: no #include. Row-major packed layout as in kernels/README.md:
+// A is M x K (A[i*K + k]), B is K x N (B[k*N + j]), C is M x N (C[i*N + j]).
+// C = alpha * A * B + beta * C; when beta == 0, C is not read. Any M, N, K >= 0
+// (every load is bounds-checked and zero-filled, every store bounds-checked);
+// offsets are 64-bit. Accumulation in f32, one FMA per k, ascending k per
+// output element.
+//
+// Design: a block of 256 threads (8 warps) computes a BM x BN tile of C;
+// each thread computes (4*RM) x (4*CN) outputs held in registers, as RM x CN
+// blocks of 4 x 4. Lanes form a LANES_M x (32/LANES_M) grid inside the warp
+// (lr = lane / (32/LANES_M), lc = lane % (32/LANES_M)); a thread's rows are
+// wm + 4*lr + 4*LANES_M*r + {0..3} (r < RM) and its columns
+// wn + 4*lc + 4*(32/LANES_M)*c + {0..3} (c < CN), where warp w owns the
+// warp tile at (wm, wn) in a WARPS_M x (8/WARPS_M) arrangement. So
+// BM = WARPS_M * 4*LANES_M * RM and BN = (8/WARPS_M) * 4*(32/LANES_M) * CN.
+//
+// K advances in slices of 16, double-buffered in shared memory: the next
+// slice's global loads (16-byte vectors where K and N are multiples of 4,
+// scalar otherwise) are in flight while the current slice is computed (A in
+// registers, B by cp.async straight into the other buffer, zero-filled past
+// the edges), so there is one __syncthreads per slice.
+//
+// A's slice is stored transposed (As[k][i]) so that a thread reads its A
+// values as 16-byte vectors; the columns are XOR-swizzled by
+// 8 * ((k / 4) % 4), which makes the transposing stores free of bank
+// conflicts and keeps every 4-aligned group of columns contiguous.
+//
+// Measured on the H200 (kernels/README.md): the 128 x 256 tile with
+// 8 x 16 outputs per thread (sgemm_128x256) is the fastest shape tried.
+
+#define SG_BK 16
+
+// Block -> tile mapping. GM = 0: tile (blockIdx.y, blockIdx.x). GM > 0: the
+// same grid is walked in groups of GM tile-rows (column-major inside a group)
+// so that blocks running at the same time share A and B panels in L2.
+template <int GM>
+__device__ __forceinline__ void sg_tile_coords(int& tm, int& tn) {
+    if (GM == 0) {
+        tm = blockIdx.y;
+        tn = blockIdx.x;
+        return;
+    }
+    const int tiles_m = gridDim.y, tiles_n = gridDim.x;
+    const int bid = blockIdx.y * tiles_n + blockIdx.x;
+    const int per_group = GM * tiles_n;
+    const int first_m = (bid / per_group) * GM;
+    const int rows = min(tiles_m - first_m, GM);
+    const int in_group = bid % per_group;
+    tm = first_m + in_group % rows;
+    tn = in_group / rows;
+}
+#define SG_THREADS 256
+
+template <int RM, int CN, int WARPS_M, int LANES_M, int GM>
+__device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
+                                           const float* __restrict__ A,
+                                           const float* __restrict__ B, float beta,
+                                           float* __restrict__ C) {
+    constexpr int WARPS_N = 8 / WARPS_M;
+    constexpr int LANES_N = 32 / LANES_M;
+    constexpr int RSTEP = 4 * LANES_M;  // row distance between a thread's 4-row groups
+    constexpr int CSTEP = 4 * LANES_N;  // column distance between its 4-column groups
+    constexpr int WTM = RSTEP * RM;     // warp tile rows
+    constexpr int WTN = CSTEP * CN;     // warp tile columns
+    constexpr int BM = WARPS_M * WTM;
+    constexpr int BN = WARPS_N * WTN;
+    constexpr int TM = 4 * RM;
+    constexpr int TN = 4 * CN;
+    static_assert(BM % 64 == 0 && BN % 64 == 0, "tile loads assume 64-multiples");
+    static_assert(2 * SG_BK * (BM + BN) * 4 <= 48 * 1024, "static shared memory limit");
+    __shared__ __align__(16) float As[2][SG_BK][BM];
+    __shared__ __align__(16) float Bs[2][SG_BK][BN];
+
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int wm = (warp / WARPS_N) * WTM;
+    const int wn = (warp % WARPS_N) * WTN;
+    const int lr = lane / LANES_N;
+    const int lc = lane % LANES_N;
+
+    int tm, tn;
+    sg_tile_coords<GM>(tm, tn);
+    const int m0 = tm * BM;
+    const int n0 = tn * BN;
+
+    // Loader mapping. A: thread loads rows a_row + 64*i, k = 4*a_kq..+3.
+    const int a_row = (tid & 7) + ((tid >> 5) << 3);
+    const int a_kq = (tid >> 3) & 3;
+
+    const bool vec_a = ((K & 3) == 0) && ((((unsigned long long)A) & 15) == 0);
+    const bool vec_b = ((N & 3) == 0) && ((((unsigned long long)B) & 15) == 0);
+
+    float4 ra[BM / 64];
+
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+            acc[i][j] = 0.0f;
+        }
+    }
+
+    const int nk = (K + SG_BK - 1) / SG_BK;
+
+    auto load_tile = [&](int kt) {
+        const int k0 = kt * SG_BK;
+#pragma unroll
+        for (int i = 0; i < BM / 64; ++i) {
+            const int row = m0 + a_row + 64 * i;
+            const int k = k0 + 4 * a_kq;
+            const float* p = A + (long long)row * K + k;
+            if (vec_a) {
+                ra[i] = (row < M && k < K) ? *reinterpret_cast<const float4*>(p)
+                                           : make_float4(0.f, 0.f, 0.f, 0.f);
+            } else {
+                const bool r_ok = row < M;
+                ra[i].x = (r_ok && k + 0 < K) ? p[0] : 0.0f;
+                ra[i].y = (r_ok && k + 1 < K) ? p[1] : 0.0f;
+                ra[i].z = (r_ok && k + 2 < K) ? p[2] : 0.0f;
+                ra[i].w = (r_ok && k + 3 < K) ? p[3] : 0.0f;
+            }
+        }
+    };
+
+    // B goes straight to shared memory with cp.async (no registers held across
+    // the compute of the current slice); out-of-range elements are zero-filled
+    // (source size 0).
+    auto load_tile_b = [&](int kt, int buf) {
+        const int k0 = kt * SG_BK;
+#pragma unroll
+        for (int i = 0; i < BN / 64; ++i) {
+            const int c = tid + SG_THREADS * i;
+            const int kr = c / (BN / 4);
+            const int nq = c % (BN / 4);
+            const int k = k0 + kr;
+            const int n = n0 + 4 * nq;
+            const float* p = B + (long long)k * N + n;
+            const unsigned dst = (unsigned)__cvta_generic_to_shared(&Bs[buf][kr][4 * nq]);
+            if (vec_b) {
+                const bool ok = k < K && n < N;
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
+                             "l"(ok ? p : B), "r"(ok ? 16 : 0)
+                             : "memory");
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const bool ok = k < K && n + e < N;
+                    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst + 4 * e),
+                                 "l"(ok ? p + e : B), "r"(ok ? 4 : 0)
+                                 : "memory");
+                }
+            }
+        }
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+    };
+
+    auto store_tile = [&](int buf) {
+        const int swz = a_kq << 3;
+#pragma unroll
+        for (int i = 0; i < BM / 64; ++i) {
+            const int col = (a_row + 64 * i) ^ swz;
+            As[buf][4 * a_kq + 0][col] = ra[i].x;
+            As[buf][4 * a_kq + 1][col] = ra[i].y;
+            As[buf][4 * a_kq + 2][col] = ra[i].z;
+            As[buf][4 * a_kq + 3][col] = ra[i].w;
+        }
+    };
+
+    if (nk > 0) {
+        load_tile(0);
+        load_tile_b(0, 0);
+        store_tile(0);
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
+        __syncthreads();
+    }
+
+    const int a_col0 = wm + 4 * lr;
+    const int b_col0 = wn + 4 * lc;
+
+    for (int kt = 0; kt < nk; ++kt) {
+        const int cur = kt & 1;
+        const bool more = kt + 1 < nk;
+        if (more) {
+            load_tile(kt + 1);
+            load_tile_b(kt + 1, cur ^ 1);
+        }
+#pragma unroll
+        for (int k = 0; k < SG_BK; ++k) {
+            const int swz = ((k >> 2) & 3) << 3;
+            float av[TM];
+            float bv[TN];
+#pragma unroll
+            for (int r = 0; r < RM; ++r) {
+                const float4 v =
+                    *reinterpret_cast<const float4*>(&As[cur][k][(a_col0 + RSTEP * r) ^ swz]);
+                av[4 * r + 0] = v.x;
+                av[4 * r + 1] = v.y;
+                av[4 * r + 2] = v.z;
+                av[4 * r + 3] = v.w;
+            }
+#pragma unroll
+            for (int c = 0; c < CN; ++c) {
+                const float4 v = *reinterpret_cast<const float4*>(&Bs[cur][k][b_col0 + CSTEP * c]);
+                bv[4 * c + 0] = v.x;
+                bv[4 * c + 1] = v.y;
+                bv[4 * c + 2] = v.z;
+                bv[4 * c + 3] = v.w;
+            }
+#pragma unroll
+            for (int i = 0; i < TM; ++i) {
+#pragma unroll
+                for (int j = 0; j < TN; ++j) {
+                    acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+                }
+            }
+        }
+        if (more) {
+            store_tile(cur ^ 1);
+            asm volatile("cp.async.wait_all;\n" ::: "memory");
+        }
+        __syncthreads();
+    }
+
+    // Epilogue: rows a_col0 + 16*r + {0..3}, columns b_col0 + 32*c + {0..3}.
+    const bool vec_c = ((N & 3) == 0) && ((((unsigned long long)C) & 15) == 0);
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = m0 + a_col0 + (i & 3) + (i >> 2) * RSTEP;
+        if (row >= M) {
+            continue;
+        }
+        float* crow = C + (long long)row * N;
+#pragma unroll
+        for (int jb = 0; jb < CN; ++jb) {
+            const int col = n0 + b_col0 + CSTEP * jb;
+            float v[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                v[e] = alpha * acc[i][4 * jb + e];
+            }
+            if (vec_c && col < N) {
+                float4* p = reinterpret_cast<float4*>(crow + col);
+                if (beta != 0.0f) {
+                    const float4 c = *p;
+                    v[0] = fmaf(beta, c.x, v[0]);
+                    v[1] = fmaf(beta, c.y, v[1]);
+                    v[2] = fmaf(beta, c.z, v[2]);
+                    v[3] = fmaf(beta, c.w, v[3]);
+                }
+                *p = make_float4(v[0], v[1], v[2], v[3]);
+            } else if (!vec_c) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    if (col + e < N) {
+                        crow[col + e] = (beta != 0.0f) ? fmaf(beta, crow[col + e], v[e]) : v[e];
+                    }
+                }
+            }
+        }
+    }
+}
+
+// C = alpha*A*B + beta*C, f32. Block (256, 1, 1), exactly;
+// grid (ceil(N/BN), ceil(M/BM), 1); no dynamic shared memory (static
+// 2*16*(BM+BN)*4 bytes). Name expressions: "sgemm_tiled<2, 2, 4, 2>" (128 x 128,
+// 8 x 8 per thread), "sgemm_tiled<2, 4, 4, 1>" (128 x 256, 8 x 16),
+// "sgemm_tiled<4, 2, 4, 1>" (256 x 128, 16 x 8).
+// C = alpha*A*B + beta*C, f32. Block (256, 1, 1), exactly;
+// grid (ceil(N/BN), ceil(M/BM), 1); no dynamic shared memory (static
+// 2*16*(BM+BN)*4 bytes, at most 48 KB). MIN_BLOCKS is the __launch_bounds__
+// minimum of blocks per SM; GM groups tile-rows for L2 reuse (0 = none).
+// Name expressions used (spelled exactly so):
+//   "sgemm_tiled<2, 4, 4, 4, 1, 8>"  128 x 256, 8 x 16 per thread (= sgemm_128x256)
+//   "sgemm_tiled<2, 4, 2, 8, 1, 8>"  128 x 256, 8 x 16 per thread, warps 2 x 4
+//   "sgemm_tiled<2, 2, 4, 4, 2, 0>"  128 x 128, 8 x 8 per thread (= sgemm_128x128)
+template <int RM, int CN, int WARPS_M, int LANES_M, int MIN_BLOCKS, int GM>
+__global__ void __launch_bounds__(SG_THREADS, MIN_BLOCKS)
+    sgemm_tiled(int M, int N, int K, float alpha, const float* __restrict__ A,
+                const float* __restrict__ B, float beta, float* __restrict__ C) {
+    sgemm_body<RM, CN, WARPS_M, LANES_M, GM>(M, N, K, alpha, A, B, beta, C);
+}
+
+// The default SGEMM: 128 x 256 tile, 8 x 16 outputs per thread, one block per
+// SM (227 registers), tile-rows grouped by 8. Grid (ceil(N/256), ceil(M/128), 1).
+extern "C" __global__ void __launch_bounds__(SG_THREADS, 1)
+    sgemm_128x256(int M, int N, int K, float alpha, const float* __restrict__ A,
+                  const float* __restrict__ B, float beta, float* __restrict__ C) {
+    sgemm_body<2, 4, 4, 4, 8>(M, N, K, alpha, A, B, beta, C);
+}
+
+// 128 x 128 tile, 8 x 8 outputs per thread, two blocks per SM (126 registers).
+// Grid (ceil(N/128), ceil(M/128), 1).
+extern "C" __global__ void __launch_bounds__(SG_THREADS, 2)
+    sgemm_128x128(int M, int N, int K, float alpha, const float* __restrict__ A,
+                  const float* __restrict__ B, float beta, float* __restrict__ C) {
+    sgemm_body<2, 2, 4, 4, 0>(M, N, K, alpha, A, B, beta, C);
+}
