@@ -343,7 +343,7 @@ impl Program {
         if set.is_empty() {
             set.insert(Output::Cubin);
         }
-        let passes = self.passes(arch, &set);
+        let passes = self.passes(info, arch, &set);
         self.key(info, arch, &set, &passes)?.ok_or_else(|| {
             Error::InvalidArgument(format!(
                 "the include paths of {} hold more than {} files; the program is not cacheable",
@@ -365,7 +365,7 @@ impl Program {
         let info = nvrtc_info()?;
         let device = ctx.map(|c| c.limits().compute_capability);
         let (arch, outputs) = self.target(info, device)?;
-        let passes = self.passes(arch, &outputs);
+        let passes = self.passes(info, arch, &outputs);
         let cache = match (cache, &self.cache) {
             (Some(cache), _) => Some(cache),
             (None, CacheChoice::Global) => Some(Cache::global()),
@@ -516,7 +516,25 @@ impl Program {
 
     /// The NVRTC runs that produce `outputs`: one for CUBIN and/or PTX, one
     /// for LTO-IR.
-    fn passes(&self, arch: Arch, outputs: &BTreeSet<Output>) -> Vec<Pass> {
+    ///
+    /// NVRTC 12.9 and newer keep a compile cache of their own (in the
+    /// driver's compute cache) and, on a hit there, return an empty log:
+    /// ptxas warnings and spill reports vanish. cudakit has its own cache,
+    /// which keeps the log, so every pass gets `--no-cache` on those
+    /// versions (unless the program's options already say it).
+    fn passes(&self, info: &NvrtcInfo, arch: Arch, outputs: &BTreeSet<Output>) -> Vec<Pass> {
+        let mut passes = self.passes_for(arch, outputs);
+        if info.version >= (12, 9) {
+            for pass in &mut passes {
+                if !pass.options.iter().any(|o| o == "--no-cache") {
+                    pass.options.push("--no-cache".to_owned());
+                }
+            }
+        }
+        passes
+    }
+
+    fn passes_for(&self, arch: Arch, outputs: &BTreeSet<Output>) -> Vec<Pass> {
         let mut passes = Vec::new();
         if outputs.contains(&Output::Cubin) {
             passes.push(Pass {
