@@ -159,6 +159,16 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         println!("{HELP}");
         return Ok(Exit::Ok);
     };
+    // Context creation first, while no handle of the device's context
+    // exists (both sides then create it from nothing).
+    let creation = if o.load {
+        if !global.json {
+            eprintln!("measuring context creation (5 samples)...");
+        }
+        Some(bench_transfers::context_creation(o.device, 5).map_err(|e| error(&e))?)
+    } else {
+        None
+    };
     let ctx = Context::new(o.device).map_err(|e| error(&e))?;
     if o.compile {
         cudakit::compile::program::nvrtc_version().map_err(|e| error(&e))?;
@@ -168,6 +178,7 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         .name()
         .unwrap_or_else(|_| "(name unavailable)".into());
     let mut rows: Vec<(&'static str, Row)> = Vec::new();
+    rows.extend(creation.into_iter().flatten().map(|row| ("load", row)));
     if o.launch {
         if !global.json {
             eprintln!(

@@ -266,3 +266,50 @@ pub fn module_load(ctx: &Context, samples: usize) -> Result<Vec<Row>> {
         samples,
     }])
 }
+
+/// Context creation from nothing: `Context::new` (retain the primary
+/// context, read the device's limits) and its drop (release), against raw
+/// `cuDevicePrimaryCtxRetain` plus `cuDevicePrimaryCtxRelease_v2`. Must run
+/// while no other handle of the device's context exists, or both sides
+/// measure a retain of a live context.
+///
+/// # Errors
+///
+/// Any cudakit or driver error.
+pub fn context_creation(ordinal: usize, samples: usize) -> Result<Vec<Row>> {
+    let device = cudakit::Device::get(ordinal)?;
+    let cu = cudakit::sys::driver()?;
+    let (mut raw, mut kit) = (Vec::with_capacity(samples), Vec::with_capacity(samples));
+    for i in 0..=samples {
+        let t = Instant::now();
+        let mut ctx = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer and a device handle from cuDeviceGet.
+        check("cuDevicePrimaryCtxRetain", unsafe {
+            (cu.cuDevicePrimaryCtxRetain)(&mut ctx, device.as_raw())
+        })?;
+        // SAFETY: makes the retained context current, as Context::new's
+        // first operation would.
+        check("cuCtxSetCurrent", unsafe { (cu.cuCtxSetCurrent)(ctx) })?;
+        // SAFETY: releases the retain above, once.
+        check("cuDevicePrimaryCtxRelease_v2", unsafe {
+            (cu.cuDevicePrimaryCtxRelease)(device.as_raw())
+        })?;
+        let r = t.elapsed();
+        let t = Instant::now();
+        {
+            let c = Context::new(ordinal)?;
+            c.synchronize()?;
+        }
+        let k = t.elapsed();
+        if i > 0 {
+            raw.push(r);
+            kit.push(k);
+        }
+    }
+    Ok(vec![Row {
+        name: "context create + current + release".into(),
+        cudakit: median(kit),
+        raw: Some(median(raw)),
+        samples,
+    }])
+}
