@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use cudakit::Context;
 use cudakit_suite::bench::{self, Row};
-use cudakit_suite::bench_transfers;
 use cudakit_suite::kernels;
+use cudakit_suite::{bench_graph, bench_transfers};
 
 use crate::args::{CliError, Exit, Parser, Token};
 use crate::doctor;
@@ -27,7 +27,7 @@ Usage: cudakit bench [OPTIONS]
 
 Options:
   --only LIST           Any of launch, transfers, pageable, both, load,
-                        compile, comma-separated (default: all)
+                        compile, graphs, comma-separated (default: all)
   --launches N          Launches per timed batch (default 2000)
   --batches B           Timed launch batches (default 51)
   --bytes SIZE          Transfer size, e.g. 64M or 1G (default 256M)
@@ -49,6 +49,7 @@ struct Options {
     both: bool,
     load: bool,
     compile: bool,
+    graphs: bool,
     svg: Option<std::path::PathBuf>,
     launches: usize,
     batches: usize,
@@ -67,6 +68,7 @@ impl Default for Options {
             both: true,
             load: true,
             compile: true,
+            graphs: true,
             svg: None,
             launches: 2000,
             batches: 51,
@@ -95,7 +97,7 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
             "--only" => {
                 let v = args.value(flag, attached)?;
                 (o.launch, o.transfers, o.compile) = (false, false, false);
-                (o.pageable, o.both, o.load) = (false, false, false);
+                (o.pageable, o.both, o.load, o.graphs) = (false, false, false, false);
                 for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                     match part {
                         "launch" | "launches" => o.launch = true,
@@ -104,15 +106,23 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                         "both" => o.both = true,
                         "load" => o.load = true,
                         "compile" => o.compile = true,
+                        "graphs" | "graph" => o.graphs = true,
                         _ => {
                             return Err(args.error(format!(
-                                "--only expects launch, transfers, pageable, both, load or \
-                                 compile, got {part:?}"
+                                "--only expects launch, transfers, pageable, both, load, \
+                                 compile or graphs, got {part:?}"
                             )))
                         }
                     }
                 }
-                if !(o.launch || o.transfers || o.pageable || o.both || o.load || o.compile) {
+                if !(o.launch
+                    || o.transfers
+                    || o.pageable
+                    || o.both
+                    || o.load
+                    || o.compile
+                    || o.graphs)
+                {
                     return Err(args.error("--only needs at least one benchmark"));
                 }
             }
@@ -229,6 +239,13 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         }
         let r = bench_transfers::module_load(&ctx, o.compile_samples * 5).map_err(|e| error(&e))?;
         rows.extend(r.into_iter().map(|row| ("load", row)));
+    }
+    if o.graphs {
+        if !global.json {
+            eprintln!("measuring graphs, stream-ordered memory and host callbacks...");
+        }
+        let r = bench_graph::graphs(&ctx, o.samples).map_err(|e| error(&e))?;
+        rows.extend(r.into_iter().map(|row| ("graphs", row)));
     }
     if o.compile {
         if !global.json {

@@ -55,7 +55,9 @@ use cuda_sys::{
     CUmemPool_attribute, CUmemoryPool, CUstream,
 };
 
-use super::{byte_len, check_align, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, DeviceView, Sealed};
+use super::{
+    byte_len, check_align, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, DeviceView, Sealed,
+};
 use crate::context::arena::AllocKind;
 use crate::context::{same_context, Context};
 use crate::error::{Error, Result};
@@ -252,7 +254,10 @@ impl<'c> MemPool<'c> {
     ///
     /// Driver errors.
     pub fn set_release_threshold(&self, bytes: u64) -> Result<()> {
-        self.set_u64(CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, bytes)
+        self.set_u64(
+            CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+            bytes,
+        )
     }
 
     /// Releases memory the pool holds beyond what is allocated, keeping at

@@ -170,7 +170,10 @@ impl<'s, 'env> Scope<'s, 'env> {
         // capture of ours is registered for it, and one begun elsewhere
         // makes the driver refuse); a defined mode.
         let rc = unsafe {
-            (cu.cuStreamBeginCapture)(raw, CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            (cu.cuStreamBeginCapture)(
+                raw,
+                CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+            )
         };
         if let Err(e) = ctx.check("cuStreamBeginCapture_v2", rc) {
             ctx.end_capture();

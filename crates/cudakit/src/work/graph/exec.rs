@@ -106,10 +106,7 @@ impl<'g> Graph<'g> {
         let mut done: CUevent = std::ptr::null_mut();
         // SAFETY: a valid out-pointer and defined flags.
         ctx.check("cuEventCreate", unsafe {
-            (cu.cuEventCreate)(
-                &mut done,
-                CUevent_flags::CU_EVENT_DISABLE_TIMING.0 as u32,
-            )
+            (cu.cuEventCreate)(&mut done, CUevent_flags::CU_EVENT_DISABLE_TIMING.0 as u32)
         })?;
         let mut raw: CUgraphExec = std::ptr::null_mut();
         // SAFETY: a live graph of the current context; defined flags.
@@ -329,9 +326,17 @@ impl<'s, 'env> Scope<'s, 'env> {
         // SAFETY: a live executable graph and stream of this context. What
         // the graph touches is borrowed for the graph's lifetime, which the
         // executable graph's outlives, and its drop waits for this replay.
-        ctx.check("cuGraphLaunch", unsafe { (cu.cuGraphLaunch)(exec.raw, raw) })?;
+        ctx.check("cuGraphLaunch", unsafe {
+            (cu.cuGraphLaunch)(exec.raw, raw)
+        })?;
         exec.mark(stream)?;
-        ctx.counters().graph_launches.fetch_add(1, Ordering::Relaxed);
-        self.time_end(|| Timed::Kernel(format!("graph {}", exec.label)), stream, timer)
+        ctx.counters()
+            .graph_launches
+            .fetch_add(1, Ordering::Relaxed);
+        self.time_end(
+            || Timed::Kernel(format!("graph {}", exec.label)),
+            stream,
+            timer,
+        )
     }
 }

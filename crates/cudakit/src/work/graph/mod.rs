@@ -581,11 +581,7 @@ impl<'g> Graph<'g> {
         // SAFETY: `value` is `size` (1, 2 or 4) readable bytes, all
         // initialised (DeviceCopy forbids padding); `raw` has 4.
         unsafe {
-            std::ptr::copy_nonoverlapping(
-                (&value as *const T).cast::<u8>(),
-                raw.as_mut_ptr(),
-                size,
-            )
+            std::ptr::copy_nonoverlapping((&value as *const T).cast::<u8>(), raw.as_mut_ptr(), size)
         };
         let v = match size {
             1 => u32::from(raw[0]),
@@ -652,7 +648,11 @@ impl<'g> Graph<'g> {
     /// # Errors
     ///
     /// Context mismatches; [`Error::ForeignGraphNode`]; driver errors.
-    pub fn add_event_record(&mut self, event: &'g Event<'_>, deps: &[GraphNode]) -> Result<GraphNode> {
+    pub fn add_event_record(
+        &mut self,
+        event: &'g Event<'_>,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
         same_context("add_event_record", self.ctx, event.context())?;
         let deps = self.deps("add_event_record", deps)?;
         let cu = self.ctx.enter()?;
@@ -675,7 +675,11 @@ impl<'g> Graph<'g> {
     /// # Errors
     ///
     /// As [`Graph::add_event_record`].
-    pub fn add_event_wait(&mut self, event: &'g Event<'_>, deps: &[GraphNode]) -> Result<GraphNode> {
+    pub fn add_event_wait(
+        &mut self,
+        event: &'g Event<'_>,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
         same_context("add_event_wait", self.ctx, event.context())?;
         let deps = self.deps("add_event_wait", deps)?;
         let cu = self.ctx.enter()?;
@@ -795,7 +799,11 @@ impl<'g> Graph<'g> {
     ///
     /// [`Error::InvalidArgument`] for an allocation of another graph;
     /// [`Error::ForeignGraphNode`]; driver errors.
-    pub fn add_mem_free<T>(&mut self, alloc: GraphAlloc<T>, deps: &[GraphNode]) -> Result<GraphNode> {
+    pub fn add_mem_free<T>(
+        &mut self,
+        alloc: GraphAlloc<T>,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
         self.own_alloc("add_mem_free", &alloc)?;
         let deps = self.deps("add_mem_free", deps)?;
         let cu = self.ctx.enter()?;
