@@ -8,6 +8,17 @@
 //! products on several streams in one scope; dependent ones ordered by
 //! events) and the compile path (name expressions, the compile cache).
 //!
+//! The H200 kernels (`gemm_sm90.cu`: wgmma + TMA for bf16, f16 and tf32;
+//! `sgemm.cu`; `dgemm.cu`: DMMA) run through `cudakit_suite::gemm::Product`,
+//! the path `cudakit matmul` takes: edge shapes that are not tile
+//! multiples, K = 0, all four transposes (the kernels' own storage order
+//! directly, the others by the documented fallback: the operand is
+//! transposed on the host while staged; tf32 with B stored K×N also by the
+//! device transpose), rows padded to 16 bytes for TMA where K or N is odd,
+//! alpha and beta (beta = 0 over a NaN-poisoned C), and 4096³. None of them
+//! has a batched entry point. They need sm_90 (gemm_sm90.cu exactly
+//! sm_90a): elsewhere they are reported as not run.
+//!
 //! Every case is one named test, generated from the tables below by
 //! `macro_rules!`: adding a case is adding a line. Every test draws fresh
 //! inputs from one [`Rng`] (its seed is printed, and repeated in every
@@ -41,6 +52,7 @@ use cudakit::{
     params, Bf16, Cache, Context, DeviceBuffer, DeviceCopy, Event, Function, KernelArg,
     LaunchConfig, Module, ParamList, PinnedBuffer, Stream, UnifiedBuffer, F16,
 };
+use cudakit_suite::gemm::{Product, Transpose};
 use cudakit_suite::kernels::{
     matmul_kernel, Elem, MatmulKernel, Signature, Source, MATMUL_KERNELS, SOURCES,
 };
@@ -229,15 +241,7 @@ fn to_f64<T: Real>(v: &[T]) -> Vec<f64> {
 /// registered as a name expression (one program per file, so every test of
 /// a file compiles the same program and all but the first hit the cache).
 fn program_for(file: &str) -> Program {
-    let source = SOURCES
-        .iter()
-        .find(|s| s.file == file)
-        .unwrap_or_else(|| panic!("no kernel source {file}"));
-    let mut p = Program::new(source.file, source.text);
-    for name in source.kernels.iter().filter(|n| Source::is_template(n)) {
-        p = p.name_expression(*name);
-    }
-    p
+    Source::named(file).program()
 }
 
 /// `file` compiled for the device (through the process's compile cache)
@@ -297,6 +301,7 @@ impl<O: Scalar> Args for MatmulArgs<O> {
             Signature::Matmul => params![a, b, c, m, n, k],
             Signature::Gemm => params![m, n, k, self.alpha, a, b, self.beta, c],
             Signature::Batched => panic!("batched kernels take BatchedArgs"),
+            Signature::Tma => panic!("TMA kernels run through cudakit_suite::gemm::Product"),
         }
     }
 }
@@ -1547,9 +1552,19 @@ fn names_resolve_in(file: &str) {
     let ctx = ctx();
     let source = SOURCES.iter().find(|s| s.file == file).unwrap();
     // Register the extern "C" names too: such a name lowers to itself.
-    let mut program = Program::new(source.file, source.text);
-    for name in source.kernels {
+    let mut program = source.program();
+    for name in source.kernels.iter().filter(|n| !Source::is_template(n)) {
         program = program.name_expression(*name);
+    }
+    let cc = ctx.limits().compute_capability;
+    if source
+        .arch
+        .is_some_and(|arch| arch.compute_capability() != cc)
+    {
+        cudakit_suite::not_run(format!(
+            "{file} is built for {:?}; this device is {cc:?}",
+            source.arch
+        ));
     }
     let compiled = program.compile_for(ctx).unwrap_or_else(|e| panic!("{e}"));
     let module = ctx.load_module(&compiled).unwrap();
@@ -1594,6 +1609,24 @@ fn compile_matmul_resolves_every_name_expression() {
 #[ignore = "needs an NVIDIA GPU"]
 fn compile_matmul_mma_resolves_every_name() {
     names_resolve_in("matmul_mma.cu");
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn compile_gemm_sm90_resolves_every_name() {
+    names_resolve_in("gemm_sm90.cu");
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn compile_sgemm_resolves_every_name() {
+    names_resolve_in("sgemm.cu");
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn compile_dgemm_resolves_every_name() {
+    names_resolve_in("dgemm.cu");
 }
 
 #[test]
@@ -1744,6 +1777,226 @@ fn compile_twice_hits_the_process_cache() {
 }
 
 // ---------------------------------------------------------------------------
+// The H200 kernels (gemm_sm90.cu, sgemm.cu, dgemm.cu) through gemm::Product.
+// ---------------------------------------------------------------------------
+
+/// One line of the H200 table.
+#[derive(Clone, Copy, Debug)]
+struct H200Case {
+    kernel: &'static str,
+    dims: [usize; 3],
+    ops: (Op, Op),
+    scaling: Scaling,
+    transpose: Transpose,
+}
+
+fn run_h200(case: H200Case) {
+    let kern = matmul_kernel(case.kernel);
+    match (kern.input, kern.output) {
+        (Elem::F32, Elem::F32) => run_h200_as::<f32, f32>(kern, case),
+        (Elem::F64, Elem::F64) => run_h200_as::<f64, f64>(kern, case),
+        (Elem::F16, Elem::F32) => run_h200_as::<F16, f32>(kern, case),
+        (Elem::Bf16, Elem::F32) => run_h200_as::<Bf16, f32>(kern, case),
+        other => panic!("{}: no test path for {other:?}", kern.name),
+    }
+}
+
+/// Draws A and B stored as `case.ops` say, alpha and beta (C random when
+/// beta ≠ 0, drawn in A's type so that the f32 C of the 16-bit kernels
+/// holds exactly what the reference reads, else poisoned), runs the
+/// product and checks every element (sampled above 10⁷) against the f64
+/// reference with the kernel's tolerance.
+fn run_h200_as<I: Scalar, O: Scalar>(kern: &'static MatmulKernel, case: H200Case) {
+    let _gpu = gpu_lock();
+    let ctx = ctx();
+    let cc = ctx.limits().compute_capability;
+    if !kern.runs_on(cc) {
+        cudakit_suite::not_run(format!(
+            "{} needs sm_90 ({:?}); this device is sm_{}{}",
+            kern.name, kern.arch, cc.0, cc.1
+        ));
+    }
+    let mut rng = Rng::new();
+    let [m, n, k] = case.dims;
+    let g = Gemm::new(m, n, k, case.ops.0, case.ops.1);
+    let a = I::random(&mut rng, g.a_len());
+    let b = I::random(&mut rng, g.b_len());
+    let mut signed = |lo: f64| {
+        let sign = if rng.next_u32() & 1 == 0 { 1.0 } else { -1.0 };
+        sign * (lo + rng.f64_unit())
+    };
+    let (alpha, beta) = match case.scaling {
+        Scaling::One => (1.0, 0.0),
+        Scaling::Alpha => (signed(0.5), 0.0),
+        Scaling::AlphaBeta => (signed(0.5), signed(0.25)),
+    };
+    let c_in: Option<Vec<I>> = (beta != 0.0).then(|| I::random(&mut rng, g.c_len()));
+    let c_out: Option<Vec<O>> = c_in
+        .as_ref()
+        .map(|c| c.iter().map(|v| O::from_f64(v.to_f64())).collect());
+    let (got, alpha, beta, notes) = {
+        let product: Product<'_, I, O> =
+            Product::new(ctx, kern, g, (&a, &b, c_out.as_deref()), case.transpose)
+                .unwrap_or_else(|e| panic!("{case:?}: {e}"));
+        let got = product
+            .run(ctx, alpha, beta)
+            .unwrap_or_else(|e| panic!("{case:?}: {e}"));
+        let notes = product.notes();
+        (got, product.scalar(alpha), product.scalar(beta), notes)
+    };
+    if let Err(e) = reference::check_gemm(
+        &mut rng,
+        &g,
+        alpha,
+        &a,
+        &b,
+        beta,
+        c_in.as_deref(),
+        &got,
+        kern.tolerance(k),
+    ) {
+        panic!("{case:?} ({notes:?}): {}: {e}", kern.name);
+    }
+    assert_no_leaks(ctx);
+}
+
+/// One test per line: `name: kernel, (M, N, K), (op A, op B), scaling,
+/// where a transpose runs;`.
+macro_rules! h200_cases {
+    ($($name:ident: $kernel:expr, ($m:expr, $n:expr, $k:expr), ($oa:ident, $ob:ident), $scaling:ident, $tr:ident;)*) => {
+        /// Every line of the table, for the CPU check of the table.
+        const H200_CASES: &[(&str, H200Case)] = &[$((
+            stringify!($name),
+            H200Case {
+                kernel: $kernel,
+                dims: [$m, $n, $k],
+                ops: (Op::$oa, Op::$ob),
+                scaling: Scaling::$scaling,
+                transpose: Transpose::$tr,
+            },
+        )),*];
+        $(
+            #[test]
+            #[ignore = "needs an NVIDIA GPU"]
+            fn $name() {
+                run_h200(H200Case {
+                    kernel: $kernel,
+                    dims: [$m, $n, $k],
+                    ops: (Op::$oa, Op::$ob),
+                    scaling: Scaling::$scaling,
+                    transpose: Transpose::$tr,
+                });
+            }
+        )*
+    };
+}
+
+const SM90_BF16_NN: &str = "gemm_sm90_bf16_nn";
+const SM90_F16_NN: &str = "gemm_sm90_f16_nn";
+const SM90_BF16_NT: &str = "gemm_sm90_bf16_nt";
+const SM90_F16_NT: &str = "gemm_sm90_f16_nt";
+const SM90_TF32_NT: &str = "gemm_sm90_tf32_nt";
+const SGEMM_256: &str = "sgemm_128x256";
+const SGEMM_128: &str = "sgemm_128x128";
+const SGEMM_W24: &str = "sgemm_tiled<2, 4, 2, 8, 1, 8>";
+const DGEMM_128: &str = "dgemm_dmma_128x128";
+const DGEMM_MT2: &str = "dgemm_dmma<32, 3, 8, 2, 0>";
+const DGEMM_BK16: &str = "dgemm_dmma<16, 4, 8, 2, 0>";
+
+// Shapes: the lab's odd shapes (129×67×255: nothing a tile multiple, K odd
+// so TMA rows are padded; 300×520×130; 17×1000×33 and 1000×17×64,
+// tall-skinny and short-wide; 257×513×200; 130×300×1031, K past several
+// pipeline rounds), 1×1×1, K = 0 (C = beta·C), the four storage orders at
+// 127×253×511, and 4096³.
+h200_cases! {
+    sm90_bf16_nn_129x67x255_beta0: SM90_BF16_NN, (129, 67, 255), (N, N), Alpha, Host;
+    sm90_bf16_nn_300x520x130_beta: SM90_BF16_NN, (300, 520, 130), (N, N), AlphaBeta, Host;
+    sm90_bf16_nn_1x1x1: SM90_BF16_NN, (1, 1, 1), (N, N), One, Host;
+    sm90_bf16_nn_5x3x0_beta: SM90_BF16_NN, (5, 3, 0), (N, N), AlphaBeta, Host;
+    sm90_bf16_nn_17x1000x33_beta: SM90_BF16_NN, (17, 1000, 33), (N, N), AlphaBeta, Host;
+    sm90_bf16_nn_1000x17x64_beta0: SM90_BF16_NN, (1000, 17, 64), (N, N), Alpha, Host;
+    sm90_bf16_nn_257x513x200_beta: SM90_BF16_NN, (257, 513, 200), (N, N), AlphaBeta, Host;
+    sm90_bf16_nn_130x300x1031_beta: SM90_BF16_NN, (130, 300, 1031), (N, N), AlphaBeta, Host;
+    sm90_bf16_nn_256x512x256: SM90_BF16_NN, (256, 512, 256), (N, N), One, Host;
+    sm90_bf16_nn_127x253x511_nt_beta: SM90_BF16_NN, (127, 253, 511), (N, T), AlphaBeta, Host;
+    sm90_bf16_nn_127x253x511_tn_beta: SM90_BF16_NN, (127, 253, 511), (T, N), AlphaBeta, Host;
+    sm90_bf16_nn_127x253x511_tt_beta0: SM90_BF16_NN, (127, 253, 511), (T, T), Alpha, Host;
+    sm90_f16_nn_129x67x255_beta0: SM90_F16_NN, (129, 67, 255), (N, N), Alpha, Host;
+    sm90_f16_nn_300x520x130_beta: SM90_F16_NN, (300, 520, 130), (N, N), AlphaBeta, Host;
+    sm90_f16_nn_1x1x1: SM90_F16_NN, (1, 1, 1), (N, N), One, Host;
+    sm90_f16_nn_5x3x0_beta: SM90_F16_NN, (5, 3, 0), (N, N), AlphaBeta, Host;
+    sm90_f16_nn_130x300x1031_beta: SM90_F16_NN, (130, 300, 1031), (N, N), AlphaBeta, Host;
+    sm90_f16_nn_127x253x511_tt_beta: SM90_F16_NN, (127, 253, 511), (T, T), AlphaBeta, Host;
+    sm90_bf16_nt_129x67x255_beta0: SM90_BF16_NT, (129, 67, 255), (N, T), Alpha, Host;
+    sm90_bf16_nt_300x520x130_beta: SM90_BF16_NT, (300, 520, 130), (N, T), AlphaBeta, Host;
+    sm90_bf16_nt_1x1x1: SM90_BF16_NT, (1, 1, 1), (N, T), One, Host;
+    sm90_bf16_nt_5x3x0_beta: SM90_BF16_NT, (5, 3, 0), (N, T), AlphaBeta, Host;
+    sm90_bf16_nt_17x1000x33_beta0: SM90_BF16_NT, (17, 1000, 33), (N, T), Alpha, Host;
+    sm90_bf16_nt_127x253x511_nn_beta: SM90_BF16_NT, (127, 253, 511), (N, N), AlphaBeta, Host;
+    sm90_bf16_nt_127x253x511_tn_beta0: SM90_BF16_NT, (127, 253, 511), (T, N), Alpha, Host;
+    sm90_bf16_nt_127x253x511_tt_beta: SM90_BF16_NT, (127, 253, 511), (T, T), AlphaBeta, Host;
+    sm90_f16_nt_129x67x255_beta0: SM90_F16_NT, (129, 67, 255), (N, T), Alpha, Host;
+    sm90_f16_nt_1000x17x64_beta: SM90_F16_NT, (1000, 17, 64), (N, T), AlphaBeta, Host;
+    sm90_f16_nt_5x3x0_beta: SM90_F16_NT, (5, 3, 0), (N, T), AlphaBeta, Host;
+    sm90_f16_nt_127x253x511_tn_beta: SM90_F16_NT, (127, 253, 511), (T, N), AlphaBeta, Host;
+    sm90_tf32_nt_129x67x255_beta0: SM90_TF32_NT, (129, 67, 255), (N, T), Alpha, Host;
+    sm90_tf32_nt_300x520x130_beta: SM90_TF32_NT, (300, 520, 130), (N, T), AlphaBeta, Host;
+    sm90_tf32_nt_1x1x1: SM90_TF32_NT, (1, 1, 1), (N, T), One, Host;
+    sm90_tf32_nt_5x3x0_beta: SM90_TF32_NT, (5, 3, 0), (N, T), AlphaBeta, Host;
+    sm90_tf32_nt_130x300x1031_beta: SM90_TF32_NT, (130, 300, 1031), (N, T), AlphaBeta, Host;
+    sm90_tf32_nt_127x253x511_nn_beta: SM90_TF32_NT, (127, 253, 511), (N, N), AlphaBeta, Host;
+    sm90_tf32_nt_127x253x511_tn_beta0: SM90_TF32_NT, (127, 253, 511), (T, N), Alpha, Host;
+    sm90_tf32_nt_127x253x511_tt_beta: SM90_TF32_NT, (127, 253, 511), (T, T), AlphaBeta, Host;
+    // B stored K×N, transposed on the device (K a multiple of 4), as
+    // `cudakit matmul --dtype tf32` runs it; K = 255 falls back to the host.
+    sm90_tf32_nn_device_257x513x200_beta: SM90_TF32_NT, (257, 513, 200), (N, N), AlphaBeta, Device;
+    sm90_tf32_nn_device_129x67x256_beta0: SM90_TF32_NT, (129, 67, 256), (N, N), Alpha, Device;
+    sm90_tf32_nn_device_129x67x255_fallback: SM90_TF32_NT, (129, 67, 255), (N, N), AlphaBeta, Device;
+    sm90_tf32_tn_device_64x96x8_beta: SM90_TF32_NT, (64, 96, 8), (T, N), AlphaBeta, Device;
+
+    // SGEMM (FFMA, no tf32): NN kernels, the other orders staged.
+    sgemm_256_1x1x1: SGEMM_256, (1, 1, 1), (N, N), One, Host;
+    sgemm_256_127x253x511_beta: SGEMM_256, (127, 253, 511), (N, N), AlphaBeta, Host;
+    sgemm_256_129x67x255_beta0: SGEMM_256, (129, 67, 255), (N, N), Alpha, Host;
+    sgemm_256_4099x7x64_beta: SGEMM_256, (4099, 7, 64), (N, N), AlphaBeta, Host;
+    sgemm_256_5x4097x33_beta0: SGEMM_256, (5, 4097, 33), (N, N), Alpha, Host;
+    sgemm_256_5x7x0_beta: SGEMM_256, (5, 7, 0), (N, N), AlphaBeta, Host;
+    sgemm_256_256x512x128_beta: SGEMM_256, (256, 512, 128), (N, N), AlphaBeta, Host;
+    sgemm_256_33x65x17_nt_beta: SGEMM_256, (33, 65, 17), (N, T), AlphaBeta, Host;
+    sgemm_256_33x65x17_tn_beta0: SGEMM_256, (33, 65, 17), (T, N), Alpha, Host;
+    sgemm_256_33x65x17_tt_beta: SGEMM_256, (33, 65, 17), (T, T), AlphaBeta, Host;
+    sgemm_128_1x1x1: SGEMM_128, (1, 1, 1), (N, N), One, Host;
+    sgemm_128_127x253x511_beta: SGEMM_128, (127, 253, 511), (N, N), AlphaBeta, Host;
+    sgemm_128_129x67x255_beta0: SGEMM_128, (129, 67, 255), (N, N), Alpha, Host;
+    sgemm_128_5x7x0_beta: SGEMM_128, (5, 7, 0), (N, N), AlphaBeta, Host;
+    sgemm_w24_127x253x511_beta: SGEMM_W24, (127, 253, 511), (N, N), AlphaBeta, Host;
+    sgemm_w24_129x67x255_beta0: SGEMM_W24, (129, 67, 255), (N, N), Alpha, Host;
+
+    // DGEMM on DMMA.
+    dgemm_128_1x1x1: DGEMM_128, (1, 1, 1), (N, N), One, Host;
+    dgemm_128_127x253x511_beta: DGEMM_128, (127, 253, 511), (N, N), AlphaBeta, Host;
+    dgemm_128_129x67x255_beta0: DGEMM_128, (129, 67, 255), (N, N), Alpha, Host;
+    dgemm_128_4099x7x64_beta: DGEMM_128, (4099, 7, 64), (N, N), AlphaBeta, Host;
+    dgemm_128_5x4097x33_beta0: DGEMM_128, (5, 4097, 33), (N, N), Alpha, Host;
+    dgemm_128_5x7x0_beta: DGEMM_128, (5, 7, 0), (N, N), AlphaBeta, Host;
+    dgemm_128_130x300x1031_beta: DGEMM_128, (130, 300, 1031), (N, N), AlphaBeta, Host;
+    dgemm_128_33x65x17_nt_beta: DGEMM_128, (33, 65, 17), (N, T), AlphaBeta, Host;
+    dgemm_128_33x65x17_tn_beta: DGEMM_128, (33, 65, 17), (T, N), AlphaBeta, Host;
+    dgemm_128_33x65x17_tt_beta0: DGEMM_128, (33, 65, 17), (T, T), Alpha, Host;
+    dgemm_mt2_127x253x511_beta: DGEMM_MT2, (127, 253, 511), (N, N), AlphaBeta, Host;
+    dgemm_mt2_129x67x255_beta0: DGEMM_MT2, (129, 67, 255), (N, N), Alpha, Host;
+    dgemm_bk16_127x253x511_beta: DGEMM_BK16, (127, 253, 511), (N, N), AlphaBeta, Host;
+    dgemm_bk16_129x67x255_beta0: DGEMM_BK16, (129, 67, 255), (N, N), Alpha, Host;
+
+    // 4096³: 10⁵ random positions plus every edge row and column.
+    large_sm90_bf16_nn_4096x4096x4096_beta: SM90_BF16_NN, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
+    large_sm90_f16_nn_4096x4096x4096: SM90_F16_NN, (4096, 4096, 4096), (N, N), One, Host;
+    large_sm90_tf32_nn_device_4096x4096x4096_beta: SM90_TF32_NT, (4096, 4096, 4096), (N, N), AlphaBeta, Device;
+    large_sgemm_256_4096x4096x4096_beta: SGEMM_256, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
+    large_dgemm_128_4096x4096x4096_beta: DGEMM_128, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
+}
+
+// ---------------------------------------------------------------------------
 // CPU tests: the tables, and the checks against an emulation of the kernels.
 // ---------------------------------------------------------------------------
 
@@ -1784,6 +2037,22 @@ fn names_resolve_and_every_kernel_is_covered() {
             used.insert(kern.name);
         }
     }
+    for (test, case) in H200_CASES {
+        let kern = matmul_kernel(case.kernel);
+        assert!(
+            matches!(kern.signature, Signature::Tma | Signature::Gemm),
+            "{test}"
+        );
+        let [m, n, k] = case.dims;
+        for d in case.dims {
+            int(d);
+        }
+        let large = m * n > reference::FULL_CHECK_LIMIT || case.dims.iter().all(|&d| d >= 4096);
+        assert_eq!(test.starts_with("large_"), large, "{test}: large_ prefix");
+        assert!(m > 0 && n > 0, "{test}");
+        let _ = k;
+        used.insert(kern.name);
+    }
     for (test, kernels, dims) in CHAIN_CASES {
         assert_eq!(dims.len(), kernels.len() + 2, "{test}");
         for k in *kernels {
@@ -1803,9 +2072,10 @@ fn names_resolve_and_every_kernel_is_covered() {
     names.extend(BATCHED_CASES.iter().map(|(t, _, _)| *t));
     names.extend(STREAM_CASES.iter().map(|(t, _)| *t));
     names.extend(CHAIN_CASES.iter().map(|(t, _, _)| *t));
+    names.extend(H200_CASES.iter().map(|(t, _)| *t));
     let large = names.iter().filter(|t| t.starts_with("large_")).count();
     assert!(
-        names.len() >= 160 && large <= 6,
+        names.len() >= 160 && large <= 12,
         "{} cases, {large} large",
         names.len()
     );

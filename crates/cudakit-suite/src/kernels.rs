@@ -256,6 +256,16 @@ pub enum Elem {
 }
 
 impl Elem {
+    /// Its name in messages (`Real::NAME` of its Rust type).
+    pub fn name(self) -> &'static str {
+        match self {
+            Elem::F32 => "f32",
+            Elem::F64 => "f64",
+            Elem::F16 => "f16",
+            Elem::Bf16 => "bf16",
+        }
+    }
+
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {

@@ -3,6 +3,10 @@
 //! - [`kernels`](mod@kernels): the CUDA sources of `kernels/`, embedded, with
 //!   descriptors (name expressions, element types, block shapes, tiles) to
 //!   loop over.
+//! - [`gemm`](mod@gemm): a GEMM staged for any matrix kernel (transposes,
+//!   TMA row pitches, tensor maps, launches) and the fastest kernel per
+//!   precision and device; [`cublas`](mod@cublas): cuBLAS in the same run,
+//!   for comparison only (optional, loaded at run time).
 //! - [`reference`](mod@reference): f64 CPU references (GEMM in every operand layout,
 //!   batched, axpy, sums, transpose), tolerances derived from the
 //!   arithmetic, poison patterns, and the comparisons every test ends with.
@@ -42,6 +46,8 @@ pub mod bench;
 pub mod bench_graph;
 pub mod bench_multi;
 pub mod bench_transfers;
+pub mod cublas;
+pub mod gemm;
 pub mod kernels;
 pub mod reference;
 pub mod rng;

@@ -1,0 +1,600 @@
+//! Running a matrix kernel of [`kernels`](crate::kernels) on any GEMM it can
+//! serve: the host side of the kernels' operand rules, shared by the
+//! hardware suite and `cudakit matmul`.
+//!
+//! A [`Product`] takes a GEMM as the caller stores it (A M×K or K×M, B K×N
+//! or N×K, row-major, packed: [`Gemm`]) and gives the kernel what it needs:
+//!
+//! - **Storage order.** Every kernel reads A as stored M×K; B as K×N (the
+//!   `_nn` kernels and the pointer kernels) or N×K (the `_nt` TMA kernels).
+//!   An operand stored the other way is transposed on the host while it is
+//!   staged for upload (the documented fallback for the transposes a kernel
+//!   lacks), except for the one case `cudakit matmul` times: tf32 with B
+//!   stored K×N, where B is transposed on the device by
+//!   `transpose<float>` (kernels/transpose.cu) into an N×K scratch buffer
+//!   before each product, as the lab measured it ([`Transpose::Device`]).
+//! - **Row pitch.** TMA needs every row pitch to be a multiple of 16 bytes:
+//!   an operand whose rows are not is staged with its rows padded to
+//!   [`MatmulKernel::row_pitch`] (the padding holds the poison value, and
+//!   stays unread: the maps' dimensions are the logical ones, and TMA fills
+//!   every box past them with zeros). K = 0 gets one padded column.
+//! - **Launch.** Dynamic shared memory above 48 KiB is opted into
+//!   (`MAX_DYNAMIC_SHARED_SIZE_BYTES`) when the product is made; the tensor
+//!   maps are built by [`Product::maps`]; [`Product::launches`] holds the
+//!   launches (the transpose, then the kernel) ready to queue in a scope.
+//!
+//! [`fastest`] names the kernel `cudakit matmul` picks for a precision on a
+//! device.
+
+use cudakit::memory::tensor_map::TensorMap;
+use cudakit::{
+    params, Context, DeviceBuffer, DeviceCopy, Error, Function, LaunchConfig, Module, ParamList,
+    Result, Scope, Stream,
+};
+
+use crate::kernels::{
+    matmul_kernel, tensor_maps, transpose_grid, Elem, MatmulKernel, Signature, Source,
+    TRANSPOSE_BLOCK,
+};
+use crate::reference::{Gemm, Op, Real};
+
+/// What a product computes in: the element type of A and B, and for f32
+/// inputs whether the tensor cores may read them as tf32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Precision {
+    /// f32 inputs and output, f32 FMAs (no tf32).
+    F32,
+    /// f64 everywhere.
+    F64,
+    /// IEEE binary16 inputs, f32 accumulation and output.
+    F16,
+    /// bfloat16 inputs, f32 accumulation and output.
+    Bf16,
+    /// f32 inputs read as tf32 by the tensor cores, f32 accumulation and
+    /// output.
+    Tf32,
+}
+
+impl Precision {
+    /// Every precision, in the CLI's order.
+    pub const ALL: [Precision; 5] = [
+        Precision::F32,
+        Precision::F64,
+        Precision::F16,
+        Precision::Bf16,
+        Precision::Tf32,
+    ];
+
+    /// The name `cudakit matmul --dtype` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+            Precision::F16 => "f16",
+            Precision::Bf16 => "bf16",
+            Precision::Tf32 => "tf32",
+        }
+    }
+
+    /// The element type of A and B.
+    pub fn input(self) -> Elem {
+        match self {
+            Precision::F32 | Precision::Tf32 => Elem::F32,
+            Precision::F64 => Elem::F64,
+            Precision::F16 => Elem::F16,
+            Precision::Bf16 => Elem::Bf16,
+        }
+    }
+
+    /// The element type of C.
+    pub fn output(self) -> Elem {
+        match self {
+            Precision::F64 => Elem::F64,
+            _ => Elem::F32,
+        }
+    }
+
+    /// The precision `kernel` computes in.
+    pub fn of(kernel: &MatmulKernel) -> Precision {
+        match (kernel.input, kernel.accumulation) {
+            (Elem::F32, crate::reference::Accumulation::Tf32) => Precision::Tf32,
+            (Elem::F32, _) => Precision::F32,
+            (Elem::F64, _) => Precision::F64,
+            (Elem::F16, _) => Precision::F16,
+            (Elem::Bf16, _) => Precision::Bf16,
+        }
+    }
+}
+
+/// The fastest kernel measured for `precision` on a device of compute
+/// capability `cc`, or `None` when no kernel serves it there (tf32 needs
+/// sm_90's wgmma). On sm_90 the H200 kernels (kernels/README.md: 0.98–1.0×
+/// cuBLAS for bf16/f16/tf32, 0.86× for f32, 0.83–0.92× for f64); elsewhere
+/// the register-blocked SGEMM/DGEMM and the `mma.sync` kernels.
+pub fn fastest(precision: Precision, cc: (u32, u32)) -> Option<&'static MatmulKernel> {
+    let h200 = [
+        (Precision::F32, "sgemm_128x256"),
+        (Precision::F64, "dgemm_dmma_128x128"),
+        (Precision::F16, "gemm_sm90_f16_nn"),
+        (Precision::Bf16, "gemm_sm90_bf16_nn"),
+        (Precision::Tf32, "gemm_sm90_tf32_nt"),
+    ];
+    let older = [
+        (Precision::F32, "gemm_regblock<float, 128, 128, 8, 8, 8>"),
+        (Precision::F64, "gemm_regblock<double, 64, 64, 8, 4, 4>"),
+        (Precision::F16, "matmul_f16_mma"),
+        (Precision::Bf16, "matmul_bf16_mma"),
+    ];
+    let pick = |table: &[(Precision, &'static str)]| {
+        table
+            .iter()
+            .find(|(p, _)| *p == precision)
+            .map(|(_, name)| matmul_kernel(name))
+            .filter(|k| k.runs_on(cc))
+    };
+    pick(&h200).or_else(|| pick(&older))
+}
+
+/// Where an operand stored the other way round is transposed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transpose {
+    /// On the host, while it is staged for upload (not part of the
+    /// product's time).
+    Host,
+    /// On the device, before each launch, where the kernels allow it
+    /// (tf32 with B stored K×N and K a multiple of 4; other cases fall back
+    /// to the host).
+    Device,
+}
+
+/// `stored` (a `rows`×`cols` row-major packed matrix), transposed when
+/// `transpose` is set, with rows `ld` elements apart (at least one row; the
+/// padding and a K = 0 matrix's row hold `T::POISON`).
+///
+/// # Panics
+///
+/// When `stored` does not hold `rows`×`cols` elements, or `ld` is less
+/// than the staged row length.
+pub fn stage<T: Real>(
+    stored: &[T],
+    rows: usize,
+    cols: usize,
+    transpose: bool,
+    ld: usize,
+) -> Vec<T> {
+    assert_eq!(stored.len(), rows * cols, "a {rows}x{cols} matrix");
+    let (out_rows, out_cols) = if transpose {
+        (cols, rows)
+    } else {
+        (rows, cols)
+    };
+    assert!(ld >= out_cols, "row pitch {ld} < {out_cols} columns");
+    let mut out = vec![T::POISON; out_rows.max(1) * ld.max(1)];
+    for r in 0..out_rows {
+        for c in 0..out_cols {
+            out[r * ld + c] = if transpose {
+                stored[c * cols + r]
+            } else {
+                stored[r * cols + c]
+            };
+        }
+    }
+    out
+}
+
+fn int(x: usize, what: &str) -> Result<i32> {
+    i32::try_from(x)
+        .map_err(|_| Error::InvalidArgument(format!("{what} = {x} does not fit an int")))
+}
+
+/// One GEMM on the device, staged for one kernel (see the module docs).
+pub struct Product<'c, I: DeviceCopy, O: DeviceCopy> {
+    kernel: &'static MatmulKernel,
+    g: Gemm,
+    a: DeviceBuffer<'c, I>,
+    lda: usize,
+    b: DeviceBuffer<'c, I>,
+    ldb: usize,
+    /// How B is stored in `b`.
+    b_op: Op,
+    /// B transposed on the device (N×K, rows K apart), when it is.
+    bt: Option<DeviceBuffer<'c, I>>,
+    c: DeviceBuffer<'c, O>,
+    module: Module<'c>,
+    transpose: Option<Module<'c>>,
+    staged_on_host: Vec<&'static str>,
+}
+
+impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
+    /// Compiles (through the process's cache) and loads `kernel`, opts into
+    /// its dynamic shared memory, stages and uploads A and B as `g` stores
+    /// them, and uploads `c` (or poisons C when there is none: beta = 0 must
+    /// not read it). Waits for the uploads before returning.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] when the element types are not the
+    /// kernel's, the kernel is a batched one, or a size does not fit the
+    /// kernels' `int`; compile, load, allocation and copy errors.
+    ///
+    /// # Panics
+    ///
+    /// When `a`, `b` or `c` do not hold `g`'s A, B and C.
+    pub fn new(
+        ctx: &'c Context,
+        kernel: &'static MatmulKernel,
+        g: Gemm,
+        (a, b, c): (&[I], &[I], Option<&[O]>),
+        transpose: Transpose,
+    ) -> Result<Self> {
+        assert_eq!(a.len(), g.a_len(), "A of {g:?}");
+        assert_eq!(b.len(), g.b_len(), "B of {g:?}");
+        if let Some(c) = c {
+            assert_eq!(c.len(), g.c_len(), "C of {g:?}");
+        }
+        if I::NAME != kernel.input.name() || O::NAME != kernel.output.name() {
+            return Err(Error::InvalidArgument(format!(
+                "{} takes {:?} inputs and {:?} output, not {} and {}",
+                kernel.name,
+                kernel.input,
+                kernel.output,
+                I::NAME,
+                O::NAME
+            )));
+        }
+        if kernel.signature == Signature::Batched {
+            return Err(Error::InvalidArgument(format!(
+                "{} is batched: a Product runs one GEMM",
+                kernel.name
+            )));
+        }
+        for (what, x) in [("M", g.m), ("N", g.n), ("K", g.k)] {
+            int(x, what)?;
+        }
+        let mut staged_on_host = Vec::new();
+        // A: the kernels read it as stored M×K.
+        let lda = kernel.row_pitch(g.k);
+        let a_t = g.op_a != kernel.op_a;
+        if a_t {
+            staged_on_host.push("A transposed on the host");
+        }
+        let (a_rows, a_cols) = if g.op_a == Op::N {
+            (g.m, g.k)
+        } else {
+            (g.k, g.m)
+        };
+        let a_host = stage(a, a_rows, a_cols, a_t, lda);
+        // B: as the kernel reads it, or as given for a device transpose.
+        let (b_rows, b_cols) = if g.op_b == Op::N {
+            (g.k, g.n)
+        } else {
+            (g.n, g.k)
+        };
+        let on_device = transpose == Transpose::Device
+            && kernel.uses_tma()
+            && g.op_b == Op::N
+            && kernel.op_b == Op::T
+            && g.k > 0
+            && g.n > 0
+            && kernel.row_pitch(g.k) == g.k;
+        let (b_host, ldb, b_op) = if on_device {
+            (b.to_vec(), g.n, Op::N)
+        } else {
+            let b_t = g.op_b != kernel.op_b;
+            if b_t {
+                staged_on_host.push("B transposed on the host");
+            }
+            let ldb = kernel.row_pitch(if kernel.op_b == Op::N { g.n } else { g.k });
+            (stage(b, b_rows, b_cols, b_t, ldb), ldb, kernel.op_b)
+        };
+        if kernel.uses_tma() && (lda != g.k || (!on_device && ldb != b_host_cols(kernel, &g))) {
+            staged_on_host.push("rows padded to 16 bytes for TMA");
+        }
+        let compiled = kernel.program().compile_for(ctx)?;
+        let module = ctx.load_module(&compiled)?;
+        if kernel.shared_bytes > 48 * 1024 {
+            module
+                .function(kernel.name)?
+                .set_max_dynamic_shared_memory(kernel.shared_bytes)?;
+        }
+        let transpose = if on_device {
+            let compiled = Source::named("transpose.cu").program().compile_for(ctx)?;
+            Some(ctx.load_module(&compiled)?)
+        } else {
+            None
+        };
+        let a = ctx.upload(&a_host)?;
+        let b = ctx.upload(&b_host)?;
+        let bt = if on_device {
+            Some(ctx.alloc::<I>(g.n * g.k)?)
+        } else {
+            None
+        };
+        let c = match c {
+            Some(c) if !c.is_empty() => ctx.upload(c)?,
+            _ => {
+                let d = ctx.alloc::<O>(g.c_len().max(1))?;
+                d.fill(O::POISON)?;
+                d
+            }
+        };
+        // Synchronous uploads and fills may still be in flight on the
+        // legacy stream, which the launch's stream does not wait for.
+        ctx.synchronize()?;
+        Ok(Product {
+            kernel,
+            g,
+            a,
+            lda,
+            b,
+            ldb,
+            b_op,
+            bt,
+            c,
+            module,
+            transpose,
+            staged_on_host,
+        })
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> &'static MatmulKernel {
+        self.kernel
+    }
+
+    /// The GEMM as the caller stores it.
+    pub fn gemm(&self) -> Gemm {
+        self.g
+    }
+
+    /// C on the device (M×N, packed; one element when empty).
+    pub fn c(&self) -> &DeviceBuffer<'c, O> {
+        &self.c
+    }
+
+    /// What the product does besides the kernel: the device transpose it
+    /// runs, and how the operands were staged on the host.
+    pub fn notes(&self) -> Vec<&'static str> {
+        let mut notes = self.staged_on_host.clone();
+        if self.bt.is_some() {
+            notes.insert(0, "B transposed on the device (transpose<float>, timed)");
+        }
+        notes
+    }
+
+    /// `x` as the kernel receives it as alpha or beta: rounded to f32,
+    /// except for the f64 kernels.
+    pub fn scalar(&self, x: f64) -> f64 {
+        if self.kernel.input == Elem::F64 {
+            x
+        } else {
+            f64::from(x as f32)
+        }
+    }
+
+    /// The tensor maps of a TMA kernel over the staged A and B; `None` for
+    /// the other kernels.
+    ///
+    /// # Errors
+    ///
+    /// As [`tensor_maps`].
+    pub fn maps(&self) -> Result<Option<(TensorMap<'_>, TensorMap<'_>)>> {
+        if !self.kernel.uses_tma() {
+            return Ok(None);
+        }
+        let (b, ldb) = match &self.bt {
+            Some(bt) => (bt, self.g.k),
+            None => (&self.b, self.ldb),
+        };
+        let dims = [self.g.m, self.g.n, self.g.k];
+        tensor_maps(self.kernel, dims, (&self.a, self.lda), (b, ldb)).map(Some)
+    }
+
+    /// The launches of one product, C = alpha·op(A)·op(B) + beta·C, ready
+    /// to queue with [`Launches::enqueue`]: the device transpose when there
+    /// is one, then the kernel (none when M or N is 0).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for alpha ≠ 1 or beta ≠ 0 with a kernel
+    /// that has no alpha/beta, or for a TMA kernel without its `maps`;
+    /// [`Error::UnknownFunction`] and other module errors.
+    pub fn launches<'a>(
+        &'a self,
+        maps: &'a Option<(TensorMap<'a>, TensorMap<'a>)>,
+        alpha: f64,
+        beta: f64,
+    ) -> Result<Launches<'a>> {
+        let g = &self.g;
+        let (m, n, k) = (int(g.m, "M")?, int(g.n, "N")?, int(g.k, "K")?);
+        let mut steps = Vec::new();
+        if let (Some(bt), Some(module)) = (&self.bt, &self.transpose) {
+            let name = match self.kernel.input.size() {
+                2 => "transpose<unsigned short>",
+                4 => "transpose<float>",
+                _ => "transpose<double>",
+            };
+            let grid = transpose_grid(g.k, g.n);
+            let b = TRANSPOSE_BLOCK;
+            steps.push(Step {
+                function: module.function(name)?,
+                config: LaunchConfig::new((grid[0], grid[1], grid[2]), (b[0], b[1], b[2])),
+                params: params![&self.b, bt, k, n],
+            });
+        }
+        if g.m > 0 && g.n > 0 {
+            let grid = self.kernel.grid(g.m, g.n, 1);
+            let b = self.kernel.block;
+            let config = LaunchConfig::new((grid[0], grid[1], grid[2]), (b[0], b[1], b[2]))
+                .shared(self.kernel.shared_bytes);
+            let (a, bb, c) = (&self.a, &self.b, &self.c);
+            let params: ParamList<'a> = match (self.kernel.signature, self.kernel.input) {
+                (Signature::Tma, _) => {
+                    let Some((ma, mb)) = maps else {
+                        return Err(Error::InvalidArgument(format!(
+                            "{} needs its tensor maps (Product::maps)",
+                            self.kernel.name
+                        )));
+                    };
+                    params![ma, mb, c, m, n, k, alpha as f32, beta as f32]
+                }
+                (Signature::Gemm, Elem::F64) => params![m, n, k, alpha, a, bb, beta, c],
+                (Signature::Gemm, _) => params![m, n, k, alpha as f32, a, bb, beta as f32, c],
+                (Signature::Matmul, _) => {
+                    if alpha != 1.0 || beta != 0.0 {
+                        return Err(Error::InvalidArgument(format!(
+                            "{} computes C = A*B only (alpha 1, beta 0)",
+                            self.kernel.name
+                        )));
+                    }
+                    params![a, bb, c, m, n, k]
+                }
+                (Signature::Batched, _) => unreachable!("refused by Product::new"),
+            };
+            steps.push(Step {
+                function: self.module.function(self.kernel.name)?,
+                config,
+                params,
+            });
+        }
+        Ok(Launches { steps })
+    }
+
+    /// Runs the product once on a stream of its own and returns C.
+    ///
+    /// # Errors
+    ///
+    /// As [`Product::maps`], [`Product::launches`] and the launches.
+    pub fn run(&self, ctx: &Context, alpha: f64, beta: f64) -> Result<Vec<O>> {
+        let stream = ctx.stream()?;
+        let maps = self.maps()?;
+        let launches = self.launches(&maps, alpha, beta)?;
+        ctx.scope(|s| launches.enqueue(s, &stream))?;
+        let mut c = self.c.to_vec()?;
+        c.truncate(self.g.c_len());
+        Ok(c)
+    }
+
+    /// A and B as they sit on the device for a comparison library: (the
+    /// buffer, its row pitch in elements, how it is stored). B is the
+    /// caller's B when the kernel gets a device-transposed copy.
+    pub fn operands(&self) -> [(&DeviceBuffer<'c, I>, usize, Op); 2] {
+        [(&self.a, self.lda, Op::N), (&self.b, self.ldb, self.b_op)]
+    }
+}
+
+/// The row length of B as a kernel reads it.
+fn b_host_cols(kernel: &MatmulKernel, g: &Gemm) -> usize {
+    if kernel.op_b == Op::N {
+        g.n
+    } else {
+        g.k
+    }
+}
+
+impl<I: DeviceCopy, O: DeviceCopy> std::fmt::Debug for Product<'_, I, O> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Product")
+            .field("kernel", &self.kernel.name)
+            .field("gemm", &self.g)
+            .field("lda", &self.lda)
+            .field("ldb", &self.ldb)
+            .field("device_transpose", &self.bt.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for Launches<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
+}
+
+/// One launch of a [`Launches`].
+struct Step<'a> {
+    function: Function<'a>,
+    config: LaunchConfig,
+    params: ParamList<'a>,
+}
+
+/// The launches of one product ([`Product::launches`]).
+pub struct Launches<'a> {
+    steps: Vec<Step<'a>>,
+}
+
+impl<'a> Launches<'a> {
+    /// Queues the launches on `stream`, in order.
+    ///
+    /// # Errors
+    ///
+    /// Launch errors (see `Scope::launch`).
+    pub fn enqueue<'s>(&'s self, s: &Scope<'s, '_>, stream: &'s Stream<'_>) -> Result<()> {
+        for step in &self.steps {
+            // SAFETY: every step was built by `Product::launches` for the
+            // kernel's documented geometry (kernels/README.md): the grid and
+            // block of its descriptor, its dynamic shared memory (opted into
+            // by `Product::new`), and parameters in its signature's order
+            // and types over buffers staged for exactly this M, N, K (A
+            // with `lda`-pitched rows, B as the kernel reads it or as the
+            // transpose reads it, C with M·N elements, each at least one
+            // element) and tensor maps whose extents lie inside those
+            // buffers (checked by `TensorMap::tiled`); every access of the
+            // kernels is bounds-checked against M, N, K, and TMA never reads
+            // past a map's extent.
+            unsafe { s.launch(stream, &step.function, &step.config, &step.params)? };
+        }
+        Ok(())
+    }
+
+    /// The kernels launched, in order.
+    pub fn names(&self) -> Vec<&str> {
+        self.steps.iter().map(|s| s.function.name()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn staging_transposes_and_pads() {
+        // 2x3 stored, transposed into 3 rows of pitch 4.
+        let a = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let s = stage(&a, 2, 3, true, 4);
+        assert_eq!(s.len(), 12);
+        assert_eq!(&s[0..2], &[1.0, 4.0]);
+        assert_eq!(&s[4..6], &[2.0, 5.0]);
+        assert_eq!(&s[8..10], &[3.0, 6.0]);
+        assert!(s[2].is_poison() && s[3].is_poison() && s[11].is_poison());
+        assert_eq!(stage(&a, 2, 3, false, 3), a);
+        // K = 0: one padded row of poison.
+        let empty: [f32; 0] = [];
+        let s = stage(&empty, 5, 0, false, 4);
+        assert!(s.len() >= 4 && s.iter().all(|x| x.is_poison()));
+    }
+
+    #[test]
+    fn the_fastest_kernel_depends_on_the_device() {
+        let on = |p, cc| fastest(p, cc).map(|k| k.name);
+        assert_eq!(on(Precision::Bf16, (9, 0)), Some("gemm_sm90_bf16_nn"));
+        assert_eq!(on(Precision::F16, (9, 0)), Some("gemm_sm90_f16_nn"));
+        assert_eq!(on(Precision::Tf32, (9, 0)), Some("gemm_sm90_tf32_nt"));
+        assert_eq!(on(Precision::F32, (9, 0)), Some("sgemm_128x256"));
+        assert_eq!(on(Precision::F64, (9, 0)), Some("dgemm_dmma_128x128"));
+        assert_eq!(on(Precision::Bf16, (8, 9)), Some("matmul_bf16_mma"));
+        assert_eq!(
+            on(Precision::F64, (8, 0)),
+            Some("gemm_regblock<double, 64, 64, 8, 4, 4>")
+        );
+        // sgemm.cu needs only sm_80's cp.async.
+        assert_eq!(on(Precision::F32, (8, 6)), Some("sgemm_128x256"));
+        assert_eq!(on(Precision::Tf32, (8, 9)), None);
+        assert_eq!(on(Precision::Bf16, (10, 0)), Some("matmul_bf16_mma"));
+        for p in Precision::ALL {
+            let k = fastest(p, (9, 0)).unwrap();
+            assert_eq!(Precision::of(k), p);
+            assert_eq!((k.input, k.output), (p.input(), p.output()));
+        }
+    }
+}
