@@ -95,3 +95,40 @@ fn both_directions_at_once_from_two_threads() {
         assert!(a.to_vec().expect("read") == up);
     }
 }
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn staged_copies_inside_a_scope_keep_stream_order() {
+    let ctx = Context::new(0).expect("device 0");
+    let mut rng = Rng::new();
+    let stream = ctx.stream().expect("stream");
+    let n = 3 * CHUNK + 333;
+    let data = bytes(&mut rng, n);
+    let a = ctx.upload(&data).expect("upload");
+    let b = ctx.alloc::<u8>(n).expect("alloc");
+    b.fill(0x5A).expect("poison");
+    let c = ctx.alloc::<u8>(n).expect("alloc");
+    let d = ctx.alloc::<u8>(n).expect("alloc");
+    d.fill(0x5A).expect("poison");
+    let src = bytes(&mut rng, n);
+    let mut out = vec![0xC3u8; n];
+    ctx.scope(|s| {
+        // Device to device, then a staged download of its destination: the
+        // download must come after the copy on the stream.
+        s.copy(&stream, &a, &b)?;
+        s.copy_to_host(&stream, &b, &mut out)?;
+        // A staged upload, then a device copy of its destination.
+        s.copy_to_device(&stream, &src, &c)?;
+        s.copy(&stream, &c, &d)?;
+        Ok(())
+    })
+    .expect("scope");
+    assert!(
+        out == data,
+        "the staged download ran before the copy it follows"
+    );
+    assert!(
+        d.to_vec().expect("read") == src,
+        "the copy ran before the staged upload"
+    );
+}

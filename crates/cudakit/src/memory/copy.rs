@@ -245,3 +245,60 @@ pub(crate) unsafe fn dtod_async(
     ctx.counters().dtod.add(bytes, None);
     Ok(())
 }
+
+/// Host to device in stream order: through the staged pipeline when `src`
+/// is pageable and at least [`staged::STAGE_MIN`] bytes (the pipeline's
+/// streams wait for `stream` first; the call returns once the bytes have
+/// landed), else `cuMemcpyHtoDAsync_v2`. Never staged during a capture
+/// (the pipeline synchronizes, which a capture forbids).
+///
+/// # Safety
+///
+/// As [`htod_async`].
+pub(crate) unsafe fn htod_ordered(
+    ctx: &Context,
+    stream: CUstream,
+    dst: CUdeviceptr,
+    src: *const u8,
+    bytes: usize,
+) -> Result<()> {
+    if bytes >= staged::STAGE_MIN && !ctx.capturing() {
+        let cu = ctx.enter()?;
+        if !staged::is_page_locked(cu, src) {
+            // SAFETY: the caller's contract covers `src` and `dst` for at
+            // least as long as this call.
+            unsafe { staged::htod(ctx, dst, src, bytes, stream) }?;
+            ctx.counters().htod.add(bytes, None);
+            return Ok(());
+        }
+    }
+    // SAFETY: the caller's contract.
+    unsafe { htod_async(ctx, stream, dst, src, bytes) }
+}
+
+/// Device to host in stream order; see [`htod_ordered`].
+///
+/// # Safety
+///
+/// As [`dtoh_async`].
+pub(crate) unsafe fn dtoh_ordered(
+    ctx: &Context,
+    stream: CUstream,
+    dst: *mut u8,
+    src: CUdeviceptr,
+    bytes: usize,
+) -> Result<()> {
+    if bytes >= staged::STAGE_MIN && !ctx.capturing() {
+        let cu = ctx.enter()?;
+        if !staged::is_page_locked(cu, dst) {
+            // SAFETY: the caller's contract covers `dst` and `src` for at
+            // least as long as this call.
+            unsafe { staged::dtoh(ctx, dst, src, bytes, stream) }?;
+            ctx.counters().dtoh.add(bytes, None);
+            return Ok(());
+        }
+    }
+    // SAFETY: the caller's contract.
+    unsafe { dtoh_async(ctx, stream, dst, src, bytes) }
+}
+

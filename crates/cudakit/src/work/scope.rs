@@ -221,9 +221,10 @@ impl<'s, 'env> Scope<'s, 'env> {
         let bytes = byte_len::<T>(src.len(), "copy")?;
         let t = self.time_start(stream)?;
         // SAFETY: `src` and `dst` are borrowed until the scope has
-        // synchronized this stream; both hold `bytes` bytes.
+        // synchronized this stream; both hold `bytes` bytes. Large pageable
+        // sources go through the staged pipeline, ordered after the stream.
         unsafe {
-            copy::htod_async(
+            copy::htod_ordered(
                 self.ctx,
                 raw,
                 dst.device_ptr().as_raw(),
@@ -256,7 +257,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         // scope has synchronized this stream; both hold `bytes` bytes; every
         // bit pattern is a valid T.
         unsafe {
-            copy::dtoh_async(
+            copy::dtoh_ordered(
                 self.ctx,
                 raw,
                 dst.as_mut_ptr().cast(),
