@@ -7,7 +7,7 @@ use std::time::Duration;
 use cudakit::Context;
 use cudakit_suite::bench::{self, Row};
 use cudakit_suite::kernels;
-use cudakit_suite::{bench_graph, bench_transfers};
+use cudakit_suite::{bench_graph, bench_multi, bench_transfers};
 
 use crate::args::{CliError, Exit, Parser, Token};
 use crate::doctor;
@@ -27,7 +27,9 @@ Usage: cudakit bench [OPTIONS]
 
 Options:
   --only LIST           Any of launch, transfers, pageable, both, load,
-                        compile, graphs, comma-separated (default: all)
+                        compile, graphs, multi, comma-separated (default:
+                        all; multi needs two devices and NCCL, and is
+                        reported as not run without them)
   --launches N          Launches per timed batch (default 2000)
   --batches B           Timed launch batches (default 51)
   --bytes SIZE          Transfer size, e.g. 64M or 1G (default 256M)
@@ -50,6 +52,7 @@ struct Options {
     load: bool,
     compile: bool,
     graphs: bool,
+    multi: bool,
     svg: Option<std::path::PathBuf>,
     launches: usize,
     batches: usize,
@@ -69,6 +72,7 @@ impl Default for Options {
             load: true,
             compile: true,
             graphs: true,
+            multi: true,
             svg: None,
             launches: 2000,
             batches: 51,
@@ -98,6 +102,7 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                 let v = args.value(flag, attached)?;
                 (o.launch, o.transfers, o.compile) = (false, false, false);
                 (o.pageable, o.both, o.load, o.graphs) = (false, false, false, false);
+                o.multi = false;
                 for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                     match part {
                         "launch" | "launches" => o.launch = true,
@@ -107,10 +112,11 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                         "load" => o.load = true,
                         "compile" => o.compile = true,
                         "graphs" | "graph" => o.graphs = true,
+                        "multi" | "nccl" | "peer" => o.multi = true,
                         _ => {
                             return Err(args.error(format!(
                                 "--only expects launch, transfers, pageable, both, load, \
-                                 compile or graphs, got {part:?}"
+                                 compile, graphs or multi, got {part:?}"
                             )))
                         }
                     }
@@ -121,7 +127,8 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                     || o.both
                     || o.load
                     || o.compile
-                    || o.graphs)
+                    || o.graphs
+                    || o.multi)
                 {
                     return Err(args.error("--only needs at least one benchmark"));
                 }
@@ -247,6 +254,39 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         let r = bench_graph::graphs(&ctx, o.samples).map_err(|e| error(&e))?;
         rows.extend(r.into_iter().map(|row| ("graphs", row)));
     }
+    let mut not_run: Vec<String> = Vec::new();
+    if o.multi {
+        match cudakit::Device::count() {
+            Ok(n) if n >= 2 => {
+                let other = if o.device == 0 { 1 } else { 0 };
+                let c1 = Context::new(other).map_err(|e| error(&e))?;
+                if !global.json {
+                    eprintln!(
+                        "measuring peer copies and NCCL all-reduce on devices {} and {other}...",
+                        o.device
+                    );
+                }
+                let r = bench_multi::peer_copies(&ctx, &c1, o.bytes, o.samples, 4)
+                    .map_err(|e| error(&e))?;
+                rows.extend(r.into_iter().map(|row| ("multi", row)));
+                match bench_multi::all_reduce(
+                    &ctx,
+                    &c1,
+                    &[1 << 20, 16 << 20, 256 << 20],
+                    o.samples,
+                    20,
+                ) {
+                    Ok(r) => rows.extend(r.into_iter().map(|row| ("multi", row))),
+                    Err(cudakit::Error::Load(e)) => not_run.push(format!("NCCL all-reduce: {e}")),
+                    Err(e) => return Err(error(&e)),
+                }
+            }
+            Ok(n) => not_run.push(format!(
+                "peer copies and NCCL all-reduce: need 2 devices, found {n}"
+            )),
+            Err(e) => return Err(error(&e)),
+        }
+    }
     if o.compile {
         if !global.json {
             eprintln!(
@@ -288,7 +328,11 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
                     .with("name", device),
             )
             .with("transfer_bytes", o.bytes)
-            .with("rows", Json::Arr(items));
+            .with("rows", Json::Arr(items))
+            .with(
+                "not_run",
+                Json::Arr(not_run.iter().map(|s| Json::from(s.as_str())).collect()),
+            );
         println!("{}", json.to_pretty());
     } else {
         println!(
@@ -297,6 +341,9 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         );
         println!("ratio = cudakit / raw driver calls (1.00 = as fast; lower is better)\n");
         print!("{}", table(&rows));
+        for reason in &not_run {
+            println!("not run: {reason}");
+        }
     }
     Ok(Exit::Ok)
 }
