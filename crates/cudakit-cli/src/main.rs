@@ -56,6 +56,8 @@ Exit codes:
 Environment:
   CUDAKIT_LIBCUDA     libcuda.so.1 to load instead of searching
   CUDAKIT_LIBNVRTC    libnvrtc.so.13 to load instead of searching
+  CUDAKIT_LIBCUBLAS   libcublas.so.13 to load instead of searching (optional:
+                      `cudakit matmul` compares with cuBLAS when it loads)
   CUDAKIT_CACHE, CUDAKIT_CACHE_DIR, CUDAKIT_CACHE_MAX_BYTES
                       the compile cache (`off`, its folder, its size bound)
 
@@ -63,6 +65,7 @@ Examples:
   cudakit doctor
   cudakit compile --arch sm_90 --name-expr 'scale<float>' scale.cu
   cudakit matmul --m 4096 --n 4096 --k 4096 --dtype f32
+  cudakit matmul --size 8192 --dtype bf16 --compare cublas
   cudakit --json matmul --dtype bf16 --iters 20";
 
 /// Options every command accepts.

@@ -3,13 +3,22 @@
 //! timed with events, download the result, check it against the f64 CPU
 //! reference of `cudakit_suite::reference` with the tolerance derived there,
 //! and print a table of times, GFLOP/s, the error and the verdict.
+//!
+//! By default the kernel is the fastest verified one for the precision and
+//! the device (`cudakit_suite::gemm::fastest`: on sm_90 the wgmma + TMA
+//! kernels for bf16/f16/tf32, the FFMA SGEMM and the DMMA DGEMM). The
+//! product runs through `cudakit_suite::gemm::Product` (tensor maps, padded
+//! rows, the tf32 device transpose). cuBLAS (`cublasGemmEx`, loaded at run
+//! time, optional) runs in the same process on the same device buffers, and
+//! its rate and the ratio are printed beside cudakit's whenever it loads.
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use cudakit::compile::program::{Origin, Program};
-use cudakit::work::launch::LaunchConfig;
-use cudakit::{params, Bf16, Context, DeviceCopy, Error, ParamList, F16};
-use cudakit_suite::kernels::{Elem, MatmulKernel, Signature, MATMUL_KERNELS};
+use cudakit::compile::program::Origin;
+use cudakit::{Bf16, Context, DeviceCopy, Error, F16};
+use cudakit_suite::cublas::{Cublas, CublasError};
+use cudakit_suite::gemm::{self, Precision, Product, Transpose};
+use cudakit_suite::kernels::{MatmulKernel, Signature, MATMUL_KERNELS};
 use cudakit_suite::reference::{self, Gemm, Op, Real, Reference, Tolerance};
 use cudakit_suite::rng::Rng;
 
@@ -31,11 +40,16 @@ Usage: cudakit matmul [OPTIONS]
 Options:
   --m M, --n N, --k K   Matrix sizes (default 2048 each; 1 to 2147483647)
   --size S              Shorthand for --m S --n S --k S
-  --dtype T             f32 (default), f64, f16 or bf16 (f16/bf16: tensor
-                        cores, f32 output)
-  --kernel NAME         naive, tiled, gemm, regblock (f32/f64; default
-                        regblock) or mma (f16/bf16; the default there), or a
-                        full name from --list, e.g. 'matmul_tiled<float, 16>'
+  --dtype T             f32 (default; no tf32), f64, f16, bf16 or tf32 (f16,
+                        bf16, tf32: tensor cores, f32 output)
+  --kernel NAME         Default: the fastest verified kernel for the dtype
+                        and the device (on sm_90: sgemm, dmma, wgmma). Short
+                        names: naive, tiled, gemm, regblock, sgemm (f32/f64),
+                        dmma (f64), mma (f16/bf16), wgmma (f16/bf16/tf32); or
+                        a full name from --list, e.g. 'matmul_tiled<float, 16>'
+  --compare WHAT        auto (default: cuBLAS's rate from the same run and the
+                        ratio, when libcublas.so.13 loads), cublas (required:
+                        exit 2 when it does not load), or none
   --iters I             Timed runs (default 10), after --warmup W (default 1)
   --seed S              Seed of the inputs (decimal or 0x hex; default fresh)
   --verify MODE         auto (default: every element up to M*N*K = 2^30, else
@@ -47,9 +61,15 @@ Options:
   --json                Print one JSON object instead of the table
   -h, --help            Show this text
 
+cuBLAS is found like libcuda: CUDAKIT_LIBCUBLAS, the soname libcublas.so.13,
+the toolkit folders, pip's nvidia/cu13/lib and nvidia/cublas/lib
+(`pip install nvidia-cublas`). f32 runs it with CUBLAS_COMPUTE_32F and the
+default math mode (no tf32), tf32 with CUBLAS_COMPUTE_32F_FAST_TF32.
+
 Exit codes: 0 verified (or --verify none); 1 verification failed, or a compile
-or driver error; 2 no usable GPU, driver or NVRTC (the doctor's diagnosis is
-printed); 64 usage error.";
+or driver error (a cuBLAS call failing included); 2 no usable GPU, driver or
+NVRTC (the doctor's diagnosis is printed), or no cuBLAS with --compare cublas;
+64 usage error.";
 
 /// The element type asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +78,7 @@ enum Dtype {
     F64,
     F16,
     Bf16,
+    Tf32,
 }
 
 impl Dtype {
@@ -67,15 +88,27 @@ impl Dtype {
             Dtype::F64 => "f64",
             Dtype::F16 => "f16",
             Dtype::Bf16 => "bf16",
+            Dtype::Tf32 => "tf32",
         }
     }
 
-    fn of(elem: Elem) -> Dtype {
-        match elem {
-            Elem::F32 => Dtype::F32,
-            Elem::F64 => Dtype::F64,
-            Elem::F16 => Dtype::F16,
-            Elem::Bf16 => Dtype::Bf16,
+    fn of(kernel: &MatmulKernel) -> Dtype {
+        match Precision::of(kernel) {
+            Precision::F64 => Dtype::F64,
+            Precision::F16 => Dtype::F16,
+            Precision::Bf16 => Dtype::Bf16,
+            Precision::Tf32 => Dtype::Tf32,
+            _ => Dtype::F32,
+        }
+    }
+
+    fn precision(self) -> Precision {
+        match self {
+            Dtype::F32 => Precision::F32,
+            Dtype::F64 => Precision::F64,
+            Dtype::F16 => Precision::F16,
+            Dtype::Bf16 => Precision::Bf16,
+            Dtype::Tf32 => Precision::Tf32,
         }
     }
 
@@ -90,21 +123,32 @@ impl Dtype {
             (Dtype::F64, "tiled") => "matmul_tiled<double, 32>",
             (Dtype::F64, "gemm") => "gemm<double, false, false>",
             (Dtype::F64, "regblock") => "gemm_regblock<double, 64, 64, 8, 4, 4>",
+            (Dtype::F32, "sgemm") => "sgemm_128x256",
+            (Dtype::F64, "dmma") => "dgemm_dmma_128x128",
             (Dtype::F16, "mma") => "matmul_f16_mma",
             (Dtype::Bf16, "mma") => "matmul_bf16_mma",
+            (Dtype::F16, "wgmma") => "gemm_sm90_f16_nn",
+            (Dtype::Bf16, "wgmma") => "gemm_sm90_bf16_nn",
+            (Dtype::Tf32, "wgmma") => "gemm_sm90_tf32_nt",
             _ => return None,
         })
     }
-
-    fn default_alias(self) -> &'static str {
-        match self {
-            Dtype::F32 | Dtype::F64 => "regblock",
-            Dtype::F16 | Dtype::Bf16 => "mma",
-        }
-    }
 }
 
-const SHORT_NAMES: &[&str] = &["naive", "tiled", "gemm", "regblock", "mma"];
+const SHORT_NAMES: &[&str] = &[
+    "naive", "tiled", "gemm", "regblock", "sgemm", "dmma", "mma", "wgmma",
+];
+
+/// Whether to run cuBLAS beside the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compare {
+    /// When it loads.
+    Auto,
+    /// Required.
+    Cublas,
+    /// Never.
+    None,
+}
 
 /// How much of C is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,6 +176,7 @@ struct Options {
     samples: usize,
     device: usize,
     list: bool,
+    compare: Compare,
 }
 
 impl Default for Options {
@@ -149,6 +194,7 @@ impl Default for Options {
             samples: reference::SAMPLES,
             device: 0,
             list: false,
+            compare: Compare::Auto,
         }
     }
 }
@@ -190,12 +236,25 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                     "f64" | "double" => Dtype::F64,
                     "f16" | "half" => Dtype::F16,
                     "bf16" => Dtype::Bf16,
+                    "tf32" => Dtype::Tf32,
                     _ => {
-                        return Err(
-                            args.error(format!("--dtype expects f32, f64, f16 or bf16, got {v:?}"))
-                        )
+                        return Err(args.error(format!(
+                            "--dtype expects f32, f64, f16, bf16 or tf32, got {v:?}"
+                        )))
                     }
                 });
+            }
+            "--compare" => {
+                let v = args.value(flag, attached)?;
+                o.compare = match v.to_ascii_lowercase().as_str() {
+                    "auto" => Compare::Auto,
+                    "cublas" => Compare::Cublas,
+                    "none" => Compare::None,
+                    _ => {
+                        return Err(args
+                            .error(format!("--compare expects auto, cublas or none, got {v:?}")))
+                    }
+                };
             }
             "--kernel" => o.kernel = Some(args.value(flag, attached)?),
             "--iters" => {
@@ -244,16 +303,30 @@ fn squeeze(name: &str) -> String {
     name.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
-/// The kernel and element type from `--dtype` and `--kernel`.
+/// The kernel and element type from `--dtype` and `--kernel`, for a device
+/// of compute capability `cc` (without `--kernel`: the fastest kernel
+/// there, [`gemm::fastest`]).
 fn resolve(
     dtype: Option<Dtype>,
     kernel: Option<&str>,
+    cc: (u32, u32),
 ) -> Result<(&'static MatmulKernel, Dtype), String> {
     let short = kernel.map(str::trim).filter(|k| SHORT_NAMES.contains(k));
     let name = match (kernel, short) {
-        (None, _) | (_, Some(_)) => {
+        (None, _) => {
             let dtype = dtype.unwrap_or(Dtype::F32);
-            let short = short.unwrap_or(dtype.default_alias());
+            let k = gemm::fastest(dtype.precision(), cc).ok_or_else(|| {
+                format!(
+                    "no kernel computes {} on sm_{}{} (tf32 needs sm_90's wgmma)",
+                    dtype.name(),
+                    cc.0,
+                    cc.1
+                )
+            })?;
+            k.name
+        }
+        (_, Some(short)) => {
+            let dtype = dtype.unwrap_or(Dtype::F32);
             dtype.alias(short).ok_or_else(|| {
                 let fits: Vec<&str> = SHORT_NAMES
                     .iter()
@@ -287,7 +360,7 @@ fn resolve(
             found.name
         ));
     }
-    let kernel_dtype = Dtype::of(found.input);
+    let kernel_dtype = Dtype::of(found);
     if let Some(d) = dtype {
         if d != kernel_dtype {
             return Err(format!(
@@ -312,7 +385,8 @@ fn list_kernels(global: &Global) {
             .map(|k| {
                 Json::object()
                     .with("name", k.name)
-                    .with("dtype", Dtype::of(k.input).name())
+                    .with("dtype", Dtype::of(k).name())
+                    .with("arch", k.arch.map(|a| a.sm_name()))
                     .with("block", k.block.to_vec())
                     .with("tile", k.tile.to_vec())
             })
@@ -327,7 +401,7 @@ fn list_kernels(global: &Global) {
     }
     println!("{:<44} {:<5} {:<12} tile", "kernel", "dtype", "block");
     for k in runnable {
-        let dtype = Dtype::of(k.input);
+        let dtype = Dtype::of(k);
         let short = SHORT_NAMES
             .iter()
             .find(|s| dtype.alias(s) == Some(k.name))
@@ -353,34 +427,62 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         list_kernels(global);
         return Ok(Exit::Ok);
     }
-    let (kernel, dtype) =
-        resolve(o.dtype, o.kernel.as_deref()).map_err(|message| args.error(message))?;
-    let g = kernel.gemm(o.m, o.n, o.k);
+    // Names and dtypes are checked before any GPU work (usage errors); the
+    // kernel is picked for the device once it is known.
+    resolve(o.dtype, o.kernel.as_deref(), (9, 0)).map_err(|message| args.error(message))?;
+    let g = cudakit_suite::reference::Gemm::nn(o.m, o.n, o.k);
     for (what, len) in [("A", g.a_len()), ("B", g.b_len()), ("C", g.c_len())] {
         if len.checked_mul(8).is_none() {
             return Err(args.error(format!("{what} has {len} elements, too many to address")));
         }
     }
 
+    if o.compare == Compare::Cublas {
+        // Before the GPU: a missing cuBLAS is this command's own error.
+        cudakit_suite::cublas::available().map_err(|e| cublas_missing(&e))?;
+    }
+
     let ctx = Context::new(o.device).map_err(|e| gpu_error("cudakit matmul", &e))?;
     if let Err(e) = cudakit::compile::program::nvrtc_version() {
         return Err(gpu_error("cudakit matmul", &e));
+    }
+    let cc = ctx.limits().compute_capability;
+    let (kernel, dtype) = resolve(o.dtype, o.kernel.as_deref(), cc)
+        .map_err(|message| CliError::failure(format!("cudakit matmul: {message}")))?;
+    if !kernel.runs_on(cc) {
+        return Err(CliError::failure(format!(
+            "cudakit matmul: {} needs {} (this device is sm_{}{}); drop --kernel for the \
+             fastest kernel this device runs",
+            kernel.name,
+            kernel
+                .arch
+                .map_or_else(|| "sm_90".to_owned(), |a| a.sm_name()),
+            cc.0,
+            cc.1
+        )));
     }
     let seed = o.seed.unwrap_or_else(fresh_seed);
     let run = Run {
         ctx: &ctx,
         kernel,
+        precision: dtype.precision(),
         g,
         o: &o,
         seed,
     };
     let report = match dtype {
-        Dtype::F32 => run.execute::<f32, f32>(),
+        Dtype::F32 | Dtype::Tf32 => run.execute::<f32, f32>(),
         Dtype::F64 => run.execute::<f64, f64>(),
         Dtype::F16 => run.execute::<F16, f32>(),
         Dtype::Bf16 => run.execute::<Bf16, f32>(),
     }
     .map_err(|e| run_error(&e))?;
+    if let (Compare::Cublas, Some(Err(e))) = (o.compare, &report.cublas) {
+        return Err(match e {
+            CublasError::NotFound(_) => cublas_missing(e),
+            e => CliError::failure(format!("cudakit matmul: {e}")),
+        });
+    }
     let header = Header::read(&ctx, dtype, &o, kernel, seed);
     let exit = if report.passed() {
         Exit::Ok
@@ -411,6 +513,20 @@ fn gpu_error(command: &str, err: &Error) -> CliError {
     }
 }
 
+/// `--compare cublas` without a loadable cuBLAS: exit 2, like a missing
+/// NVRTC, with every path tried.
+fn cublas_missing(err: &CublasError) -> CliError {
+    CliError::new(
+        Exit::NoGpu,
+        format!(
+            "cudakit matmul: --compare cublas: {err}\nhint: install it with `python3 -m pip \
+             install nvidia-cublas` (or the CUDA toolkit), set CUDAKIT_LIBCUBLAS to \
+             libcublas.so.13's path, or drop --compare cublas"
+        ),
+    )
+    .with_json("missing", "libcublas")
+}
+
 fn run_error(err: &Error) -> CliError {
     if doctor::is_missing_gpu(err) {
         return doctor::no_gpu_error("cudakit matmul", err);
@@ -430,19 +546,14 @@ fn fresh_seed() -> u64 {
     Rng::from_seed(nanos ^ (u64::from(std::process::id()) << 32)).next_u64()
 }
 
-/// An input element type: how to draw random values, and the scalars a
-/// gemm kernel takes (alpha, beta).
+/// An input element type: how to draw random values.
 trait Input: DeviceCopy + Real {
     fn draw(rng: &mut Rng, n: usize) -> Vec<Self>;
-    fn scalar(x: f32) -> Self;
 }
 
 impl Input for f32 {
     fn draw(rng: &mut Rng, n: usize) -> Vec<f32> {
         rng.vec_f32(n)
-    }
-    fn scalar(x: f32) -> f32 {
-        x
     }
 }
 
@@ -450,17 +561,11 @@ impl Input for f64 {
     fn draw(rng: &mut Rng, n: usize) -> Vec<f64> {
         rng.vec_f64(n)
     }
-    fn scalar(x: f32) -> f64 {
-        f64::from(x)
-    }
 }
 
 impl Input for F16 {
     fn draw(rng: &mut Rng, n: usize) -> Vec<F16> {
         rng.vec_f16(n)
-    }
-    fn scalar(x: f32) -> F16 {
-        F16::from_f32(x)
     }
 }
 
@@ -468,14 +573,12 @@ impl Input for Bf16 {
     fn draw(rng: &mut Rng, n: usize) -> Vec<Bf16> {
         rng.vec_bf16(n)
     }
-    fn scalar(x: f32) -> Bf16 {
-        Bf16::from_f32(x)
-    }
 }
 
 struct Run<'a> {
     ctx: &'a Context,
     kernel: &'static MatmulKernel,
+    precision: Precision,
     g: Gemm,
     o: &'a Options,
     seed: u64,
@@ -488,6 +591,7 @@ struct Header {
     driver: String,
     nvrtc: String,
     dtype: Dtype,
+    precision: Precision,
     m: usize,
     n: usize,
     k: usize,
@@ -510,6 +614,7 @@ impl Header {
             driver: version(cudakit::driver_version()),
             nvrtc: version(cudakit::compile::program::nvrtc_version()),
             dtype,
+            precision: dtype.precision(),
             m: o.m,
             n: o.n,
             k: o.k,
@@ -533,6 +638,23 @@ struct Verification {
     result: Result<(), String>,
 }
 
+/// cuBLAS's side of the comparison.
+#[derive(Debug)]
+struct CublasRun {
+    version: String,
+    path: String,
+    times: Vec<Duration>,
+}
+
+/// What cuBLAS computes in, for the report.
+fn cublas_compute(precision: Precision) -> &'static str {
+    match precision {
+        Precision::F64 => "CUBLAS_COMPUTE_64F",
+        Precision::Tf32 => "CUBLAS_COMPUTE_32F_FAST_TF32",
+        _ => "CUBLAS_COMPUTE_32F",
+    }
+}
+
 /// Everything measured.
 #[derive(Debug)]
 struct Report {
@@ -545,6 +667,12 @@ struct Report {
     registers: Option<u32>,
     grid: [u32; 3],
     block: [u32; 3],
+    /// The kernels one product launches (a device transpose, then the GEMM).
+    launched: Vec<String>,
+    /// How the operands were prepared (`gemm::Product::notes`).
+    notes: Vec<&'static str>,
+    /// cuBLAS in the same run: `None` with `--compare none`.
+    cublas: Option<Result<CublasRun, CublasError>>,
     htod: Duration,
     htod_bytes: u64,
     kernel_times: Vec<Duration>,
@@ -556,12 +684,40 @@ struct Report {
 }
 
 impl Run<'_> {
+    /// cuBLAS's times for the same product, or why there are none.
+    fn cublas<T: Input, G: DeviceCopy + Real>(
+        &self,
+        product: &Product<'_, T, G>,
+        stream: &cudakit::Stream<'_>,
+    ) -> Result<CublasRun, CublasError> {
+        let cublas = Cublas::new(self.ctx)?;
+        let c = self.ctx.alloc::<G>(self.g.c_len())?;
+        let [a, b] = product.operands();
+        let times = cublas.time_gemm(
+            stream,
+            self.precision,
+            [self.g.m, self.g.n, self.g.k],
+            a,
+            b,
+            &c,
+            (1.0, 0.0),
+            (self.o.warmup, self.o.iters),
+        )?;
+        Ok(CublasRun {
+            version: cublas.version(),
+            path: cublas.path().to_owned(),
+            times,
+        })
+    }
+
     fn execute<T: Input, G: DeviceCopy + Real>(&self) -> cudakit::Result<Report> {
         let (ctx, kernel, g, o) = (self.ctx, self.kernel, &self.g, self.o);
         let (m, n, k) = (g.m, g.n, g.k);
         let elem_in = std::mem::size_of::<T>();
         let elem_out = std::mem::size_of::<G>();
-        let device_bytes = (g.a_len() + g.b_len()) * elem_in + g.c_len() * elem_out;
+        // A and B (a tf32 B twice: as given and transposed), C, and
+        // cuBLAS's C.
+        let device_bytes = (g.a_len() + 2 * g.b_len()) * elem_in + 2 * g.c_len() * elem_out;
         // A pre-check for a clear message; where the driver cannot say, the
         // allocations below report it.
         let free = ctx.memory_info().map_or(usize::MAX, |(free, _)| free);
@@ -579,81 +735,58 @@ impl Run<'_> {
         let a = T::draw(&mut rng, g.a_len());
         let b = T::draw(&mut rng, g.b_len());
 
-        // Compile (or hit the cache), load.
-        let program = Program::new(kernel.file, kernel.source).name_expression(kernel.name);
-        let compiled = program.compile_for(ctx)?;
+        // Compile (or hit the cache) and load once for the report's compile
+        // and load times and the register count; the product below gets the
+        // same binary from the process's compile cache.
+        let compiled = kernel.program().compile_for(ctx)?;
         let started = Instant::now();
-        let module = ctx.load_module(&compiled)?;
-        let function = module.function(kernel.name)?;
-        let load = started.elapsed();
-        let registers = function.attributes().ok().map(|a| a.registers);
-
-        // Buffers: pinned host copies, so transfers run at full speed.
-        let a_dev = ctx.alloc::<T>(a.len())?;
-        let b_dev = ctx.alloc::<T>(b.len())?;
-        let c_dev = ctx.alloc::<G>(g.c_len())?;
-        let mut a_pin = ctx.alloc_pinned::<T>(a.len())?;
-        a_pin.copy_from_slice(&a);
-        let mut b_pin = ctx.alloc_pinned::<T>(b.len())?;
-        b_pin.copy_from_slice(&b);
-        let mut c_pin = ctx.alloc_pinned::<G>(g.c_len())?;
-        let stream = ctx.stream()?;
-
-        let (h0, h1) = (ctx.timing_event()?, ctx.timing_event()?);
-        ctx.scope(|s| {
-            h0.record(&stream)?;
-            s.copy_to_device(&stream, &a_pin[..], &a_dev)?;
-            s.copy_to_device(&stream, &b_pin[..], &b_dev)?;
-            h1.record(&stream)?;
-            Ok(())
-        })?;
-        let htod = h1.elapsed_since(&h0)?;
-
-        // Poison C, so an element the kernel never writes shows.
-        c_dev.fill(G::POISON)?;
-        let grid = kernel.grid(m, n, 1);
-        let config = LaunchConfig::new((grid[0], grid[1], grid[2]), {
-            let b = kernel.block;
-            (b[0], b[1], b[2])
-        });
-        // Sizes were checked against i32::MAX when parsed.
-        let (mi, ni, ki) = (m as i32, n as i32, k as i32);
-        let params: ParamList<'_> = match kernel.signature {
-            Signature::Matmul => params![&a_dev, &b_dev, &c_dev, mi, ni, ki],
-            Signature::Gemm => params![
-                mi,
-                ni,
-                ki,
-                T::scalar(1.0),
-                &a_dev,
-                &b_dev,
-                T::scalar(0.0),
-                &c_dev
-            ],
-            Signature::Batched => {
-                return Err(Error::InvalidArgument(
-                    "batched kernels are not run by cudakit matmul".into(),
-                ))
-            }
+        let registers = {
+            let module = ctx.load_module(&compiled)?;
+            let function = module.function(kernel.name)?;
+            function.attributes().ok().map(|a| a.registers)
         };
+        let load = started.elapsed();
+
+        // HtoD of A and B from pinned memory, timed on its own.
+        let htod = {
+            let a_dev = ctx.alloc::<T>(a.len())?;
+            let b_dev = ctx.alloc::<T>(b.len())?;
+            let mut a_pin = ctx.alloc_pinned::<T>(a.len())?;
+            a_pin.copy_from_slice(&a);
+            let mut b_pin = ctx.alloc_pinned::<T>(b.len())?;
+            b_pin.copy_from_slice(&b);
+            let stream = ctx.stream()?;
+            let (h0, h1) = (ctx.timing_event()?, ctx.timing_event()?);
+            ctx.scope(|s| {
+                h0.record(&stream)?;
+                s.copy_to_device(&stream, &a_pin[..], &a_dev)?;
+                s.copy_to_device(&stream, &b_pin[..], &b_dev)?;
+                h1.record(&stream)?;
+                Ok(())
+            })?;
+            h1.elapsed_since(&h0)?
+        };
+
+        // The product: A and B staged for the kernel (padded rows for TMA
+        // where needed), C poisoned so that an element never written shows.
+        let product: Product<'_, T, G> =
+            Product::new(ctx, kernel, *g, (&a, &b, None), Transpose::Device)?;
+        let notes = product.notes();
+        let maps = product.maps()?;
+        let launches = product.launches(&maps, 1.0, 0.0)?;
+        let grid = kernel.grid(m, n, 1);
+        let stream = ctx.stream()?;
         let events = (0..o.iters)
             .map(|_| Ok((ctx.timing_event()?, ctx.timing_event()?)))
             .collect::<cudakit::Result<Vec<_>>>()?;
         let mut progress = Progress::new("kernel", o.iters as u64);
         ctx.scope(|s| {
             for _ in 0..o.warmup {
-                // SAFETY: the kernel (kernels/README.md) reads M×K elements of
-                // A and K×N of B and writes M×N of C, bounds-checked against
-                // the M, N, K it is given; the buffers hold a_len, b_len and
-                // c_len elements of the Gemm built from the same M, N, K and
-                // the kernel's operand layout, and the arguments follow the
-                // kernel's signature in order and type (Signature above).
-                unsafe { s.launch(&stream, &function, &config, &params)? };
+                launches.enqueue(s, &stream)?;
             }
             for (i, (start, end)) in events.iter().enumerate() {
                 start.record(&stream)?;
-                // SAFETY: as for the warm-up launches above.
-                unsafe { s.launch(&stream, &function, &config, &params)? };
+                launches.enqueue(s, &stream)?;
                 end.record(&stream)?;
                 end.synchronize()?;
                 progress.set(i as u64 + 1);
@@ -665,15 +798,27 @@ impl Run<'_> {
             .iter()
             .map(|(start, end)| end.elapsed_since(start))
             .collect::<cudakit::Result<Vec<_>>>()?;
+        let launched: Vec<String> = launches.names().iter().map(|n| n.to_string()).collect();
 
+        let mut c_pin = ctx.alloc_pinned::<G>(g.c_len())?;
         let (d0, d1) = (ctx.timing_event()?, ctx.timing_event()?);
         ctx.scope(|s| {
             d0.record(&stream)?;
-            s.copy_to_host(&stream, &c_dev, &mut c_pin[..])?;
+            s.copy_to_host(&stream, product.c(), &mut c_pin[..])?;
             d1.record(&stream)?;
             Ok(())
         })?;
         let dtoh = d1.elapsed_since(&d0)?;
+
+        // cuBLAS on the same operands (the staged A and B; for a
+        // device-transposed tf32 B, the caller's B), into a C of its own.
+        let cublas = match o.compare {
+            Compare::None => None,
+            _ => Some(self.cublas(&product, &stream)),
+        };
+        drop(launches);
+        drop(maps);
+        drop(product);
 
         let verification = verify(
             &mut rng,
@@ -699,6 +844,9 @@ impl Run<'_> {
             registers,
             grid,
             block: kernel.block,
+            launched,
+            notes,
+            cublas,
             htod,
             htod_bytes: ((a.len() + b.len()) * elem_in) as u64,
             kernel_times,
@@ -946,6 +1094,16 @@ impl Report {
         }
     }
 
+    /// cudakit's rate over cuBLAS's, at the medians, when cuBLAS ran.
+    fn ratio_to_cublas(&self) -> Option<f64> {
+        let Some(Ok(c)) = &self.cublas else {
+            return None;
+        };
+        let theirs = median(&c.times).as_secs_f64();
+        let ours = self.kernel_median().as_secs_f64();
+        (ours > 0.0 && theirs > 0.0).then(|| theirs / ours)
+    }
+
     fn verdict(&self) -> &'static str {
         match (&self.verification.result, self.verification.mode) {
             (_, "none") => "NOT VERIFIED",
@@ -982,6 +1140,14 @@ impl Report {
             self.warmup,
             h.seed
         );
+        if self.launched.len() > 1 || !self.notes.is_empty() {
+            let mut line = format!("each run launches {}", self.launched.join(" + "));
+            for note in &self.notes {
+                line.push_str("; ");
+                line.push_str(note);
+            }
+            t.insert_str(t.len() - 1, &format!("{line}\n"));
+        }
         let mut row = |label: &str, value: String, detail: String| {
             let line = format!("  {label:<12} {value:>12}   {detail}");
             t.push_str(line.trim_end());
@@ -1028,6 +1194,36 @@ impl Report {
                 self.gflops(self.kernel_min())
             ),
         );
+        match &self.cublas {
+            None => {}
+            Some(Ok(c)) => {
+                let rate = self.gflops(median(&c.times));
+                row(
+                    "cuBLAS",
+                    format!("{rate:.1}"),
+                    format!(
+                        "GFLOP/s at its median {} (cublasGemmEx, {}, cuBLAS {}, same run)",
+                        units::duration(median(&c.times)),
+                        cublas_compute(h.precision),
+                        c.version
+                    ),
+                );
+                row(
+                    "vs cuBLAS",
+                    format!("{:.3}x", self.ratio_to_cublas().unwrap_or(0.0)),
+                    format!(
+                        "cudakit {:.1} / cuBLAS {:.1} TFLOP/s, at the medians",
+                        self.gflops(self.kernel_median()) / 1e3,
+                        rate / 1e3
+                    ),
+                );
+            }
+            Some(Err(e)) => {
+                let first = e.to_string();
+                let first = first.lines().next().unwrap_or("").to_owned();
+                row("cuBLAS", "-".into(), format!("not run: {first}"));
+            }
+        }
         row(
             "DtoH",
             units::duration(self.dtoh),
@@ -1063,6 +1259,38 @@ impl Report {
         t
     }
 
+    fn cublas_json(&self, h: &Header) -> Json {
+        match &self.cublas {
+            None => Json::object()
+                .with("run", false)
+                .with("reason", "--compare none"),
+            Some(Err(e)) => Json::object()
+                .with("run", false)
+                .with("available", !matches!(e, CublasError::NotFound(_)))
+                .with("reason", e.to_string()),
+            Some(Ok(c)) => {
+                let times: Vec<f64> = c.times.iter().map(|&d| units::ms(d)).collect();
+                let min = c.times.iter().min().copied().unwrap_or_default();
+                Json::object()
+                    .with("run", true)
+                    .with("available", true)
+                    .with("version", &c.version)
+                    .with("path", &c.path)
+                    .with("call", "cublasGemmEx")
+                    .with("compute", cublas_compute(h.precision))
+                    .with("median_ms", units::ms(median(&c.times)))
+                    .with("min_ms", units::ms(min))
+                    .with("times_ms", times)
+                    .with(
+                        "gflops",
+                        Json::object()
+                            .with("median", self.gflops(median(&c.times)))
+                            .with("best", self.gflops(min)),
+                    )
+            }
+        }
+    }
+
     fn to_json(&self, h: &Header, exit: Exit) -> Json {
         let v = &self.verification;
         let times: Vec<f64> = self.kernel_times.iter().map(|&d| units::ms(d)).collect();
@@ -1088,6 +1316,13 @@ impl Report {
             )
             .with("grid", self.grid.to_vec())
             .with("block", self.block.to_vec())
+            .with("launches", self.launched.clone())
+            .with(
+                "notes",
+                self.notes.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
+            )
+            .with("cublas", self.cublas_json(h))
+            .with("ratio_to_cublas", self.ratio_to_cublas())
             .with("registers", self.registers)
             .with(
                 "compile",
@@ -1155,41 +1390,97 @@ mod tests {
 
     #[test]
     fn kernels_resolve_from_short_and_full_names() {
-        let (k, d) = resolve(None, None).unwrap();
+        let h200 = (9, 0);
+        let (k, d) = resolve(None, None, h200).unwrap();
+        assert_eq!((k.name, d), ("sgemm_128x256", Dtype::F32));
+        let older = (7, 5);
+        let (k, _) = resolve(None, None, older).unwrap();
         assert_eq!(k.name, "gemm_regblock<float, 128, 128, 8, 8, 8>");
-        assert_eq!(d, Dtype::F32);
-        let (k, _) = resolve(Some(Dtype::F64), None).unwrap();
+        let (k, _) = resolve(Some(Dtype::F64), None, h200).unwrap();
+        assert_eq!(k.name, "dgemm_dmma_128x128");
+        let (k, _) = resolve(Some(Dtype::F64), None, older).unwrap();
         assert_eq!(k.name, "gemm_regblock<double, 64, 64, 8, 4, 4>");
+        for (d, sm90, sm89) in [
+            (Dtype::F16, "gemm_sm90_f16_nn", "matmul_f16_mma"),
+            (Dtype::Bf16, "gemm_sm90_bf16_nn", "matmul_bf16_mma"),
+        ] {
+            assert_eq!(resolve(Some(d), None, h200).unwrap().0.name, sm90);
+            assert_eq!(resolve(Some(d), None, (8, 9)).unwrap().0.name, sm89);
+        }
+        let (k, d) = resolve(Some(Dtype::Tf32), None, h200).unwrap();
+        assert_eq!((k.name, d), ("gemm_sm90_tf32_nt", Dtype::Tf32));
+        assert!(resolve(Some(Dtype::Tf32), None, (8, 9))
+            .unwrap_err()
+            .contains("tf32 needs sm_90"));
+        // A full name gives its own dtype; tf32 is not f32.
+        let (k, d) = resolve(None, Some("gemm_sm90_tf32_nt"), h200).unwrap();
+        assert_eq!((k.name, d), ("gemm_sm90_tf32_nt", Dtype::Tf32));
+        assert!(resolve(Some(Dtype::F32), Some("gemm_sm90_tf32_nt"), h200).is_err());
         assert_eq!(
-            resolve(Some(Dtype::F16), None).unwrap().0.name,
-            "matmul_f16_mma"
+            resolve(None, Some("tiled"), h200).unwrap().0.name,
+            "matmul_tiled<float, 32>"
         );
         assert_eq!(
-            resolve(Some(Dtype::Bf16), None).unwrap().0.name,
+            resolve(Some(Dtype::Bf16), Some("mma"), h200)
+                .unwrap()
+                .0
+                .name,
             "matmul_bf16_mma"
         );
         assert_eq!(
-            resolve(None, Some("tiled")).unwrap().0.name,
-            "matmul_tiled<float, 32>"
+            resolve(Some(Dtype::Tf32), Some("wgmma"), h200)
+                .unwrap()
+                .0
+                .name,
+            "gemm_sm90_tf32_nt"
         );
-        let (k, d) = resolve(None, Some("matmul_tiled<double,16>")).unwrap();
+        let (k, d) = resolve(None, Some("matmul_tiled<double,16>"), h200).unwrap();
         assert_eq!((k.name, d), ("matmul_tiled<double, 16>", Dtype::F64));
-        assert!(resolve(Some(Dtype::F32), Some("mma"))
+        assert!(resolve(Some(Dtype::F32), Some("mma"), h200)
             .unwrap_err()
             .contains("no mma kernel"));
-        assert!(resolve(Some(Dtype::F32), Some("matmul_naive<double>")).is_err());
-        assert!(resolve(None, Some("matmul_batched<float>")).is_err());
-        assert!(resolve(None, Some("nope")).unwrap_err().contains("--list"));
+        assert!(resolve(Some(Dtype::F32), Some("matmul_naive<double>"), h200).is_err());
+        assert!(resolve(None, Some("matmul_batched<float>"), h200).is_err());
+        assert!(resolve(None, Some("nope"), h200)
+            .unwrap_err()
+            .contains("--list"));
         // Every short name of every dtype names a real, runnable kernel.
-        for d in [Dtype::F32, Dtype::F64, Dtype::F16, Dtype::Bf16] {
+        for d in [Dtype::F32, Dtype::F64, Dtype::F16, Dtype::Bf16, Dtype::Tf32] {
             for s in SHORT_NAMES {
                 if d.alias(s).is_some() {
-                    let (k, kd) = resolve(Some(d), Some(s)).unwrap();
+                    let (k, kd) = resolve(Some(d), Some(s), h200).unwrap();
                     assert_eq!(kd, d, "{s}");
                     assert_ne!(k.signature, Signature::Batched);
                 }
             }
         }
+    }
+
+    #[test]
+    fn options_parse_dtype_and_compare() {
+        let parse_words = |words: &[&str]| {
+            let mut p = Parser::new("cudakit matmul", words.iter().map(|w| w.to_string()));
+            parse(&mut p, &mut Global::default())
+        };
+        let o = parse_words(&["--dtype", "tf32", "--compare", "cublas", "--size", "4096"])
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (o.dtype, o.compare, o.m, o.k),
+            (Some(Dtype::Tf32), Compare::Cublas, 4096, 4096)
+        );
+        let o = parse_words(&["--compare=none"]).unwrap().unwrap();
+        assert_eq!(o.compare, Compare::None);
+        assert_eq!(parse_words(&[]).unwrap().unwrap().compare, Compare::Auto);
+        let e = parse_words(&["--compare", "mkl"]).unwrap_err();
+        assert_eq!(e.exit, Exit::Usage);
+        assert!(
+            e.message.contains("--compare expects auto, cublas or none"),
+            "{}",
+            e.message
+        );
+        let e = parse_words(&["--dtype", "fp8"]).unwrap_err();
+        assert!(e.message.contains("f16, bf16 or tf32"), "{}", e.message);
     }
 
     fn sample_report(result: Result<(), String>) -> (Report, Header) {
@@ -1204,6 +1495,13 @@ mod tests {
             registers: Some(127),
             grid: [16, 16, 1],
             block: [256, 1, 1],
+            launched: vec!["sgemm_128x256".into()],
+            notes: Vec::new(),
+            cublas: Some(Ok(CublasRun {
+                version: "13.1.0".into(),
+                path: "libcublas.so.13".into(),
+                times: vec![ms(450), ms(440), ms(460)],
+            })),
             htod: ms(2_900),
             htod_bytes: 2 * 2048 * 2048 * 4,
             kernel_times: vec![ms(520), ms(498), ms(530)],
@@ -1228,6 +1526,7 @@ mod tests {
             driver: "13.0".into(),
             nvrtc: "13.0".into(),
             dtype: Dtype::F32,
+            precision: Precision::F32,
             m: 2048,
             n: 2048,
             k: 2048,
@@ -1261,11 +1560,34 @@ mod tests {
             "1.190e-5",
             "0.031 of the tolerance",
             "PASS",
+            "cuBLAS",
+            "38177.5",
+            "CUBLAS_COMPUTE_32F, cuBLAS 13.1.0",
+            "vs cuBLAS",
+            "0.865x",
         ] {
             assert!(text.contains(want), "no {want:?} in\n{text}");
         }
         let json = report.to_json(&header, Exit::Ok);
         assert_eq!(json.get("verdict"), Some(&Json::from("PASS")));
+        let ratio = match json.get("ratio_to_cublas") {
+            Some(Json::Num(x)) => *x,
+            other => panic!("ratio_to_cublas: {other:?}"),
+        };
+        assert!((ratio - 450.0 / 520.0).abs() < 1e-9, "{ratio}");
+        assert!(json
+            .to_pretty()
+            .contains("\"compute\": \"CUBLAS_COMPUTE_32F\""));
+        // Without cuBLAS the table says why, and the JSON has no ratio.
+        let (mut missing, header) = sample_report(Ok(()));
+        missing.cublas = Some(Err(CublasError::InvalidArgument("x".into())));
+        assert!(missing
+            .render(&header)
+            .contains("not run: cuBLAS arguments: x"));
+        assert_eq!(
+            missing.to_json(&header, Exit::Ok).get("ratio_to_cublas"),
+            Some(&Json::Null)
+        );
         assert_eq!(json.get("exit_code"), Some(&Json::from(0)));
         let (failed, header) = sample_report(Err("3 of 10 elements out of tolerance".into()));
         assert!(failed.render(&header).contains("FAIL"));

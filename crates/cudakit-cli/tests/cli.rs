@@ -317,13 +317,22 @@ fn usage_errors_exit_64_with_a_message() {
         (&["matmul", "--m", "0"], "--m must be between 1"),
         (
             &["matmul", "--dtype", "f17"],
-            "--dtype expects f32, f64, f16 or bf16",
+            "--dtype expects f32, f64, f16, bf16 or tf32",
         ),
         (
             &["matmul", "--dtype", "f32", "--kernel", "mma"],
             "no mma kernel for f32",
         ),
         (&["matmul", "--kernel", "nope"], "no matmul kernel named"),
+        (
+            &["matmul", "--compare", "mkl"],
+            "--compare expects auto, cublas or none",
+        ),
+        (
+            &["matmul", "--dtype", "tf32", "--kernel", "mma"],
+            "no mma kernel for tf32",
+        ),
+        (&["matmul", "--compare"], "--compare needs a value"),
         (&["matmul", "--verify", "maybe"], "--verify expects"),
         (&["matmul", "stray"], "unexpected argument \"stray\""),
         (&["bench", "--only", "nothing"], "--only expects"),
@@ -758,6 +767,11 @@ fn matmul_verifies_every_dtype_and_kernel_on_small_sizes() {
         ("f64", "regblock"),
         ("f16", "mma"),
         ("bf16", "mma"),
+        ("f32", "sgemm"),
+        ("f64", "dmma"),
+        ("f16", "wgmma"),
+        ("bf16", "wgmma"),
+        ("tf32", "wgmma"),
     ];
     for (dtype, kernel) in cases {
         let run = cudakit(
@@ -802,6 +816,111 @@ fn matmul_verifies_every_dtype_and_kernel_on_small_sizes() {
     )
     .expect(0)
     .calm();
+}
+
+/// A libcublas path that does not exist: with it, the loader tries nothing
+/// else, so "no cuBLAS" holds on every machine.
+const NO_LIBCUBLAS: &str = "/nonexistent/cudakit-test/libcublas.so.13";
+
+#[test]
+fn matmul_compare_cublas_without_cublas_exits_2_before_the_gpu() {
+    // No driver either: the cuBLAS check comes first, so this holds on a
+    // CPU machine and on a GPU machine alike.
+    let env = [
+        ("CUDAKIT_LIBCUBLAS", NO_LIBCUBLAS),
+        ("CUDAKIT_LIBCUDA", NO_LIBCUDA),
+    ];
+    let run = cudakit(&["matmul", "--size", "64", "--compare", "cublas"], &env)
+        .expect(2)
+        .calm();
+    let err = &run.stderr;
+    assert!(err.contains("--compare cublas: cuBLAS not found"), "{err}");
+    assert!(
+        err.contains(NO_LIBCUBLAS),
+        "the path tried is listed:\n{err}"
+    );
+    assert!(err.contains("CUDAKIT_LIBCUBLAS"), "{err}");
+    let run = cudakit(
+        &["--json", "matmul", "--compare=cublas", "--dtype", "tf32"],
+        &env,
+    )
+    .expect(2)
+    .calm();
+    assert_json(&run.stdout, &["ok", "exit_code", "error", "missing"]);
+    assert!(
+        run.stdout.contains("\"missing\": \"libcublas\""),
+        "{}",
+        run.stdout
+    );
+    // Without --compare cublas, a missing cuBLAS is no error of its own:
+    // here the missing driver is what ends the run.
+    let run = cudakit(&["matmul", "--size", "64"], &env).expect(2).calm();
+    assert!(!run.stderr.contains("cuBLAS"), "{}", run.stderr);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn matmul_default_kernels_run_beside_cublas() {
+    // Every dtype with its default kernel, cuBLAS required: the table has
+    // both rates and the ratio, the JSON the cuBLAS fields.
+    for dtype in ["f32", "f64", "f16", "bf16", "tf32"] {
+        let run = cudakit(
+            &[
+                "matmul",
+                "--size",
+                "512",
+                "--dtype",
+                dtype,
+                "--iters",
+                "3",
+                "--compare",
+                "cublas",
+            ],
+            &[],
+        )
+        .expect(0)
+        .calm();
+        for word in ["cuBLAS", "vs cuBLAS", "PASS"] {
+            assert!(
+                run.stdout.contains(word),
+                "{dtype}: no {word:?}:\n{}",
+                run.stdout
+            );
+        }
+    }
+    let run = cudakit(
+        &[
+            "--json", "matmul", "--size", "256", "--dtype", "bf16", "--iters", "2",
+        ],
+        &[],
+    )
+    .expect(0)
+    .calm();
+    assert_json(
+        &run.stdout,
+        &[
+            "cublas",
+            "ratio_to_cublas",
+            "launches",
+            "compute",
+            "version",
+        ],
+    );
+    let run = cudakit(
+        &[
+            "matmul",
+            "--size",
+            "256",
+            "--iters",
+            "2",
+            "--compare",
+            "none",
+        ],
+        &[],
+    )
+    .expect(0)
+    .calm();
+    assert!(!run.stdout.contains("vs cuBLAS"), "{}", run.stdout);
 }
 
 #[test]

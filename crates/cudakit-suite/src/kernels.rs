@@ -403,13 +403,14 @@ impl MatmulKernel {
 
     /// Whether it runs on a device of compute capability `cc`: an
     /// `sm_XYa` kernel only on exactly X.Y; the DMMA DGEMMs need sm_90
-    /// (`mma.sync` m16n8k8/k16 `.f64`); the others run on sm_80 and newer
-    /// (the mma.sync kernels and cp.async).
+    /// (`mma.sync` m16n8k8/k16 `.f64`); the f16/bf16 `mma.sync` kernels and
+    /// the cp.async SGEMMs sm_80; the plain CUDA-core kernels any device.
     pub fn runs_on(&self, cc: (u32, u32)) -> bool {
-        match self.arch {
-            Some(arch) => arch.compute_capability() == cc,
-            None if self.file == "dgemm.cu" => cc >= (9, 0),
-            None => cc >= (8, 0),
+        match (self.arch, self.file) {
+            (Some(arch), _) => arch.compute_capability() == cc,
+            (None, "dgemm.cu") => cc >= (9, 0),
+            (None, "matmul_mma.cu" | "sgemm.cu") => cc >= (8, 0),
+            (None, _) => true,
         }
     }
 
