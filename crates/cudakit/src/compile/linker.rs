@@ -34,13 +34,21 @@
 //! and carrying the linker's error and info logs.
 //!
 //! LTO-IR: the driver's linker accepts only LTO-IR made by toolkits before
-//! CUDA 12.0 (`CU_JIT_INPUT_NVVM` is deprecated); CUDA 12 and later LTO-IR
-//! (what NVRTC 13's `-dlto` makes) is linked by nvJitLink, which cudakit
-//! does not bind. [`Linker::add_lto_ir`] passes it to the driver anyway and
-//! returns the driver's answer: with driver 580 (CUDA 13.0) on an H200,
-//! `cuLinkAddData_v2` answers `CUDA_ERROR_JIT_COMPILER_NOT_FOUND` with an
-//! empty log, and the error's log then says why. Link relocatable PTX or
-//! CUBIN instead (`-rdc=true`, [`Output::Ptx`] or [`Output::Cubin`]).
+//! CUDA 12.0 (`CU_JIT_INPUT_NVVM` is deprecated; with driver 580 on an
+//! H200, `cuLinkAddData_v2` answers CUDA 13 LTO-IR with
+//! `CUDA_ERROR_JIT_COMPILER_NOT_FOUND`). So the first LTO-IR input
+//! ([`Output::LtoIr`], NVRTC's `-dlto`) switches the link to nvJitLink
+//! ([`crate::compile::nvjitlink`], loaded at run time): the inputs added
+//! before it are handed to nvJitLink again (the linker keeps a copy of
+//! each), every later input goes there too, and [`Linker::complete`] loads
+//! nvJitLink's CUBIN. Links without LTO-IR stay with the driver. When
+//! nvJitLink cannot be loaded, the LTO-IR input is refused with
+//! [`Error::JitLinkUnavailable`] naming it.
+//!
+//! Device-side launches (dynamic parallelism): compile with
+//! [`Program::relocatable_device_code`] and link with the preset
+//! [`Linker::with_device_runtime`], which adds `libcudadevrt.a`
+//! ([`crate::compile::devrt`]).
 //!
 //! [`Program::relocatable_device_code`]: crate::compile::program::Program::relocatable_device_code
 //! [`Output::Ptx`]: crate::compile::program::Output::Ptx
@@ -56,10 +64,13 @@ use std::ptr;
 use cuda_sys::{CUjitInputType, CUjit_option, CUlinkState};
 
 use crate::compile::c_string;
+use crate::compile::devrt::device_runtime_path;
 use crate::compile::module::{
     jit_error, join_logs, load_image, log_text, prepare_image, Aligned, ImageKind, Module,
     JIT_LOG_BYTES,
 };
+use crate::compile::nvjitlink::{self, JitLink, JitLinkInput};
+use crate::compile::program::Arch;
 use crate::compile::program::Compiled;
 use crate::context::arena::AllocKind;
 use crate::context::Context;
@@ -116,7 +127,8 @@ pub enum LinkInput {
     /// An archive of such objects, e.g. `libcudadevrt.a`
     /// (`CU_JIT_INPUT_LIBRARY`).
     Library,
-    /// LTO-IR (`CU_JIT_INPUT_NVVM`; see the [module](self) docs).
+    /// LTO-IR (NVRTC's `-dlto`): linked by nvJitLink (see the
+    /// [module](self) docs).
     LtoIr,
 }
 
@@ -131,6 +143,46 @@ impl LinkInput {
             LinkInput::LtoIr => CUjitInputType::CU_JIT_INPUT_NVVM,
         }
     }
+
+    fn jitlink(self) -> JitLinkInput {
+        match self {
+            LinkInput::Ptx => JitLinkInput::Ptx,
+            LinkInput::Cubin => JitLinkInput::Cubin,
+            LinkInput::Fatbin => JitLinkInput::Fatbin,
+            LinkInput::Object => JitLinkInput::Object,
+            LinkInput::Library => JitLinkInput::Library,
+            LinkInput::LtoIr => JitLinkInput::LtoIr,
+        }
+    }
+}
+
+/// An input the linker keeps, to hand it to nvJitLink should the link
+/// switch there.
+#[derive(Debug, Clone)]
+enum Kept {
+    Data(LinkInput, String, Vec<u8>),
+    File(LinkInput, PathBuf),
+}
+
+/// The nvJitLink options equivalent to the driver link's.
+fn jitlink_options(options: &LinkOptions) -> Vec<String> {
+    let mut out = vec!["-lto".to_owned()];
+    if let Some(n) = options.max_registers {
+        out.push(format!("-maxrregcount={n}"));
+    }
+    if let Some(level) = options.optimization_level {
+        out.push(format!("-O{level}"));
+    }
+    if options.debug_info {
+        out.push("-g".to_owned());
+    }
+    if options.line_info {
+        out.push("-lineinfo".to_owned());
+    }
+    if !options.quiet {
+        out.push("-verbose".to_owned());
+    }
+    out
 }
 
 /// A heap array handed to the driver for the life of a link state. Held as
@@ -195,6 +247,9 @@ pub struct Linker<'c> {
     arena_id: u64,
     lowered: BTreeMap<String, String>,
     inputs: Vec<String>,
+    options: LinkOptions,
+    kept: Vec<Kept>,
+    jit: Option<JitLink>,
 }
 
 // SAFETY: the link state and the driver-owned buffers are used only through
@@ -207,6 +262,7 @@ impl fmt::Debug for Linker<'_> {
         f.debug_struct("Linker")
             .field("state", &self.state)
             .field("inputs", &self.inputs)
+            .field("nvjitlink", &self.jit.is_some())
             .finish()
     }
 }
@@ -306,7 +362,53 @@ impl<'c> Linker<'c> {
             arena_id,
             lowered: BTreeMap::new(),
             inputs: Vec::new(),
+            options: options.clone(),
+            kept: Vec::new(),
+            jit: None,
         })
+    }
+
+    /// The preset for device-side launches: a link in `ctx` with the device
+    /// runtime, `libcudadevrt.a`, already added (found by
+    /// [`device_runtime_path`]). Add programs compiled with
+    /// [`Program::relocatable_device_code`](crate::compile::program::Program::relocatable_device_code)`(true)`,
+    /// then [`Linker::complete`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DeviceRuntimeNotFound`] listing where it looked; as
+    /// [`Linker::new`] and [`Linker::add_file`].
+    #[track_caller]
+    pub fn with_device_runtime(ctx: &'c Context, options: &LinkOptions) -> Result<Linker<'c>> {
+        let mut linker = Linker::new(ctx, options)?;
+        linker.add_device_runtime()?;
+        Ok(linker)
+    }
+
+    /// Whether the link has switched to nvJitLink (an LTO-IR input was
+    /// added).
+    pub fn uses_nvjitlink(&self) -> bool {
+        self.jit.is_some()
+    }
+
+    /// Switches the link to nvJitLink for `input` (LTO-IR), handing it
+    /// every input kept so far.
+    fn switch_to_nvjitlink(&mut self, input: &str) -> Result<()> {
+        let api = nvjitlink::load_for(input, "LTO-IR")?;
+        let (major, minor) = self.ctx.limits().compute_capability;
+        let arch = Arch::Sm(major * 10 + minor);
+        let options = jitlink_options(&self.options);
+        let refs: Vec<&str> = options.iter().map(String::as_str).collect();
+        let mut jit = JitLink::with_api(api, arch, &refs)?;
+        for kept in &self.kept {
+            match kept {
+                Kept::Data(kind, name, data) => jit.add(kind.jitlink(), name, data)?,
+                Kept::File(kind, path) => jit.add_file(kind.jitlink(), path)?,
+            };
+        }
+        self.kept.clear();
+        self.jit = Some(jit);
+        Ok(())
     }
 
     /// The context.
@@ -349,6 +451,14 @@ impl<'c> Linker<'c> {
         if data.is_empty() {
             return Err(Error::ZeroLength { what: "link input" });
         }
+        if self.jit.is_none() && kind == LinkInput::LtoIr {
+            self.switch_to_nvjitlink(name)?;
+        }
+        if let Some(jit) = self.jit.as_mut() {
+            jit.add(kind.jitlink(), name, data)?;
+            self.inputs.push(name.to_owned());
+            return Ok(self);
+        }
         let input: Aligned<'_> = match kind {
             LinkInput::Ptx | LinkInput::Cubin | LinkInput::Fatbin => {
                 let prepared = prepare_image(data)?;
@@ -385,17 +495,11 @@ impl<'c> Linker<'c> {
             )
         };
         jit_error(self.ctx, "cuLinkAddData_v2", rc, || {
-            let mut log = format!("input {name} ({kind:?}):\n{}", self.logs());
-            if kind == LinkInput::LtoIr {
-                log.push_str(
-                    "\nnote: the driver's linker links only LTO-IR made before CUDA 12.0; \
-                     CUDA 12+ LTO-IR (NVRTC's -dlto) needs nvJitLink; link relocatable PTX \
-                     or CUBIN instead (-rdc=true)",
-                );
-            }
-            log
+            format!("input {name} ({kind:?}):\n{}", self.logs())
         })?;
         self.inputs.push(name.to_owned());
+        self.kept
+            .push(Kept::Data(kind, name.to_owned(), data.to_vec()));
         Ok(self)
     }
 
@@ -426,13 +530,13 @@ impl<'c> Linker<'c> {
         self.add(LinkInput::Fatbin, name, fatbin)
     }
 
-    /// Adds LTO-IR (`CU_JIT_INPUT_NVVM`); create the linker with
-    /// [`LinkOptions::lto`]. See the [module](self) docs: the driver links
-    /// only pre-12.0 LTO-IR.
+    /// Adds LTO-IR, switching the link to nvJitLink (see the [module](self)
+    /// docs).
     ///
     /// # Errors
     ///
-    /// As [`Linker::add`]; the driver's rejection of CUDA 12+ LTO-IR.
+    /// [`Error::JitLinkUnavailable`] naming `name` when nvJitLink cannot be
+    /// loaded; [`Error::JitLink`] with nvJitLink's logs; as [`Linker::add`].
     pub fn add_lto_ir(&mut self, name: &str, lto_ir: &[u8]) -> Result<&mut Self> {
         self.add(LinkInput::LtoIr, name, lto_ir)
     }
@@ -481,6 +585,11 @@ impl<'c> Linker<'c> {
             });
         }
         let display = path.display().to_string();
+        if let Some(jit) = self.jit.as_mut() {
+            jit.add_file(kind.jitlink(), path)?;
+            self.inputs.push(display);
+            return Ok(self);
+        }
         let path_c = c_string(path.as_os_str().as_encoded_bytes(), "link input path")?;
         let cu = self.ctx.enter()?;
         // SAFETY: a live link state; a C string path; no per-input options;
@@ -499,6 +608,7 @@ impl<'c> Linker<'c> {
             format!("input {display} ({kind:?}):\n{}", self.logs())
         })?;
         self.inputs.push(display);
+        self.kept.push(Kept::File(kind, path.to_path_buf()));
         Ok(self)
     }
 
@@ -512,15 +622,24 @@ impl<'c> Linker<'c> {
     }
 
     /// Adds the device runtime, `libcudadevrt.a`, which device-side kernel
-    /// launches (dynamic parallelism) need; found by [`cudadevrt_path`].
+    /// launches (dynamic parallelism) need; found by [`device_runtime_path`].
     ///
     /// # Errors
     ///
-    /// [`Error::Io`] listing where it was looked for when it is not found;
-    /// as [`Linker::add_file`].
-    pub fn add_cudadevrt(&mut self) -> Result<&mut Self> {
-        let path = cudadevrt_path()?;
+    /// [`Error::DeviceRuntimeNotFound`] listing where it looked; as
+    /// [`Linker::add_file`].
+    pub fn add_device_runtime(&mut self) -> Result<&mut Self> {
+        let path = device_runtime_path()?;
         self.add_library_file(path)
+    }
+
+    /// The former name of [`Linker::add_device_runtime`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Linker::add_device_runtime`].
+    pub fn add_cudadevrt(&mut self) -> Result<&mut Self> {
+        self.add_device_runtime()
     }
 
     /// Finishes the link (`cuLinkComplete`) and loads the linked CUBIN into
@@ -532,6 +651,19 @@ impl<'c> Linker<'c> {
     /// [`Error::ModuleLoad`] with the logs (unresolved symbols, ...);
     /// [`Error::ContextPoisoned`].
     pub fn complete(mut self) -> Result<Module<'c>> {
+        if let Some(jit) = self.jit.take() {
+            let (cubin, mut info) = jit.complete_with_log()?;
+            let image = prepare_image(&cubin)?;
+            let (raw, load_log) = load_image(self.ctx, &image)?;
+            if !load_log.is_empty() {
+                if !info.is_empty() {
+                    info.push('\n');
+                }
+                info.push_str(&load_log);
+            }
+            let lowered = std::mem::take(&mut self.lowered);
+            return Ok(Module::from_parts(self.ctx, raw, lowered, info));
+        }
         let (cubin, size) = self.finish()?;
         // SAFETY: cuLinkComplete returned a CUBIN of `size` bytes owned by
         // the link state, which lives until `self` drops, after the load.
@@ -556,7 +688,10 @@ impl<'c> Linker<'c> {
     /// # Errors
     ///
     /// As [`Linker::complete`].
-    pub fn complete_image(self) -> Result<Vec<u8>> {
+    pub fn complete_image(mut self) -> Result<Vec<u8>> {
+        if let Some(jit) = self.jit.take() {
+            return jit.complete();
+        }
         let (cubin, size) = self.finish()?;
         // SAFETY: as in `complete`: `size` bytes owned by the live link state.
         Ok(unsafe { std::slice::from_raw_parts(cubin.cast::<u8>(), size) }.to_vec())
@@ -594,133 +729,29 @@ impl Drop for Linker<'_> {
     }
 }
 
-/// Where `libcudadevrt.a` is looked for, in order, given an environment
-/// and the folder of the loaded NVRTC.
-pub(crate) fn cudadevrt_candidates(
-    env: &dyn Fn(&str) -> Option<String>,
-    nvrtc_folder: Option<PathBuf>,
-) -> Vec<PathBuf> {
-    const FILE: &str = "libcudadevrt.a";
-    if let Some(explicit) = env("CUDAKIT_CUDADEVRT").filter(|v| !v.is_empty()) {
-        return vec![PathBuf::from(explicit)];
-    }
-    let mut out: Vec<PathBuf> = Vec::new();
-    let mut push = |p: PathBuf| {
-        if !out.contains(&p) {
-            out.push(p);
-        }
-    };
-    if let Some(folder) = nvrtc_folder {
-        push(folder.join(FILE));
-    }
-    let mut roots: Vec<PathBuf> = ["CUDA_PATH", "CUDA_HOME"]
-        .iter()
-        .filter_map(|v| env(v).filter(|s| !s.is_empty()).map(PathBuf::from))
-        .collect();
-    roots.push(PathBuf::from("/usr/local/cuda"));
-    for root in roots {
-        for sub in [
-            "lib64",
-            "lib",
-            "targets/x86_64-linux/lib",
-            "targets/sbsa-linux/lib",
-        ] {
-            push(root.join(sub).join(FILE));
-        }
-    }
-    let mut python: Vec<PathBuf> = env("PYTHONPATH")
-        .map(|p| std::env::split_paths(&p).collect())
-        .unwrap_or_default();
-    if let Some(deps) = env("CUDAKIT_DEPS_DIR").filter(|v| !v.is_empty()) {
-        python.push(Path::new(&deps).join("python"));
-    }
-    for root in python {
-        push(root.join("nvidia/cu13/lib").join(FILE));
-        push(root.join("nvidia/cuda_runtime/lib").join(FILE));
-    }
-    out
-}
-
-/// The folder of the loaded NVRTC: its path when it was opened by path,
-/// else where the process mapped it from (`/proc/self/maps`).
-fn nvrtc_folder() -> Option<PathBuf> {
-    let (_, loaded) = cuda_sys::nvrtc_with_origin().ok()?;
-    if loaded.candidate.contains('/') {
-        let path = std::fs::canonicalize(&loaded.candidate)
-            .unwrap_or_else(|_| PathBuf::from(&loaded.candidate));
-        return path.parent().map(Path::to_path_buf);
-    }
-    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
-    maps.lines()
-        .filter_map(|line| line.split_whitespace().nth(5))
-        .find(|path| {
-            Path::new(path)
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("libnvrtc.so"))
-        })
-        .and_then(|path| Path::new(path).parent().map(Path::to_path_buf))
-}
-
-/// Finds `libcudadevrt.a`: `CUDAKIT_CUDADEVRT` when set (the only
-/// candidate then); else beside the loaded NVRTC; under `CUDA_PATH`,
-/// `CUDA_HOME` and `/usr/local/cuda` (`lib64`, `lib`, `targets/*/lib`); in
-/// the `nvidia-cuda-runtime` wheel's folder (`nvidia/cu13/lib`) of every
-/// `PYTHONPATH` entry and of `$CUDAKIT_DEPS_DIR/python`.
-///
-/// # Errors
-///
-/// [`Error::Io`] listing every place looked in, with how to install it.
-pub fn cudadevrt_path() -> Result<PathBuf> {
-    let env = |name: &str| std::env::var(name).ok();
-    let candidates = cudadevrt_candidates(&env, nvrtc_folder());
-    if let Some(found) = candidates.iter().find(|p| p.is_file()) {
-        return Ok(found.clone());
-    }
-    let tried: Vec<String> = candidates
-        .iter()
-        .map(|p| format!("  {}", p.display()))
-        .collect();
-    Err(Error::Io {
-        path: "libcudadevrt.a".to_owned(),
-        message: format!(
-            "not found; looked in:\n{}\ninstall it with `python3 -m pip install --target .deps/python \
-             nvidia-cuda-runtime==13.0.*` (and set CUDAKIT_DEPS_DIR=.deps) or the CUDA toolkit, or set \
-             CUDAKIT_CUDADEVRT to its path",
-            tried.join("\n")
-        ),
-    })
-}
+/// The former name of [`device_runtime_path`].
+pub use crate::compile::devrt::device_runtime_path as cudadevrt_path;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn cudadevrt_is_looked_for_beside_nvrtc_then_toolkits_then_wheels() {
-        let env = |name: &str| match name {
-            "CUDA_PATH" => Some("/opt/cuda".to_owned()),
-            "PYTHONPATH" => Some("/py".to_owned()),
-            "CUDAKIT_DEPS_DIR" => Some("/repo/.deps".to_owned()),
-            _ => None,
-        };
-        let list = cudadevrt_candidates(&env, Some(PathBuf::from("/wheel/nvidia/cu13/lib")));
+    fn nvjitlink_gets_the_equivalent_options() {
+        let o = LinkOptions::new()
+            .max_registers(64)
+            .optimization_level(2)
+            .line_info(true);
         assert_eq!(
-            list[0],
-            PathBuf::from("/wheel/nvidia/cu13/lib/libcudadevrt.a")
+            jitlink_options(&o),
+            ["-lto", "-maxrregcount=64", "-O2", "-lineinfo", "-verbose"]
         );
-        assert_eq!(list[1], PathBuf::from("/opt/cuda/lib64/libcudadevrt.a"));
-        assert!(list.contains(&PathBuf::from("/usr/local/cuda/lib64/libcudadevrt.a")));
-        assert!(list.contains(&PathBuf::from("/py/nvidia/cu13/lib/libcudadevrt.a")));
-        assert!(list.contains(&PathBuf::from(
-            "/repo/.deps/python/nvidia/cu13/lib/libcudadevrt.a"
-        )));
-        let explicit =
-            |name: &str| (name == "CUDAKIT_CUDADEVRT").then(|| "/x/libcudadevrt.a".to_owned());
         assert_eq!(
-            cudadevrt_candidates(&explicit, Some(PathBuf::from("/w"))),
-            vec![PathBuf::from("/x/libcudadevrt.a")]
+            jitlink_options(&LinkOptions::new().quiet(true).debug_info(true)),
+            ["-lto", "-g"]
         );
+        assert_eq!(LinkInput::LtoIr.jitlink(), JitLinkInput::LtoIr);
+        assert_eq!(LinkInput::Library.jitlink(), JitLinkInput::Library);
     }
 
     #[test]

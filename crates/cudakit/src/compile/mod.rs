@@ -1,6 +1,8 @@
 //! Compiling and loading device code: NVRTC programs ([`program`]), the
 //! compile cache ([`cache`], a keyed byte store), modules and their
-//! functions and globals ([`module`]), and the driver linker ([`linker`]).
+//! functions and globals ([`module`]), the linker ([`linker`]: the driver's,
+//! or nvJitLink ([`nvjitlink`]) for LTO-IR), and the device runtime that
+//! device-side launches link against ([`devrt`]).
 //!
 //! Arrows run one way: `module` and `linker` use `program`; `program` uses
 //! `cache`; `cache` uses none of them.
@@ -26,8 +28,10 @@ macro_rules! builder_setters {
 }
 
 pub mod cache;
+pub mod devrt;
 pub mod linker;
 pub mod module;
+pub mod nvjitlink;
 pub mod program;
 
 /// `text` as a C string for NVRTC or the driver: [`Error::InteriorNul`]

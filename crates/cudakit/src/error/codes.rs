@@ -26,7 +26,7 @@ use std::ffi::{c_char, CStr};
 use std::fmt;
 use std::ptr;
 
-use cuda_sys::{nvrtcResult, CUresult};
+use cuda_sys::{nvJitLinkResult, nvrtcResult, CUresult};
 
 /// A code's name and description as a loaded library reports them (for the
 /// driver: `cuGetErrorName` and `cuGetErrorString`).
@@ -558,6 +558,75 @@ code_enum! {
             "compilation was cancelled by the flow callback";
         TimeTraceFileWriteFailed = NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED,
             "the time-trace file could not be written";
+    }
+}
+
+code_enum! {
+    /// An nvJitLink error code: one variant per error `nvJitLinkResult` of
+    /// CUDA 13.0's `nvJitLink.h` (`NVJITLINK_SUCCESS` is no error and has
+    /// none), plus [`JitLinkCode::Other`] for codes these bindings do not know.
+    pub enum JitLinkCode: nvJitLinkResult from "nvJitLink.h",
+        success NVJITLINK_SUCCESS, unknown "NVJITLINK_ERROR_<unknown>", table NVJITLINK_TABLE {
+        UnrecognizedOption = NVJITLINK_ERROR_UNRECOGNIZED_OPTION, "an option is not recognized";
+        MissingArch = NVJITLINK_ERROR_MISSING_ARCH, "no -arch=sm_NN option was given";
+        InvalidInput = NVJITLINK_ERROR_INVALID_INPUT, "an input is invalid";
+        PtxCompile = NVJITLINK_ERROR_PTX_COMPILE, "compiling PTX failed (the error log says why)";
+        NvvmCompile = NVJITLINK_ERROR_NVVM_COMPILE,
+            "compiling LTO-IR failed (the error log says why)";
+        Internal = NVJITLINK_ERROR_INTERNAL, "an internal error in nvJitLink";
+        Threadpool = NVJITLINK_ERROR_THREADPOOL, "nvJitLink's thread pool failed";
+        UnrecognizedInput = NVJITLINK_ERROR_UNRECOGNIZED_INPUT, "an input is not recognized";
+        Finalize = NVJITLINK_ERROR_FINALIZE, "finalizing the link failed";
+        NullInput = NVJITLINK_ERROR_NULL_INPUT, "an input is null";
+        IncompatibleOptions = NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS,
+            "options that cannot be combined were given";
+        IncorrectInputType = NVJITLINK_ERROR_INCORRECT_INPUT_TYPE,
+            "an input is not of the type it was added as";
+        ArchMismatch = NVJITLINK_ERROR_ARCH_MISMATCH,
+            "an input was compiled for another architecture than -arch";
+        OutdatedLibrary = NVJITLINK_ERROR_OUTDATED_LIBRARY,
+            "an input was made by a newer toolkit than this nvJitLink";
+        MissingFatbin = NVJITLINK_ERROR_MISSING_FATBIN, "a fatbin is missing";
+        UnrecognizedArch = NVJITLINK_ERROR_UNRECOGNIZED_ARCH, "the -arch value is not recognized";
+        UnsupportedArch = NVJITLINK_ERROR_UNSUPPORTED_ARCH, "the -arch value is not supported";
+        LtoNotEnabled = NVJITLINK_ERROR_LTO_NOT_ENABLED, "inputs of LTO-IR need the -lto option";
+    }
+}
+
+/// The nvJitLink table against the header (issue 13).
+#[cfg(test)]
+mod jitlink_tests {
+    use super::*;
+
+    #[test]
+    fn every_nvjitlink_code_has_a_variant_name_and_meaning() {
+        assert_eq!(NVJITLINK_TABLE.len() + 1, nvJitLinkResult::ALL.len());
+        for row in NVJITLINK_TABLE {
+            assert_eq!(JitLinkCode::from_raw(row.raw), row.code);
+            assert_eq!(row.code.raw(), row.raw);
+            assert_eq!(row.code.name(), row.name);
+            assert_eq!(
+                nvJitLinkResult::ALL
+                    .iter()
+                    .find(|(_, v)| *v == row.raw)
+                    .unwrap()
+                    .0,
+                row.name
+            );
+            assert!(!row.sticky && !row.code.is_sticky());
+            assert_eq!(row.code.meaning(), row.meaning);
+            assert!(
+                row.meaning.chars().next().unwrap().is_lowercase() && !row.meaning.ends_with('.')
+            );
+        }
+        assert_eq!(
+            JitLinkCode::from_raw(nvJitLinkResult(77)),
+            JitLinkCode::Other(77)
+        );
+        assert_eq!(
+            JitLinkCode::PtxCompile.to_string(),
+            "NVJITLINK_ERROR_PTX_COMPILE (4): compiling PTX failed (the error log says why)"
+        );
     }
 }
 

@@ -9,7 +9,7 @@ mod codes;
 mod texture;
 mod nccl;
 
-pub use codes::{CodeText, DriverCode, NvrtcCode};
+pub use codes::{CodeText, DriverCode, JitLinkCode, NvrtcCode};
 pub use cuda_sys::LoadError;
 pub use texture::TextureError;
 pub use nccl::{NcclCode, NcclError};
@@ -351,6 +351,28 @@ pub enum Error {
     /// driver.
     #[error(transparent)]
     Texture(#[from] TextureError),
+    /// An nvJitLink entry point failed; nvJitLink's error and info logs
+    /// say why.
+    #[error("{call}: {code}; nvJitLink log:\n{log}")]
+    JitLink {
+        /// The entry point (`nvJitLinkComplete`, ...).
+        call: &'static str,
+        /// What it returned.
+        code: JitLinkCode,
+        /// nvJitLink's error log, then its info log.
+        log: String,
+    },
+    /// A link input needs nvJitLink (LTO-IR, or a link with LTO-IR in
+    /// it), and nvJitLink could not be loaded.
+    #[error("link input {input} needs nvJitLink ({why}), which could not be loaded: {source}")]
+    JitLinkUnavailable {
+        /// The input that needed it.
+        input: String,
+        /// Why it needs nvJitLink.
+        why: &'static str,
+        /// Where nvJitLink was looked for.
+        source: LoadError,
+    },
     /// `libcudadevrt.a`, which device-side launches link against, was not
     /// found.
     #[error(

@@ -58,7 +58,7 @@ use cuda_sys::{
     CUDA_TEXTURE_DESC, CU_TRSF_NORMALIZED_COORDINATES, CU_TRSF_READ_AS_INTEGER,
 };
 
-use super::array::{Array, ArrayElement, ChannelFormat};
+use super::array::{Array, ArrayElement, ArrayShape, ChannelFormat};
 use super::pitched::Pitched;
 use super::DeviceSrc;
 use crate::context::Context;
@@ -362,7 +362,10 @@ impl<'a> Texture<'a> {
     }
 
     /// A texture over a CUDA array (any shape; layered arrays are sampled
-    /// with `tex1DLayered`/`tex2DLayered`).
+    /// with `tex1DLayered`/`tex2DLayered`). For a plain 1D array the address
+    /// modes of y and z are set to clamp: the hardware samples 1D arrays
+    /// at y = 0, and border addressing there would mix the border color
+    /// into every linearly filtered value (seen on the H200).
     ///
     /// # Errors
     ///
@@ -377,7 +380,16 @@ impl<'a> Texture<'a> {
             ..CUDA_RESOURCE_DESC::default()
         };
         resource.res.array.hArray = array.as_raw();
-        Self::create(array.context(), resource, Resource::Array, T::FORMAT, desc)
+        let mut desc = *desc;
+        if let ArrayShape::D1 { .. } = array.shape() {
+            // Measured on the H200 (driver 580): a plain 1D array is filtered
+            // as if it had a second dimension sampled at y = 0, so border
+            // addressing in y mixes half the border color into every
+            // linearly filtered value. The unused dimensions clamp instead.
+            desc.address[1] = AddressMode::Clamp;
+            desc.address[2] = AddressMode::Clamp;
+        }
+        Self::create(array.context(), resource, Resource::Array, T::FORMAT, &desc)
     }
 
     /// A texture over linear device memory, read in kernels with
