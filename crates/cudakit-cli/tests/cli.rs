@@ -877,9 +877,18 @@ fn matmul_default_kernels_run_beside_cublas() {
                 "cublas",
             ],
             &[],
-        )
-        .expect(0)
-        .calm();
+        );
+        if run.code == 2 && run.stderr.contains("cuBLAS not found") {
+            // The runner counts this as not run (cudakit_suite::not_run's
+            // marker), never as passed.
+            let thread = std::thread::current();
+            eprintln!(
+                "NOT RUN: {}: no libcublas.so.13 on this machine",
+                thread.name().unwrap_or("?")
+            );
+            panic!("test not run: no cuBLAS");
+        }
+        let run = run.expect(0).calm();
         for word in ["cuBLAS", "vs cuBLAS", "PASS"] {
             assert!(
                 run.stdout.contains(word),
