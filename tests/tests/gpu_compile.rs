@@ -671,7 +671,10 @@ fn a_device_side_launch_links_with_cudadevrt() {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
-fn lto_ir_is_refused_by_the_driver_linker() {
+fn lto_ir_goes_through_nvjitlink() {
+    // CUDA 13's LTO-IR is refused by the driver linker
+    // (CUDA_ERROR_JIT_COMPILER_NOT_FOUND, measured on the H200); the Linker
+    // hands LTO-IR inputs to nvJitLink instead, loaded at run time.
     let ctx = ctx();
     let (helper, main) = pieces(&ctx, Output::LtoIr);
     assert!(helper.lto_ir().is_some() && main.lto_ir().is_some());
@@ -680,15 +683,16 @@ fn lto_ir_is_refused_by_the_driver_linker() {
         .add_compiled(&helper)
         .and_then(|l| l.add_compiled(&main))
         .map(|_| ());
-    let outcome = outcome.and_then(|()| linker.complete().map(|_| ()));
-    println!("LTO-IR through cuLink: {outcome:?}");
+    let outcome = outcome.and_then(|()| linker.complete().map(drop));
+    println!("LTO-IR through the Linker: {outcome:?}");
     match outcome {
-        Err(Error::ModuleLoad { call, .. }) => {
-            assert!(call.starts_with("cuLink"), "{call}");
+        // Loaded as a module: the link produced a valid image (gpu_linking
+        // runs such a kernel and checks its output).
+        Ok(()) => {}
+        Err(Error::JitLinkUnavailable { .. }) => {
+            cudakit_suite::not_run("libnvJitLink.so.13 is not on this machine")
         }
-        other => {
-            panic!("the driver linker accepted CUDA 13 LTO-IR ({other:?}): update the linker docs")
-        }
+        Err(other) => panic!("linking LTO-IR failed: {other}"),
     }
 }
 

@@ -193,8 +193,7 @@ pub unsafe extern "C" fn cuMemAllocManaged(dptr: *mut u64, bytes: usize, _flags:
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD8_v2(dst: u64, value: u8, n: usize) -> i32 {
     let s = state();
-    if s
-        .managed
+    if s.managed
         .iter()
         .any(|&(a, b)| dst >= a && dst + n as u64 <= a + b as u64)
     {

@@ -6,13 +6,13 @@
 //! records sticky errors (see [`crate::Context`]).
 
 mod codes;
-mod texture;
 mod nccl;
+mod texture;
 
 pub use codes::{CodeText, DriverCode, JitLinkCode, NvrtcCode};
 pub use cuda_sys::LoadError;
-pub use texture::TextureError;
 pub use nccl::{NcclCode, NcclError};
+pub use texture::TextureError;
 
 use cuda_sys::{nvrtcResult, CUresult};
 

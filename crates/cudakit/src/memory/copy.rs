@@ -301,4 +301,3 @@ pub(crate) unsafe fn dtoh_ordered(
     // SAFETY: the caller's contract.
     unsafe { dtoh_async(ctx, stream, dst, src, bytes) }
 }
-

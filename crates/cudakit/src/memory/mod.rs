@@ -23,11 +23,11 @@ pub(crate) mod copy;
 mod device;
 mod element;
 mod pinned;
-mod pool;
 pub mod pitched;
-pub mod texture;
+mod pool;
 pub mod staged;
 pub mod tensor_map;
+pub mod texture;
 mod unified;
 
 pub use device::{DeviceBuffer, DeviceView};

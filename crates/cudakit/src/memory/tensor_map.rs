@@ -247,7 +247,9 @@ impl TiledLayout {
             return bad(format!("rank {rank}: must be 1 to 5"));
         }
         if self.interleave != Interleave::None && rank < 3 {
-            return bad(format!("rank {rank}: an interleaved layout needs rank 3 or more"));
+            return bad(format!(
+                "rank {rank}: an interleaved layout needs rank 3 or more"
+            ));
         }
         if self.strides.len() != rank - 1
             || self.box_dims.len() != rank
@@ -262,7 +264,11 @@ impl TiledLayout {
                 self.element_strides.len()
             ));
         }
-        let align = if self.interleave == Interleave::B32 { 32 } else { 16 };
+        let align = if self.interleave == Interleave::B32 {
+            32
+        } else {
+            16
+        };
         if address % align != 0 {
             return bad(format!(
                 "the start address {address:#x} is not {align}-byte aligned"
@@ -368,7 +374,10 @@ impl<'a> TensorMap<'a> {
     /// [`Error::TensorMap`] naming the rule a layout breaks;
     /// [`Error::NotSupported`] on a driver without tensor maps (before CUDA
     /// 12.0) or a device before sm_90; driver errors.
-    pub fn tiled<T: DeviceCopy>(memory: impl DeviceDst<'a, T>, layout: TiledLayout) -> Result<Self> {
+    pub fn tiled<T: DeviceCopy>(
+        memory: impl DeviceDst<'a, T>,
+        layout: TiledLayout,
+    ) -> Result<Self> {
         let ctx = memory.context();
         let address = memory.device_ptr().as_raw();
         let bytes = memory.len() * std::mem::size_of::<T>();
@@ -456,8 +465,7 @@ mod tests {
     use super::*;
 
     fn matrix() -> TiledLayout {
-        TiledLayout::matrix(TensorDataType::Bf16, 4096, 4096, 4096, 128, 64)
-            .swizzle(Swizzle::B128)
+        TiledLayout::matrix(TensorDataType::Bf16, 4096, 4096, 4096, 128, 64).swizzle(Swizzle::B128)
     }
 
     #[test]
@@ -483,8 +491,8 @@ mod tests {
         let mut l = matrix();
         l.box_dims[0] = 4; // 8 bytes
         fails(l, 0x1000, bytes, 2, "multiple of 16");
-        let l = TiledLayout::matrix(TensorDataType::Bf16, 64, 256, 256, 64, 128)
-            .swizzle(Swizzle::B128); // 256-byte inner box
+        let l =
+            TiledLayout::matrix(TensorDataType::Bf16, 64, 256, 256, 64, 128).swizzle(Swizzle::B128); // 256-byte inner box
         fails(l, 0x1000, 64 * 256 * 2, 2, "swizzle span");
         let mut l = matrix();
         l.element_strides[1] = 9;
