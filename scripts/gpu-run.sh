@@ -10,7 +10,8 @@
 # and fails (cudakit_suite::not_run): libtest counts it as failed, this
 # runner counts it as not run, never as passed (docs/testing.md).
 #
-# Environment: SANITIZE=0 skips the sanitizer pass; FILTER=substring runs
+# Environment: SUITE=0 skips the plain pass; SANITIZE=0 skips the memcheck
+# pass; EXTRA_SANITIZERS=0 racecheck/synccheck/initcheck; PROFILE=0 ncu; FILTER=substring runs
 # only matching tests (libtest's filter); ONLY="word ..." runs only the
 # binaries whose names contain one of the words; LOG_DIR (default:
 # bundle/logs) receives the logs; CUDAKIT_CACHE_DIR and CUDA_CACHE_PATH
@@ -62,7 +63,9 @@ classify() {
 }
 
 passed=0; failed=0; not_run=0; status=0; not_run_report=""
+# SUITE=0 skips the plain pass (to run only the sanitizers or the profile).
 for bin in "$here"/bin/*; do
+    [ "${SUITE:-1}" = "1" ] || break
     name=$(basename "$bin")
     selected "$name" || continue
     "$bin" --include-ignored --test-threads=1 "${filter[@]}" >"$logs/$name.log" 2>&1
@@ -77,7 +80,7 @@ for bin in "$here"/bin/*; do
         [ -n "$line" ] && not_run_report+="  $name $line"$'\n'
     done <<<"$NOT_RUN_LINES"
 done
-echo "suite: $passed passed, $failed failed, $not_run not run"
+[ "${SUITE:-1}" = "1" ] && echo "suite: $passed passed, $failed failed, $not_run not run"
 if [ "$not_run" -ne 0 ]; then
     echo "not run (test: reason):"
     printf '%s' "$not_run_report"
@@ -171,7 +174,8 @@ if [ "${PROFILE:-1}" = "1" ]; then
         while read -r dtype kernel; do
             [ -n "$dtype" ] || continue
             csv="$logs/ncu-$dtype-$kernel.csv"
-            ncu --csv --metrics "$metrics" --launch-skip 1 --launch-count 1 \
+            ncu --csv --metrics "$metrics" --kernel-name regex:'gemm|matmul' \
+                --launch-skip 1 --launch-count 1 \
                 "$here/bin-cudakit" matmul --m 4096 --n 4096 --k 4096 --dtype "$dtype" \
                 --kernel "$kernel" --iters 2 >"$csv" 2>"$logs/ncu-$dtype-$kernel.err"
             python3 "$here/ncu_table.py" "$dtype $kernel" "$csv" || \
