@@ -102,7 +102,9 @@ impl ArenaStats {
         self.kinds[kind.index()]
     }
 
-    /// Live allocations of every kind.
+    /// Live allocations of every kind, the staged pipeline's cached chunks
+    /// ([`AllocKind::Staging`]) included; `Context::release_staging` hands
+    /// those back.
     pub fn live_count(&self) -> u64 {
         self.kinds.iter().map(|k| k.live_count).sum()
     }
