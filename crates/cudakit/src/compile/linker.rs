@@ -37,7 +37,7 @@
 //! CUDA 12.0 (`CU_JIT_INPUT_NVVM` is deprecated; with driver 580 on an
 //! H200, `cuLinkAddData_v2` answers CUDA 13 LTO-IR with
 //! `CUDA_ERROR_JIT_COMPILER_NOT_FOUND`). So the first LTO-IR input
-//! ([`Output::LtoIr`], NVRTC's `-dlto`) switches the link to nvJitLink
+//! ([`Output::LtoIr`](crate::compile::program::Output::LtoIr), NVRTC's `-dlto`) switches the link to nvJitLink
 //! ([`crate::compile::nvjitlink`], loaded at run time): the inputs added
 //! before it are handed to nvJitLink again (the linker keeps a copy of
 //! each), every later input goes there too, and [`Linker::complete`] loads

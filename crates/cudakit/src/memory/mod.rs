@@ -24,7 +24,7 @@ mod device;
 mod element;
 mod pinned;
 pub mod pitched;
-mod pool;
+pub mod pool;
 pub mod staged;
 pub mod tensor_map;
 pub mod texture;

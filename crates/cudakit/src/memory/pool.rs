@@ -419,7 +419,7 @@ impl Drop for MemPool<'_> {
 
 /// Device memory for `len` elements of `T` allocated in stream order from
 /// a [`MemPool`], freed in stream order on its stream when dropped
-/// (`cuMemFreeAsync`). See the [module documentation](self).
+/// (`cuMemFreeAsync`). See the [module documentation](crate::memory::pool).
 pub struct PoolBuffer<'a, T: DeviceCopy> {
     ctx: &'a Context,
     /// Borrowed for 'a: the buffer is freed on it.

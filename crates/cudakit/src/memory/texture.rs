@@ -47,7 +47,7 @@
 //! and whether 8/16-bit integers are read as they are or as floats in
 //! `[0, 1]` (`[-1, 1]` signed) ([`ReadMode`]). Combinations the hardware
 //! does not support are refused before the driver
-//! ([`TextureError`](crate::error::TextureError)).
+//! ([`TextureError`]).
 //! `docs/textures.md` gives the formulas the hardware follows, which the
 //! GPU tests recompute on the CPU.
 
@@ -369,7 +369,7 @@ impl<'a> Texture<'a> {
     ///
     /// # Errors
     ///
-    /// [`TextureError`](crate::error::TextureError) (as [`Error::Texture`](crate::Error::Texture)) for unsupported
+    /// [`TextureError`] (as [`Error::Texture`](crate::Error::Texture)) for unsupported
     /// combinations; driver errors.
     pub fn from_array<T: ArrayElement>(
         array: &'a Array<'_, T>,
@@ -398,7 +398,7 @@ impl<'a> Texture<'a> {
     ///
     /// # Errors
     ///
-    /// [`TextureError::LinearMemory`](crate::error::TextureError::LinearMemory) for filtering or normalized
+    /// [`TextureError::LinearMemory`] for filtering or normalized
     /// coordinates; driver errors (more elements than
     /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH`).
     pub fn from_linear<T: ArrayElement>(
@@ -515,7 +515,7 @@ impl<'a> Surface<'a> {
     ///
     /// # Errors
     ///
-    /// [`TextureError::NotSurfaceCapable`](crate::error::TextureError::NotSurfaceCapable) before the driver; driver errors.
+    /// [`TextureError::NotSurfaceCapable`] before the driver; driver errors.
     pub fn new<T: ArrayElement>(array: &'a mut Array<'_, T>) -> Result<Surface<'a>> {
         if !array.is_surface_capable() {
             return Err(TextureError::NotSurfaceCapable.into());
