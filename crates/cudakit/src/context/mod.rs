@@ -42,7 +42,6 @@ use self::device::{Device, DeviceLimits};
 use self::metrics::{Metrics, MetricsCounters};
 use crate::driver::cu;
 use crate::error::{check, DriverError, Error, Result};
-use crate::memory::staged::Staging;
 
 /// A device's primary context. Cheap to clone (clones share one retained
 /// context). Buffers, streams and modules borrow it, so none can outlive it:
@@ -74,7 +73,10 @@ pub(crate) struct Shared {
     /// Devices (bit = ordinal) this context has peer access to
     /// (`cuCtxEnablePeerAccess`), kept by `multi::peer`.
     peers: AtomicU64,
-    staging: Staging,
+    /// State that a room above keeps per context and hands back before
+    /// the context goes (the staged pipeline's page-locked chunks); held
+    /// as a trait object so that this room does not depend on that one.
+    staging: OnceCell<Box<dyn ContextResource>>,
 }
 
 /// What device work and host access to unified memory are in flight.
@@ -178,7 +180,7 @@ impl Context {
             released: AtomicBool::new(false),
             work: WorkTracker::default(),
             peers: AtomicU64::new(0),
-            staging: Staging::default(),
+            staging: OnceCell::new(),
         });
         reg.push((device.ordinal(), Arc::downgrade(&shared)));
         Ok(Context { shared })
@@ -508,7 +510,7 @@ impl Context {
     }
 
     /// The staged pipeline's state (see `memory::staged`).
-    pub(crate) fn staging(&self) -> &Staging {
+    pub(crate) fn staging_slot(&self) -> &OnceCell<Box<dyn ContextResource>> {
         &self.shared.staging
     }
 
@@ -633,7 +635,9 @@ impl Shared {
     fn free_staging(&self, cu: &Driver) {
         // SAFETY: the primary context is still retained by this record.
         let _ = unsafe { (cu.cuCtxSetCurrent)(self.raw) };
-        self.staging.free_all(cu, &self.arena, &mut |_, _| {});
+        if let Some(staging) = self.staging.get() {
+            staging.release(cu, &self.arena, &mut |_, _| {});
+        }
     }
 }
 
@@ -704,4 +708,19 @@ impl Drop for HostViewToken<'_> {
                 .fetch_sub(1, Ordering::AcqRel);
         }
     }
+}
+
+/// Per-context state of a room above this one (the staged pipeline's
+/// chunks), released with the context: before `Context::reset` and when the
+/// last handle drops, with the context current.
+pub(crate) trait ContextResource: std::any::Any + Send + Sync {
+    /// Hands everything back; errors go to `record`.
+    fn release(
+        &self,
+        cu: &Driver,
+        arena: &Arena,
+        record: &mut dyn FnMut(&'static str, cuda_sys::CUresult),
+    );
+    /// For the owner's downcast.
+    fn as_any(&self) -> &dyn std::any::Any;
 }

@@ -31,7 +31,7 @@ use cuda_sys::{
 };
 
 use crate::context::arena::{AllocKind, Arena};
-use crate::context::Context;
+use crate::context::{Context, ContextResource};
 use crate::error::Result;
 
 /// Transfers of at least this many bytes go through the pipeline; smaller
@@ -166,19 +166,30 @@ impl Lane {
     }
 }
 
-impl Staging {
+impl ContextResource for Staging {
     /// Frees both lanes. The context must be current.
-    pub(crate) fn free_all(
-        &self,
-        cu: &Driver,
-        arena: &Arena,
-        record: &mut dyn FnMut(&'static str, CUresult),
-    ) {
+    fn release(&self, cu: &Driver, arena: &Arena, record: &mut dyn FnMut(&'static str, CUresult)) {
         for lane in [&self.htod, &self.dtoh] {
             if let Some(mut l) = lock(lane).take() {
                 l.free(cu, arena, record);
             }
         }
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// The context's staging state, made on first use.
+fn staging(ctx: &Context) -> &Staging {
+    let slot = ctx
+        .staging_slot()
+        .get_or_init(|| Box::new(Staging::default()));
+    match slot.as_any().downcast_ref::<Staging>() {
+        Some(s) => s,
+        // Only this module fills the slot, always with a Staging.
+        None => unreachable!("the staging slot holds a Staging"),
     }
 }
 
@@ -239,7 +250,10 @@ impl Context {
         let Some(cu) = self.enter_for_drop() else {
             return;
         };
-        self.staging().free_all(cu, self.arena(), &mut |call, rc| {
+        let Some(slot) = self.staging_slot().get() else {
+            return;
+        };
+        slot.release(cu, self.arena(), &mut |call, rc| {
             self.record_drop_error(call, rc)
         });
     }
@@ -260,7 +274,7 @@ pub(crate) unsafe fn htod(
     bytes: usize,
     after: CUstream,
 ) -> Result<()> {
-    let mut guard = lock(&ctx.staging().htod);
+    let mut guard = lock(&staging(ctx).htod);
     if guard.is_none() {
         *guard = Some(Lane::new(ctx)?);
     }
@@ -314,7 +328,7 @@ pub(crate) unsafe fn dtoh(
     bytes: usize,
     after: CUstream,
 ) -> Result<()> {
-    let mut guard = lock(&ctx.staging().dtoh);
+    let mut guard = lock(&staging(ctx).dtoh);
     if guard.is_none() {
         *guard = Some(Lane::new(ctx)?);
     }

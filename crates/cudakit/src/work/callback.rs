@@ -4,8 +4,7 @@
 //!
 //! ```no_run
 //! # fn main() -> cudakit::Result<()> {
-//! use std::sync::atomic::{AtomicUsize, Ordering};
-//! let ctx = cudakit::Context::new(0)?;
+//! //! let ctx = cudakit::Context::new(0)?;
 //! let stream = ctx.stream()?;
 //! let calls = AtomicUsize::new(0);
 //! ctx.scope(|s| {
@@ -40,66 +39,12 @@
 //! into cudakit gets the driver's error or hangs, never undefined behaviour
 //! of Rust's.
 
-use std::any::Any;
+use crate::error::Result;
+use crate::work::graph::Kept;
+use crate::work::scope::{record_callback_panic as record_panic, Scope};
+use crate::work::stream::Stream;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-
-use crate::error::{Error, Result};
-use crate::work::scope::Scope;
-use crate::work::stream::Stream;
-
-/// Panics caught in callbacks, as (scope key, message), not yet reported.
-static PANICS: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
-/// How many entries `PANICS` holds: scopes look at the lock only when
-/// some panic is pending, so the scope's end costs one load otherwise.
-static PENDING: AtomicUsize = AtomicUsize::new(0);
-
-fn panics() -> std::sync::MutexGuard<'static, Vec<(usize, String)>> {
-    match PANICS.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
-}
-
-fn message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic payload that is not a string".to_owned()
-    }
-}
-
-fn record_panic(key: usize, payload: Box<dyn Any + Send>) {
-    let text = message(&*payload);
-    // Dropping a payload can panic in turn; that panic is caught too.
-    let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-    panics().push((key, text));
-    PENDING.fetch_add(1, Ordering::AcqRel);
-}
-
-/// The first panic caught in a callback of the scope `key`, as the error
-/// its end returns. Called by every scope as it ends.
-pub(crate) fn take_panic(key: usize) -> Option<Error> {
-    if PENDING.load(Ordering::Acquire) == 0 {
-        return None;
-    }
-    let mut list = panics();
-    let mut first = None;
-    list.retain(|(k, msg)| {
-        if *k == key {
-            PENDING.fetch_sub(1, Ordering::AcqRel);
-            first.get_or_insert_with(|| msg.clone());
-            false
-        } else {
-            true
-        }
-    });
-    first.map(|message| Error::HostCallbackPanicked { message })
-}
 
 /// A one-shot callback: freed by the trampoline after its one call.
 struct Once<F> {
@@ -126,89 +71,6 @@ unsafe extern "C" fn run_once<F: FnOnce() + Send>(user: *mut c_void) {
     // Only the bookkeeping itself could get here (a poisoned allocator);
     // never unwind into the driver.
     drop(outcome);
-}
-
-/// A callback that runs at every replay of a graph: kept alive by the
-/// graph that refers to it, called through a lock because two executable
-/// graphs instantiated from one graph may run at once.
-pub(crate) struct Repeat<F> {
-    /// The key of the scope that launched the graph last.
-    pub(crate) key: Arc<AtomicUsize>,
-    pub(crate) f: Mutex<F>,
-}
-
-/// The trampoline of a repeating callback.
-///
-/// # Safety
-///
-/// `user` points at a live `Repeat<F>` (the graph holding it outlives
-/// every replay: an executable graph waits for its replays when dropped).
-pub(crate) unsafe extern "C" fn run_repeat<F: FnMut() + Send>(user: *mut c_void) {
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: the function's contract: `user` points at a live
-        // `Repeat<F>`, only ever shared.
-        let repeat = unsafe { &*user.cast::<Repeat<F>>() };
-        let mut f = match repeat.f.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| (*f)())) {
-            record_panic(repeat.key.load(Ordering::Acquire), payload);
-        }
-    }));
-    drop(outcome);
-}
-
-/// A type-erased boxed callback that a graph keeps alive: its address is
-/// the `userData` of a host node.
-pub(crate) struct Kept {
-    ptr: *mut c_void,
-    drop_fn: unsafe fn(*mut c_void),
-}
-
-// SAFETY: the box it owns holds a `Repeat<F>` with `F: Send`, whose
-// closure is only reached through its mutex.
-unsafe impl Send for Kept {}
-
-/// Drops a `Box<Repeat<F>>` made by [`Kept::new`].
-///
-/// # Safety
-///
-/// `ptr` comes from `Box::into_raw` of a `Repeat<F>`, dropped once.
-unsafe fn drop_repeat<F>(ptr: *mut c_void) {
-    // SAFETY: the function's contract.
-    drop(unsafe { Box::from_raw(ptr.cast::<Repeat<F>>()) });
-}
-
-impl Kept {
-    /// Boxes `f` as a repeating callback reporting panics under `key`;
-    /// returns the box and the (trampoline, user data) pair for the driver.
-    pub(crate) fn new<F: FnMut() + Send>(
-        key: Arc<AtomicUsize>,
-        f: F,
-    ) -> (Kept, cuda_sys::CUhostFn, *mut c_void) {
-        let ptr = Box::into_raw(Box::new(Repeat {
-            key,
-            f: Mutex::new(f),
-        }))
-        .cast::<c_void>();
-        (
-            Kept {
-                ptr,
-                drop_fn: drop_repeat::<F>,
-            },
-            Some(run_repeat::<F>),
-            ptr,
-        )
-    }
-}
-
-impl Drop for Kept {
-    fn drop(&mut self) {
-        // SAFETY: `ptr` and `drop_fn` were made together by `Kept::new`;
-        // this is the one drop, after every replay that could call it.
-        unsafe { (self.drop_fn)(self.ptr) }
-    }
 }
 
 impl<'s, 'env> Scope<'s, 'env> {
@@ -274,6 +136,9 @@ impl<'s, 'env> Scope<'s, 'env> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::work::scope::take_callback_panic as take_panic;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Arc;
 
     #[test]
     fn a_caught_panic_is_reported_once_to_its_scope() {

@@ -25,15 +25,19 @@
 //! # Ok(()) }
 //! ```
 
+use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use cuda_sys::CUstream;
 
 use crate::context::same_context;
 use crate::context::Context;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::memory::{byte_len, copy, DeviceCopy, DeviceDst, DeviceSrc, UnifiedBuffer};
 use crate::work::event::Event;
 use crate::work::stream::Stream;
@@ -186,7 +190,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                 }
             }
         }
-        if let Some(e) = crate::work::callback::take_panic(self.key()) {
+        if let Some(e) = take_callback_panic(self.key()) {
             first_err.get_or_insert(e);
         }
         match first_err {
@@ -317,4 +321,60 @@ impl<'s, 'env> Scope<'s, 'env> {
         let raw = self.use_stream(stream)?;
         buffer.prefetch_on(raw, to_device)
     }
+}
+
+// ---- panics caught in host callbacks (work::callback, graph host nodes),
+// reported when their scope ends
+
+/// Panics caught in callbacks, as (scope key, message), not yet reported.
+static PANICS: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+/// How many entries `PANICS` holds: scopes look at the lock only when
+/// some panic is pending, so the scope's end costs one load otherwise.
+static PENDING: AtomicUsize = AtomicUsize::new(0);
+
+fn panics() -> std::sync::MutexGuard<'static, Vec<(usize, String)>> {
+    match PANICS.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
+fn message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic payload that is not a string".to_owned()
+    }
+}
+
+/// Records a panic caught in a host callback of the scope `key`; the
+/// scope's end reports it.
+pub(crate) fn record_callback_panic(key: usize, payload: Box<dyn Any + Send>) {
+    let text = message(&*payload);
+    // Dropping a payload can panic in turn; that panic is caught too.
+    let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+    panics().push((key, text));
+    PENDING.fetch_add(1, Ordering::AcqRel);
+}
+
+/// The first panic caught in a callback of the scope `key`, as the error
+/// its end returns. Called by every scope as it ends.
+pub(crate) fn take_callback_panic(key: usize) -> Option<Error> {
+    if PENDING.load(Ordering::Acquire) == 0 {
+        return None;
+    }
+    let mut list = panics();
+    let mut first = None;
+    list.retain(|(k, msg)| {
+        if *k == key {
+            PENDING.fetch_sub(1, Ordering::AcqRel);
+            first.get_or_insert_with(|| msg.clone());
+            false
+        } else {
+            true
+        }
+    });
+    first.map(|message| Error::HostCallbackPanicked { message })
 }

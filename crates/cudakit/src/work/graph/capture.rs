@@ -9,7 +9,7 @@ use cuda_sys::{CUgraph, CUstream, CUstreamCaptureMode};
 use super::Graph;
 use crate::context::{same_context, Context};
 use crate::error::{Error, Result};
-use crate::work::callback::Kept;
+use crate::work::graph::Kept;
 use crate::work::scope::Scope;
 use crate::work::stream::Stream;
 

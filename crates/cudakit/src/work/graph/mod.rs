@@ -55,10 +55,12 @@
 
 mod capture;
 mod exec;
+mod kept;
 
 pub use exec::{GraphExec, InstantiateOptions};
 
 pub(crate) use capture::{capture_key, keep_in_capture};
+pub(crate) use kept::Kept;
 
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -73,7 +75,6 @@ use crate::compile::module::Function;
 use crate::context::{same_context, Context};
 use crate::error::{Error, Result};
 use crate::memory::{byte_len, DeviceCopy, DeviceDst, DeviceSrc};
-use crate::work::callback::Kept;
 use crate::work::event::Event;
 use crate::work::launch::params::PointerArray;
 use crate::work::launch::{LaunchConfig, ParamList};
