@@ -241,7 +241,7 @@ function_table! {
     }
     optional {
         // --- tensor maps (TMA, sm_90+)
-        cuTensorMapEncodeTiled = "cuTensorMapEncodeTiled": fn(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: c_uint, globalAddress: *mut c_void, globalDim: *const u64, globalStrides: *const u64, boxDim: *const c_uint, elementStrides: *const c_uint, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult;
+        cuTensorMapEncodeTiled = "cuTensorMapEncodeTiled": fn(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: u32, globalAddress: *mut c_void, globalDim: *const u64, globalStrides: *const u64, boxDim: *const u32, elementStrides: *const u32, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult;
         cuTensorMapReplaceAddress = "cuTensorMapReplaceAddress": fn(tensorMap: *mut CUtensorMap, globalAddress: *mut c_void) -> CUresult;
         // --- contexts
         cuCtxCreate = "cuCtxCreate_v4": fn(pctx: *mut CUcontext, ctxCreateParams: *mut CUctxCreateParams, flags: c_uint, dev: CUdevice) -> CUresult;

@@ -590,8 +590,10 @@ fn open_candidate(which: Which, candidate: &str) -> Result<(Library, Option<Stri
     if which == Which::Nvrtc && is_path {
         preloaded = preload_builtins(Path::new(candidate));
     }
-    // SAFETY: opening a shared library runs its initialisers. libcuda and
-    // libnvrtc are NVIDIA's libraries with benign initialisers; a user who
+    // SAFETY: opening a shared library runs its initialisers. Every
+    // candidate is one of NVIDIA's libraries (libcuda, libnvrtc,
+    // libnvJitLink, libnccl, libcublas) by soname or by its file name in a
+    // toolkit or wheel folder, whose initialisers are benign; a user who
     // points CUDAKIT_LIB* at another library accepts that it runs.
     match unsafe { Library::new(candidate) } {
         Ok(library) => Ok((library, preloaded)),

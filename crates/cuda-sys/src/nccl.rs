@@ -145,12 +145,16 @@ pub const fn nccl_version(major: c_int, minor: c_int, patch: c_int) -> c_int {
     }
 }
 
-/// `ncclConfig_t` in the layout of NCCL 2.17 (`struct ncclConfig_v21700`).
+/// `ncclConfig_t` as NCCL 2.18 declares `struct ncclConfig_v21700` (2.17's
+/// fields, then `splitShare`).
 ///
-/// NCCL's configuration struct only ever grows at its end, and NCCL reads
-/// as many bytes as `size` says, interpreting them by `version`; so this
-/// prefix, declared as version 2.17, is understood by every NCCL from 2.17
-/// on. Fill it with [`ncclConfig_t::initializer`] (`NCCL_CONFIG_INITIALIZER`).
+/// NCCL's configuration struct only ever grows at its end, and NCCL copies
+/// `min(size, its own sizeof)` bytes over its own `NCCL_CONFIG_INITIALIZER`
+/// (checking the magic, and using `version` to default fields older
+/// layouts lack); so this prefix, declared as version 2.17, is understood
+/// by every NCCL from 2.14 on (2.14 to 2.17 read only the fields they
+/// have), and every field after it keeps NCCL's default. Fill it with [`ncclConfig_t::initializer`]
+/// (`NCCL_CONFIG_INITIALIZER`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct ncclConfig_t {

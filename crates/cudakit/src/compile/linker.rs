@@ -219,8 +219,10 @@ impl DriverArray<u8> {
     /// The log text now in the buffer, up to `written` bytes and the first NUL.
     fn text(&self, written: usize) -> String {
         // SAFETY: the allocation holds `len` initialized bytes (zeroed at
-        // creation), and the driver is not writing it now (it writes only
-        // during our calls on `&mut Linker`).
+        // creation), and the driver is not writing it now: it writes only
+        // inside the linker's own driver calls (`add*`, and `finish`, called
+        // by `complete*`), and `Linker` is not `Sync`, so none of those runs
+        // during this read.
         let bytes = unsafe { std::slice::from_raw_parts(self.ptr, self.len) };
         log_text(bytes, written)
     }
@@ -252,9 +254,11 @@ pub struct Linker<'c> {
     jit: Option<JitLink>,
 }
 
-// SAFETY: the link state and the driver-owned buffers are used only through
-// `&mut self` (or in drop), so never from two threads at once; the driver
-// API is thread-safe and every call makes the context current first.
+// SAFETY: `Linker` is not `Sync` (raw pointers), so the link state and the
+// buffers the driver writes are used by one thread at a time, whether
+// through `&self` (the logs), `&mut self` (`add*`), by value (`complete*`)
+// or in drop; the driver API is thread-safe and every call makes the
+// context current first.
 unsafe impl Send for Linker<'_> {}
 
 impl fmt::Debug for Linker<'_> {

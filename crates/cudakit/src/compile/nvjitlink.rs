@@ -125,8 +125,10 @@ pub struct JitLink {
     kept_data: Vec<Box<[u8]>>,
 }
 
-// SAFETY: the handle is used only through `&mut self` (or in drop), never
-// from two threads at once; nvJitLink handles are not tied to a thread.
+// SAFETY: `JitLink` is not `Sync` (it holds a raw handle), so its handle is
+// used by one thread at a time, whether through `&self` (`logs`),
+// `&mut self` (`add`, `add_file`), by value (`complete*`) or in drop;
+// nvJitLink handles are not tied to the thread that made them.
 unsafe impl Send for JitLink {}
 
 impl std::fmt::Debug for JitLink {

@@ -207,7 +207,9 @@ impl Communicator {
     /// own process or thread. When the others have not all joined within
     /// `timeout`, the communicator is aborted (`ncclCommAbort`) and the call
     /// returns [`Error::NcclTimeout`]. `timeout` also bounds later waits of
-    /// the communicator's non-blocking calls.
+    /// the communicator's non-blocking calls. (`NCCL_COMM_BLOCKING=1` in the
+    /// environment overrides `blocking = 0` inside NCCL: the calls then block
+    /// until done and the timeout does not apply.)
     ///
     /// # Errors
     ///

@@ -114,13 +114,17 @@ fn last_error(nc: &Nccl, comm: Option<ncclComm_t>) -> String {
     let Some(get) = nc.ncclGetLastError else {
         return String::new();
     };
-    // SAFETY: NCCL accepts NULL or a live communicator and returns a
-    // static or communicator-owned NUL-terminated string, read at once.
+    // SAFETY: NCCL ignores the argument ("comm is currently unused and can
+    // be NULL"; `comm` is NULL or a live communicator anyway) and returns
+    // its thread-local last-error buffer, a NUL-terminated char array that
+    // lives as long as this thread; it is copied below before any other
+    // NCCL call on this thread can rewrite it.
     let text = unsafe { get(comm.unwrap_or(std::ptr::null_mut())) };
     if text.is_null() {
         return String::new();
     }
-    // SAFETY: non-null and NUL-terminated (above).
+    // SAFETY: non-null, NUL-terminated and alive for this thread (above);
+    // copied at once.
     unsafe { CStr::from_ptr(text) }
         .to_string_lossy()
         .trim()
