@@ -588,7 +588,8 @@ impl<T: ArrayElement> Drop for Array<'_, T> {
             // SAFETY: destroys the array created in `create`, once. No
             // device work can still use it: work borrows the array (or a
             // texture or surface that borrows it) inside a scope, which
-            // synchronizes before it ends.
+            // synchronizes before it ends, or in a graph, whose executable
+            // graphs borrow it and wait for their replays when dropped.
             let rc = unsafe { (cu.cuArrayDestroy)(self.raw) };
             self.ctx.record_drop_error("cuArrayDestroy", rc);
         }

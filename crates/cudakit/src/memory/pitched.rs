@@ -337,7 +337,8 @@ impl<T: DeviceCopy> Drop for Pitched<'_, T> {
         if let Some(cu) = self.ctx.enter_for_drop() {
             // SAFETY: frees the allocation made in `create`, once; no device
             // work can still use it (work borrows it inside a scope, which
-            // synchronizes before it ends).
+            // synchronizes before it ends, or in a graph, whose executable
+            // graphs wait for their replays when dropped).
             let rc = unsafe { (cu.cuMemFree)(self.ptr) };
             self.ctx.record_drop_error("cuMemFree_v2", rc);
         }

@@ -501,7 +501,10 @@ impl<T: DeviceCopy> Drop for PoolBuffer<'_, T> {
         if let Some(cu) = self.ctx.enter_for_drop() {
             // SAFETY: frees the allocation made by MemPool::alloc, once, on
             // its stream (alive: borrowed for 'a); work that used the
-            // buffer was queued in scopes that have synchronized.
+            // buffer was queued in scopes that have synchronized, or in
+            // graphs whose executable graphs waited for their replays when
+            // dropped. (Dropped while its stream captures, this free is
+            // captured instead of run: see the review report.)
             let rc = unsafe { (cu.cuMemFreeAsync)(self.ptr, self.stream) };
             self.ctx.record_drop_error("cuMemFreeAsync", rc);
         }

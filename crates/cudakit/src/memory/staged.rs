@@ -296,8 +296,12 @@ pub(crate) unsafe fn htod(
                 (cu.cuEventSynchronize)(lane.events[slot])
             })?;
         }
-        // SAFETY: the chunk holds CHUNK >= n bytes and no DMA reads it now
-        // (its last one finished above, or it is fresh); `src + off` has `n`
+        // SAFETY: the chunk holds CHUNK >= n bytes and no DMA reads it now:
+        // for i >= CHUNKS its last DMA of this transfer finished above; for
+        // i < CHUNKS the previous transfer on this lane ended in `finish`,
+        // which waited for both streams (an earlier transfer that returned an
+        // error before `finish` does not give this guarantee; it only
+        // affects device bytes, never host memory). `src + off` has `n`
         // readable bytes (the caller's contract); distinct allocations.
         parallel_copy(lane.chunks[slot], unsafe { src.add(off) }, n, threads);
         let stream = lane.streams[i % 2];

@@ -481,7 +481,9 @@ impl Drop for Texture<'_> {
         if let Some(cu) = self.ctx.enter_for_drop() {
             // SAFETY: destroys the object made in `create`, once; no queued
             // work can still use it (a launch borrows the texture inside a
-            // scope, which synchronizes before it ends).
+            // scope, which synchronizes before it ends; a graph kernel node
+            // borrows it for the graph's life, and executable graphs wait for
+            // their replays when dropped).
             let rc = unsafe { (cu.cuTexObjectDestroy)(self.raw) };
             self.ctx.record_drop_error("cuTexObjectDestroy", rc);
         }
@@ -562,7 +564,9 @@ impl Drop for Surface<'_> {
         if let Some(cu) = self.ctx.enter_for_drop() {
             // SAFETY: destroys the object made in `new`, once; no queued
             // work can still use it (a launch borrows the surface inside a
-            // scope, which synchronizes before it ends).
+            // scope, which synchronizes before it ends; a graph kernel node
+            // borrows it for the graph's life, and executable graphs wait for
+            // their replays when dropped).
             let rc = unsafe { (cu.cuSurfObjectDestroy)(self.raw) };
             self.ctx.record_drop_error("cuSurfObjectDestroy", rc);
         }

@@ -330,7 +330,9 @@ impl<T: DeviceCopy> Drop for UnifiedBuffer<'_, T> {
     fn drop(&mut self) {
         if let Some(cu) = self.ctx.enter_for_drop() {
             // SAFETY: frees the allocation from cuMemAllocManaged, once; no
-            // device work can still use it (scopes synchronize first).
+            // device work can still use it (scopes synchronize first;
+            // executable graphs that borrow it wait for their replays when
+            // dropped).
             let rc = unsafe { (cu.cuMemFree)(self.ptr) };
             self.ctx.record_drop_error("cuMemFree_v2", rc);
         }

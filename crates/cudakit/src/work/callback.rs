@@ -3,8 +3,9 @@
 //! queued after it.
 //!
 //! ```no_run
+//! # use std::sync::atomic::{AtomicUsize, Ordering};
 //! # fn main() -> cudakit::Result<()> {
-//! //! let ctx = cudakit::Context::new(0)?;
+//! let ctx = cudakit::Context::new(0)?;
 //! let stream = ctx.stream()?;
 //! let calls = AtomicUsize::new(0);
 //! ctx.scope(|s| {
@@ -27,10 +28,12 @@
 //!
 //! A panic never unwinds into the driver. The callback's trampoline catches
 //! it, keeps its message, and the scope that queued the callback returns
-//! [`Error::HostCallbackPanicked`] when it ends (after its streams have
-//! synchronized, so the work queued after the callback has run too). The
+//! [`Error::HostCallbackPanicked`](crate::Error::HostCallbackPanicked) when
+//! it ends (after its streams have synchronized, so the work queued after
+//! the callback has run too). The
 //! context stays usable. A panic in a graph's host node is reported by the
-//! scope that launched the graph last.
+//! scope that launched an executable graph of that graph last (for the host
+//! nodes of a child graph: see [`Graph::add_child`](crate::work::graph::Graph::add_child)).
 //!
 //! # What a callback must not do
 //!
@@ -85,7 +88,7 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// # Errors
     ///
     /// Context mismatches; driver errors. A panic of `f` is reported when
-    /// the scope ends, as [`Error::HostCallbackPanicked`].
+    /// the scope ends, as [`Error::HostCallbackPanicked`](crate::Error::HostCallbackPanicked).
     pub fn host_fn<F>(&self, stream: &'s Stream<'_>, f: F) -> Result<()>
     where
         F: FnMut() + Send + 's,

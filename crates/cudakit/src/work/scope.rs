@@ -309,7 +309,7 @@ impl<'s, 'env> Scope<'s, 'env> {
     ///
     /// # Errors
     ///
-    /// [`Error::NotSupported`](crate::Error::NotSupported) before CUDA 12.2;
+    /// [`Error::NotSupported`] before CUDA 12.2;
     /// driver errors.
     pub fn prefetch<T: DeviceCopy>(
         &self,

@@ -211,9 +211,13 @@ pub struct Graph<'g> {
     _borrows: PhantomData<&'g ()>,
 }
 
-// SAFETY: the graph handle may be used from any thread (the driver API is
-// thread-safe); the kept callbacks are Send and reached only through their
-// mutexes; everything borrowed for 'g is Sync (buffers, functions, events).
+// SAFETY: the only field that is not Send by itself is the raw CUgraph,
+// which the driver accepts from any thread (the driver API is thread-safe).
+// `kept` is Send (its closures are `F: Send`, reached only through their
+// mutexes, by the driver's callback thread); `ctx` is `&Context` (Context is
+// Sync) and `key` an `Arc<AtomicUsize>`. What the nodes borrow for 'g is
+// held only as a marker (`PhantomData<&'g ()>`): moving the graph does not
+// give the receiving thread any host access to those borrows.
 unsafe impl Send for Graph<'_> {}
 
 impl std::fmt::Debug for Graph<'_> {
@@ -731,8 +735,10 @@ impl<'g> Graph<'g> {
         self.ctx.check("cuGraphAddChildGraphNode", unsafe {
             (cu.cuGraphAddChildGraphNode)(&mut node, self.raw, deps.as_ptr(), deps.len(), child.raw)
         })?;
-        // Panics of the child's host nodes are reported where this graph
-        // runs.
+        // Panics of the child's host nodes are reported under the child's
+        // own key (set when an executable graph of the child itself is
+        // launched), not under this graph's: launching this graph does not
+        // update it (see the review report).
         Ok(self.node(node))
     }
 
