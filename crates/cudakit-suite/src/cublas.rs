@@ -198,14 +198,19 @@ impl<'c> Cublas<'c> {
         let a_shape = if a.2 == Op::N { (m, k) } else { (k, m) };
         let b_shape = if b.2 == Op::N { (k, n) } else { (n, k) };
         for (what, (buf, ld, _), (rows, cols)) in [("A", a, a_shape), ("B", b, b_shape)] {
-            if ld < cols.max(1) || (rows > 0 && buf.len() < (rows - 1) * ld + cols) {
+            let needed = if rows == 0 {
+                Some(0)
+            } else {
+                (rows - 1).checked_mul(ld).and_then(|x| x.checked_add(cols))
+            };
+            if ld < cols.max(1) || needed.map_or(true, |need| buf.len() < need) {
                 return bad(format!(
                     "{what} is {rows}x{cols} with rows {ld} apart, but holds {} elements",
                     buf.len()
                 ));
             }
         }
-        if c.len() < m * n {
+        if m.checked_mul(n).map_or(true, |mn| c.len() < mn) {
             return bad(format!("C holds {} elements, not {m}x{n}", c.len()));
         }
         let to_int = |x: usize, what: &str| {

@@ -170,8 +170,10 @@ fn jitlink_options(options: &LinkOptions) -> Vec<String> {
     if let Some(n) = options.max_registers {
         out.push(format!("-maxrregcount={n}"));
     }
+    // nvJitLink accepts only -O0 and -O3 (nvJitLink.h): levels 1 to 4,
+    // which the driver linker takes, become -O3.
     if let Some(level) = options.optimization_level {
-        out.push(format!("-O{level}"));
+        out.push(if level == 0 { "-O0" } else { "-O3" }.to_owned());
     }
     if options.debug_info {
         out.push("-g".to_owned());
@@ -748,7 +750,7 @@ mod tests {
             .line_info(true);
         assert_eq!(
             jitlink_options(&o),
-            ["-lto", "-maxrregcount=64", "-O2", "-lineinfo", "-verbose"]
+            ["-lto", "-maxrregcount=64", "-O3", "-lineinfo", "-verbose"]
         );
         assert_eq!(
             jitlink_options(&LinkOptions::new().quiet(true).debug_info(true)),

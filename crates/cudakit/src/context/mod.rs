@@ -99,6 +99,8 @@ struct WorkTracker {
     /// first operation refused during one.
     captures: AtomicUsize,
     capture_violation: Mutex<Option<&'static str>>,
+    /// The streams capturing now and the scope (its key) that owns each.
+    capture_owners: Mutex<Vec<(usize, usize)>>,
 }
 
 // SAFETY: CUcontext is a handle the driver API accepts from any thread; all
@@ -466,13 +468,70 @@ impl Context {
     /// Counts a stream capture that is starting (graph capture, see
     /// `crate::work::graph`). While any is in progress, synchronous
     /// operations are refused before the driver sees them.
-    pub(crate) fn begin_capture(&self) {
+    pub(crate) fn begin_capture(&self, stream: cuda_sys::CUstream, owner: usize) {
+        self.capture_owners().push((stream as usize, owner));
         self.shared.work.captures.fetch_add(1, Ordering::AcqRel);
+    }
+
+    fn capture_owners(&self) -> std::sync::MutexGuard<'_, Vec<(usize, usize)>> {
+        match self.shared.work.capture_owners.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// During a capture on this context: refuses work of the scope `owner`
+    /// on `stream` when the stream is captured by another scope, or has
+    /// joined a capture (through an event) while `owner` owns none, so
+    /// that no scope's work lands in another scope's graph.
+    pub(crate) fn check_capture_use(&self, stream: cuda_sys::CUstream, owner: usize) -> Result<()> {
+        if !self.capturing() {
+            return Ok(());
+        }
+        let (origin_owner, owns_one) = {
+            let list = self.capture_owners();
+            (
+                list.iter()
+                    .find(|(s, _)| *s == stream as usize)
+                    .map(|(_, o)| *o),
+                list.iter().any(|(_, o)| *o == owner),
+            )
+        };
+        let refuse = |operation| Error::IllegalDuringCapture {
+            operation,
+            device: self.shared.device.ordinal(),
+        };
+        match origin_owner {
+            Some(o) if o == owner => return Ok(()),
+            Some(_) => return Err(refuse("work on a stream that another scope is capturing")),
+            None if owns_one => return Ok(()),
+            None => {}
+        }
+        let cu = self.enter()?;
+        let mut status = cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        // SAFETY: a live stream of this context (the caller borrows it) and
+        // a valid out-pointer.
+        self.check("cuStreamIsCapturing", unsafe {
+            (cu.cuStreamIsCapturing)(stream, &mut status)
+        })?;
+        if status == cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+            Ok(())
+        } else {
+            Err(refuse(
+                "work on a stream that joined another scope's capture",
+            ))
+        }
     }
 
     /// Uncounts a capture; returns the first operation refused during
     /// captures of the context, if any.
-    pub(crate) fn end_capture(&self) -> Option<&'static str> {
+    pub(crate) fn end_capture(&self, stream: cuda_sys::CUstream) -> Option<&'static str> {
+        {
+            let mut list = self.capture_owners();
+            if let Some(i) = list.iter().position(|(s, _)| *s == stream as usize) {
+                list.swap_remove(i);
+            }
+        }
         self.shared.work.captures.fetch_sub(1, Ordering::AcqRel);
         match self.shared.work.capture_violation.lock() {
             Ok(mut g) => g.take(),

@@ -484,9 +484,18 @@ impl<'a, T: DeviceCopy> PoolBuffer<'a, T> {
     ///
     /// Driver errors.
     pub fn free(self) -> Result<()> {
+        // On a context that refuses work, `Drop` still hands the memory back
+        // (and records the error); the arena is only told of a free that
+        // happens.
+        let cu = match self.ctx.enter() {
+            Ok(cu) => cu,
+            Err(e) => {
+                drop(self);
+                return Err(e);
+            }
+        };
         let this = std::mem::ManuallyDrop::new(self);
         this.ctx.arena().record_free(this.id);
-        let cu = this.ctx.enter()?;
         // SAFETY: frees the allocation made by MemPool::alloc, once (the
         // buffer is consumed and its Drop suppressed), on its live stream,
         // after every work that used it (scopes borrow it until synced).

@@ -81,6 +81,7 @@ fn lock(m: &Mutex<Option<Lane>>) -> MutexGuard<'_, Option<Lane>> {
 }
 
 impl Lane {
+    #[track_caller]
     fn new(ctx: &Context) -> Result<Lane> {
         let cu = ctx.enter()?;
         let mut lane = Lane {
@@ -282,41 +283,46 @@ pub(crate) unsafe fn htod(
         unreachable!("made above")
     };
     let cu = ctx.enter()?;
-    order_after(ctx, lane, after)?;
-    let threads = host_threads();
-    let pieces = bytes.div_ceil(CHUNK);
-    for i in 0..pieces {
-        let slot = i % CHUNKS;
-        let off = i * CHUNK;
-        let n = CHUNK.min(bytes - off);
-        if i >= CHUNKS {
-            // SAFETY: an event of this lane, recorded after the DMA that
-            // last read this chunk.
-            ctx.check("cuEventSynchronize", unsafe {
-                (cu.cuEventSynchronize)(lane.events[slot])
+    // Every DMA this call queued has finished when it returns, also on an
+    // error: none may write the caller's memory after that.
+    let queued = (|| -> Result<()> {
+        order_after(ctx, lane, after)?;
+        let threads = host_threads();
+        let pieces = bytes.div_ceil(CHUNK);
+        for i in 0..pieces {
+            let slot = i % CHUNKS;
+            let off = i * CHUNK;
+            let n = CHUNK.min(bytes - off);
+            if i >= CHUNKS {
+                // SAFETY: an event of this lane, recorded after the DMA that
+                // last read this chunk.
+                ctx.check("cuEventSynchronize", unsafe {
+                    (cu.cuEventSynchronize)(lane.events[slot])
+                })?;
+            }
+            // SAFETY: the chunk holds CHUNK >= n bytes and no DMA reads it now:
+            // for i >= CHUNKS its last DMA of this transfer finished above; for
+            // i < CHUNKS the previous transfer on this lane ended in `finish`,
+            // which waited for both streams (on every path, errors included).
+            // `src + off` has `n`
+            // readable bytes (the caller's contract); distinct allocations.
+            parallel_copy(lane.chunks[slot], unsafe { src.add(off) }, n, threads);
+            let stream = lane.streams[i % 2];
+            // SAFETY: `n` bytes of the page-locked chunk to `n` bytes of device
+            // memory at `dst + off` (inside the caller's range); the chunk is not
+            // touched again until its event has completed.
+            ctx.check("cuMemcpyHtoDAsync_v2", unsafe {
+                (cu.cuMemcpyHtoDAsync)(dst + off as u64, lane.chunks[slot].cast(), n, stream)
+            })?;
+            // SAFETY: a live event and stream of this lane.
+            ctx.check("cuEventRecord", unsafe {
+                (cu.cuEventRecord)(lane.events[slot], stream)
             })?;
         }
-        // SAFETY: the chunk holds CHUNK >= n bytes and no DMA reads it now:
-        // for i >= CHUNKS its last DMA of this transfer finished above; for
-        // i < CHUNKS the previous transfer on this lane ended in `finish`,
-        // which waited for both streams (an earlier transfer that returned an
-        // error before `finish` does not give this guarantee; it only
-        // affects device bytes, never host memory). `src + off` has `n`
-        // readable bytes (the caller's contract); distinct allocations.
-        parallel_copy(lane.chunks[slot], unsafe { src.add(off) }, n, threads);
-        let stream = lane.streams[i % 2];
-        // SAFETY: `n` bytes of the page-locked chunk to `n` bytes of device
-        // memory at `dst + off` (inside the caller's range); the chunk is not
-        // touched again until its event has completed.
-        ctx.check("cuMemcpyHtoDAsync_v2", unsafe {
-            (cu.cuMemcpyHtoDAsync)(dst + off as u64, lane.chunks[slot].cast(), n, stream)
-        })?;
-        // SAFETY: a live event and stream of this lane.
-        ctx.check("cuEventRecord", unsafe {
-            (cu.cuEventRecord)(lane.events[slot], stream)
-        })?;
-    }
-    finish(ctx, lane)
+        Ok(())
+    })();
+    let done = finish(ctx, lane);
+    queued.and(done)
 }
 
 /// Device to host through the pipeline; see [`htod`].
@@ -340,44 +346,49 @@ pub(crate) unsafe fn dtoh(
         unreachable!("made above")
     };
     let cu = ctx.enter()?;
-    order_after(ctx, lane, after)?;
-    let threads = host_threads();
-    let pieces = bytes.div_ceil(CHUNK);
-    let issue = |i: usize| -> Result<()> {
-        let slot = i % CHUNKS;
-        let off = i * CHUNK;
-        let n = CHUNK.min(bytes - off);
-        let stream = lane.streams[i % 2];
-        // SAFETY: `n` bytes of device memory at `src + off` (inside the
-        // caller's range) into the chunk, which holds CHUNK >= n bytes and
-        // is not read by the host until the event recorded next completes.
-        ctx.check("cuMemcpyDtoHAsync_v2", unsafe {
-            (cu.cuMemcpyDtoHAsync)(lane.chunks[slot].cast(), src + off as u64, n, stream)
-        })?;
-        // SAFETY: a live event and stream of this lane.
-        ctx.check("cuEventRecord", unsafe {
-            (cu.cuEventRecord)(lane.events[slot], stream)
-        })
-    };
-    for i in 0..pieces.min(CHUNKS) {
-        issue(i)?;
-    }
-    for j in 0..pieces {
-        let slot = j % CHUNKS;
-        let off = j * CHUNK;
-        let n = CHUNK.min(bytes - off);
-        // SAFETY: the event recorded after chunk j's DMA.
-        ctx.check("cuEventSynchronize", unsafe {
-            (cu.cuEventSynchronize)(lane.events[slot])
-        })?;
-        // SAFETY: the DMA into the chunk has completed; `dst + off` has `n`
-        // writable bytes (the caller's contract); distinct allocations.
-        parallel_copy(unsafe { dst.add(off) }, lane.chunks[slot], n, threads);
-        if j + CHUNKS < pieces {
-            issue(j + CHUNKS)?;
+    // As in `htod`: no DMA of this call outlives it, also on an error.
+    let queued = (|| -> Result<()> {
+        order_after(ctx, lane, after)?;
+        let threads = host_threads();
+        let pieces = bytes.div_ceil(CHUNK);
+        let issue = |i: usize| -> Result<()> {
+            let slot = i % CHUNKS;
+            let off = i * CHUNK;
+            let n = CHUNK.min(bytes - off);
+            let stream = lane.streams[i % 2];
+            // SAFETY: `n` bytes of device memory at `src + off` (inside the
+            // caller's range) into the chunk, which holds CHUNK >= n bytes and
+            // is not read by the host until the event recorded next completes.
+            ctx.check("cuMemcpyDtoHAsync_v2", unsafe {
+                (cu.cuMemcpyDtoHAsync)(lane.chunks[slot].cast(), src + off as u64, n, stream)
+            })?;
+            // SAFETY: a live event and stream of this lane.
+            ctx.check("cuEventRecord", unsafe {
+                (cu.cuEventRecord)(lane.events[slot], stream)
+            })
+        };
+        for i in 0..pieces.min(CHUNKS) {
+            issue(i)?;
         }
-    }
-    finish(ctx, lane)
+        for j in 0..pieces {
+            let slot = j % CHUNKS;
+            let off = j * CHUNK;
+            let n = CHUNK.min(bytes - off);
+            // SAFETY: the event recorded after chunk j's DMA.
+            ctx.check("cuEventSynchronize", unsafe {
+                (cu.cuEventSynchronize)(lane.events[slot])
+            })?;
+            // SAFETY: the DMA into the chunk has completed; `dst + off` has `n`
+            // writable bytes (the caller's contract); distinct allocations.
+            parallel_copy(unsafe { dst.add(off) }, lane.chunks[slot], n, threads);
+            if j + CHUNKS < pieces {
+                issue(j + CHUNKS)?;
+            }
+        }
+        Ok(())
+    })();
+    let done = finish(ctx, lane);
+    queued.and(done)
 }
 
 /// Makes the lane's streams wait for the work queued on `after`.

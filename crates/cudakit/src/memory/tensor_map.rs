@@ -295,7 +295,7 @@ impl TiledLayout {
                     "strides[{i}] = {s} bytes is less than the {extent} bytes dimension {i} spans"
                 ));
             }
-            extent = s * self.dims[i + 1];
+            extent = s.saturating_mul(self.dims[i + 1]);
         }
         for (i, &b) in self.box_dims.iter().enumerate() {
             if b == 0 || b > 256 {
@@ -509,6 +509,17 @@ mod tests {
         let mut l = matrix();
         l.dims[0] = 0;
         fails(l, 0x1000, bytes, 2, "1 to 2^32");
+    }
+
+    #[test]
+    fn huge_strides_and_dims_are_refused_not_overflowed() {
+        let mut l = TiledLayout::matrix(TensorDataType::U8, 1 << 32, 16, 16, 1, 16);
+        l.dims = vec![16, 1 << 32, 1 << 32];
+        l.strides = vec![(1u64 << 40) - 16, (1u64 << 40) - 16];
+        l.box_dims = vec![16, 1, 1];
+        l.element_strides = vec![1, 1, 1];
+        let e = l.check(0, usize::MAX, 1).unwrap_err().to_string();
+        assert!(e.contains("less than") || e.contains("memory holds"), "{e}");
     }
 
     #[test]

@@ -124,6 +124,7 @@ impl<'s, 'env> Scope<'s, 'env> {
             self.counted.set(true);
         }
         let raw = stream.as_raw();
+        self.ctx.check_capture_use(raw, self.key())?;
         let mut streams = self.streams.borrow_mut();
         if !streams.contains(&raw) {
             streams.push(raw);
@@ -180,7 +181,14 @@ impl<'s, 'env> Scope<'s, 'env> {
         let timings = std::mem::take(&mut *self.timings.borrow_mut());
         if first_err.is_none() {
             for (what, start, end) in timings {
-                let t: Duration = end.elapsed_since(&start)?;
+                // An error here still lets the panic report below run.
+                let t: Duration = match end.elapsed_since(&start) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        first_err.get_or_insert(e);
+                        break;
+                    }
+                };
                 let c = self.ctx.counters();
                 match what {
                     Timed::Kernel(name) => c.add_kernel_time(&name, t),

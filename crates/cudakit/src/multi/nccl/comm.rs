@@ -88,7 +88,7 @@ impl UniqueId {
                 text.len()
             ))
         };
-        if text.len() != 2 * NCCL_UNIQUE_ID_BYTES || !text.is_ascii() {
+        if text.len() != 2 * NCCL_UNIQUE_ID_BYTES || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(bad());
         }
         let bytes: Vec<u8> = (0..NCCL_UNIQUE_ID_BYTES)
@@ -468,5 +468,7 @@ mod tests {
             UniqueId::from_hex(&bad),
             Err(Error::InvalidArgument(_))
         ));
+        // A sign is not a hex digit (u8::from_str_radix would accept "+f").
+        assert!(UniqueId::from_hex(&"+f".repeat(128)).is_err());
     }
 }

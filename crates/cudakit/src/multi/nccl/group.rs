@@ -1,5 +1,19 @@
 //! Groups: collectives collected, checked, then handed to NCCL between
 //! `ncclGroupStart` and `ncclGroupEnd`.
+//!
+//! What is checked before NCCL sees a call: devices of the scope, stream
+//! and buffers; lengths; send and receive buffers that overlap other than
+//! in NCCL's in-place layout; that no stream is capturing (a captured
+//! collective could replay after its communicator was aborted); and, for
+//! the ranks of one process, that their calls match (count, type,
+//! operator, root, peers). Any communicator that cannot take its call is
+//! refused before the group starts, so a group is never issued in part; an
+//! asynchronous error after it aborts every communicator of the group.
+//!
+//! What cannot be checked: the calls of ranks in other processes. A
+//! mismatch there makes NCCL hang or mix data, and a scope's final
+//! synchronization has no time limit: with ranks in other processes, call
+//! [`Communicator::synchronize`] with a timeout before the scope ends.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -236,19 +250,32 @@ fn validate(calls: &[Call<'_>]) -> Result<()> {
 /// Hands the calls to NCCL in one group.
 fn issue(calls: &[Call<'_>]) -> Result<()> {
     let nc = nccl()?;
+    // Everything that can be refused is refused before NCCL sees the first
+    // call: a group issued in part would launch some ranks' kernels, which
+    // would then wait forever for the ranks that never came.
+    for c in calls {
+        c.comm.alive()?;
+        c.comm.context().enter()?;
+    }
     // SAFETY: starts a group on this thread; ended below on every path.
     check(nc, "ncclGroupStart", unsafe { (nc.ncclGroupStart)() }, None)?;
     let mut first_err: Option<Error> = None;
+    // Whether part of the group may have reached the device without the
+    // rest (NCCL itself discards a whole group when one of its calls
+    // fails; cudakit's own refusals in the loop cannot).
+    let mut partial = false;
     for c in calls {
         let raw = match c.comm.alive() {
             Ok(raw) => raw,
             Err(e) => {
                 first_err = Some(e);
+                partial = true;
                 break;
             }
         };
         if let Err(e) = c.comm.context().enter() {
             first_err = Some(e);
+            partial = true;
             break;
         }
         let (send, recv) = (c.send as *const c_void, c.recv as *mut c_void);
@@ -307,13 +334,43 @@ fn issue(calls: &[Call<'_>]) -> Result<()> {
             c.comm.check_async().map(|_| ())
         };
         if let Err(e) = state {
+            // An asynchronous error aborted this member; the others' kernels
+            // would wait for it forever.
+            partial = true;
             first_err.get_or_insert(e);
         }
     }
     if let Some(e) = first_err {
+        if partial {
+            for c in calls {
+                c.comm
+                    .abort_with(format!("another call of its group failed: {e}"));
+            }
+        }
         return Err(e);
     }
     end.map_err(Error::from)
+}
+
+/// Refuses send and receive buffers that overlap other than in NCCL's own
+/// in-place layout (`in_place_send`: where the send buffer must start for
+/// the call to be in place), which NCCL leaves undefined.
+fn disjoint_or_in_place(
+    call: &'static str,
+    send: (u64, usize),
+    recv: (u64, usize),
+    in_place_send: u64,
+) -> Result<()> {
+    let (s0, s1) = (send.0, send.0.saturating_add(send.1 as u64));
+    let (r0, r1) = (recv.0, recv.0.saturating_add(recv.1 as u64));
+    if s1 <= r0 || r1 <= s0 || send.0 == in_place_send {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "{call}: the send buffer ({s0:#x}..{s1:#x}) overlaps the receive buffer \
+         ({r0:#x}..{r1:#x}) without being NCCL's in-place layout (send at {in_place_send:#x}); \
+         NCCL leaves such calls undefined"
+    )))
 }
 
 fn on_device(
@@ -353,6 +410,14 @@ impl<'g, 'env> Group<'g, 'env> {
         let call = kind.call();
         on_device(call, "the scope", comm, s.context())?;
         on_device(call, "the stream", comm, stream.context())?;
+        // A captured collective would replay after the communicator could
+        // have been aborted and freed (abort takes `&self`): refused.
+        if s.context().capturing() {
+            return Err(Error::IllegalDuringCapture {
+                operation: call,
+                device: comm.context().device().ordinal(),
+            });
+        }
         s.use_stream(stream)
     }
 
@@ -386,6 +451,9 @@ impl<'g, 'env> Group<'g, 'env> {
         on_device(kind.call(), "the send buffer", comm, send.context())?;
         on_device(kind.call(), "the receive buffer", comm, recv.context())?;
         same_len(kind.call(), send.len(), recv.len())?;
+        let bytes = send.len() * std::mem::size_of::<T>();
+        let (sp, rp) = (send.device_ptr().as_raw(), recv.device_ptr().as_raw());
+        disjoint_or_in_place(kind.call(), (sp, bytes), (rp, bytes), rp)?;
         let stream = self.prepare(kind, comm, s, stream)?;
         self.push(Call {
             comm,
@@ -463,6 +531,9 @@ impl<'g, 'env> Group<'g, 'env> {
         on_device(kind.call(), "the send buffer", comm, send.context())?;
         on_device(kind.call(), "the receive buffer", comm, recv.context())?;
         same_len(kind.call(), send.len(), recv.len())?;
+        let bytes = send.len() * std::mem::size_of::<T>();
+        let (sp, rp) = (send.device_ptr().as_raw(), recv.device_ptr().as_raw());
+        disjoint_or_in_place(kind.call(), (sp, bytes), (rp, bytes), rp)?;
         let stream = self.prepare(kind, comm, s, stream)?;
         self.push(Call {
             comm,
@@ -506,6 +577,16 @@ impl<'g, 'env> Group<'g, 'env> {
                 elem_size: comm.size(),
             })?;
         same_len(kind.call(), want, recv.len())?;
+        let esize = std::mem::size_of::<T>() as u64;
+        let (sp, rp) = (send.device_ptr().as_raw(), recv.device_ptr().as_raw());
+        // In place: send is rank's block of recv.
+        let in_place = rp + (comm.rank() * send.len()) as u64 * esize;
+        disjoint_or_in_place(
+            kind.call(),
+            (sp, send.len() * esize as usize),
+            (rp, recv.len() * esize as usize),
+            in_place,
+        )?;
         let stream = self.prepare(kind, comm, s, stream)?;
         self.push(Call {
             comm,
@@ -552,6 +633,17 @@ impl<'g, 'env> Group<'g, 'env> {
                 elem_size: comm.size(),
             })?;
         same_len(kind.call(), want, send.len())?;
+        let esize = std::mem::size_of::<T>() as u64;
+        let (sp, rp) = (send.device_ptr().as_raw(), recv.device_ptr().as_raw());
+        // In place: recv is rank's block of send, so send starts rank blocks
+        // before recv.
+        let in_place = rp.wrapping_sub((comm.rank() * recv.len()) as u64 * esize);
+        disjoint_or_in_place(
+            kind.call(),
+            (sp, send.len() * esize as usize),
+            (rp, recv.len() * esize as usize),
+            in_place,
+        )?;
         let stream = self.prepare(kind, comm, s, stream)?;
         self.push(Call {
             comm,
@@ -698,5 +790,26 @@ impl Communicator {
         recv: impl DeviceDst<'s, T>,
     ) -> Result<()> {
         group(|g| g.all_gather(self, s, stream, send, recv))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::disjoint_or_in_place as d;
+
+    #[test]
+    fn overlapping_buffers_are_refused_unless_in_place() {
+        // Disjoint, both orders.
+        assert!(d("c", (0x1000, 256), (0x2000, 256), 0x2000).is_ok());
+        assert!(d("c", (0x2000, 256), (0x1000, 256), 0x1000).is_ok());
+        // Exactly in place.
+        assert!(d("c", (0x1000, 256), (0x1000, 256), 0x1000).is_ok());
+        // All-gather in place: send is block `rank` of recv.
+        assert!(d("c", (0x1100, 256), (0x1000, 1024), 0x1100).is_ok());
+        // Shifted by one element: refused.
+        let e = d("ncclAllReduce", (0x1004, 256), (0x1000, 256), 0x1000).unwrap_err();
+        assert!(e.to_string().contains("overlaps"), "{e}");
+        // All-gather with send == recv on rank 1: refused.
+        assert!(d("c", (0x1000, 256), (0x1000, 1024), 0x1100).is_err());
     }
 }

@@ -81,7 +81,7 @@ impl EndCapture<'_> {
             Some(cu) => unsafe { (cu.cuStreamEndCapture)(self.stream, &mut graph) },
             None => cuda_sys::CUresult::CUDA_ERROR_NOT_INITIALIZED,
         };
-        let violation = self.ctx.end_capture();
+        let violation = self.ctx.end_capture(self.stream);
         (graph, take_capture(self.stream), rc, violation)
     }
 }
@@ -165,7 +165,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                 return Err(e);
             }
         };
-        ctx.begin_capture();
+        ctx.begin_capture(raw, self.key());
         // SAFETY: a live stream of the current context, not capturing (no
         // capture of ours is registered for it, and one begun elsewhere
         // makes the driver refuse); a defined mode.
@@ -176,7 +176,7 @@ impl<'s, 'env> Scope<'s, 'env> {
             )
         };
         if let Err(e) = ctx.check("cuStreamBeginCapture_v2", rc) {
-            ctx.end_capture();
+            ctx.end_capture(raw);
             drop(take_capture(raw));
             return Err(e);
         }

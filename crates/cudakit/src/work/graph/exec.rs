@@ -329,7 +329,14 @@ impl<'s, 'env> Scope<'s, 'env> {
         ctx.check("cuGraphLaunch", unsafe {
             (cu.cuGraphLaunch)(exec.raw, raw)
         })?;
-        exec.mark(stream)?;
+        if let Err(e) = exec.mark(stream) {
+            // The replay is queued but not marked: wait for it here, so that
+            // the executable graph's drop cannot release what it uses while
+            // it runs.
+            // SAFETY: a live stream of this context.
+            let _ = unsafe { (cu.cuStreamSynchronize)(raw) };
+            return Err(e);
+        }
         ctx.counters()
             .graph_launches
             .fetch_add(1, Ordering::Relaxed);

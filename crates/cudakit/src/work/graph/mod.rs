@@ -175,6 +175,11 @@ impl NodeKind {
 #[derive(Debug)]
 pub struct GraphAlloc<T> {
     graph: u64,
+    /// The allocation node: every node that uses the memory depends on it.
+    node: CUgraphNode,
+    /// The nodes added through this handle that use the memory: the free
+    /// node depends on every one of them.
+    users: std::cell::RefCell<Vec<CUgraphNode>>,
     ptr: u64,
     len: usize,
     _marker: PhantomData<T>,
@@ -783,11 +788,24 @@ impl<'g> Graph<'g> {
             self.node(node),
             GraphAlloc {
                 graph: self.id,
+                node,
+                users: std::cell::RefCell::new(Vec::new()),
                 ptr: p.dptr,
                 len,
                 _marker: PhantomData,
             },
         ))
+    }
+
+    /// `deps` plus the allocation node, without duplicates (the driver
+    /// refuses a dependency listed twice): a node over the allocation runs
+    /// after the memory exists, whatever the caller listed.
+    fn alloc_deps<T>(&self, alloc: &GraphAlloc<T>, deps: &[GraphNode]) -> Vec<GraphNode> {
+        let mut all: Vec<GraphNode> = deps.to_vec();
+        if !all.iter().any(|d| d.raw == alloc.node) {
+            all.push(self.node(alloc.node));
+        }
+        all
     }
 
     fn own_alloc<T>(&self, what: &'static str, alloc: &GraphAlloc<T>) -> Result<()> {
@@ -812,7 +830,18 @@ impl<'g> Graph<'g> {
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
         self.own_alloc("add_mem_free", &alloc)?;
-        let deps = self.deps("add_mem_free", deps)?;
+        let mut deps = self.deps("add_mem_free", deps)?;
+        // The free runs after the allocation and after every node that uses
+        // the memory through this handle, whatever the caller listed.
+        deps.push(alloc.node);
+        deps.extend(alloc.users.borrow().iter().copied());
+        let mut unique = Vec::with_capacity(deps.len());
+        for d in deps {
+            if !unique.contains(&d) {
+                unique.push(d);
+            }
+        }
+        let deps = unique;
         let cu = self.ctx.enter()?;
         let mut node: CUgraphNode = std::ptr::null_mut();
         // SAFETY: a live graph and its nodes; `alloc.ptr` was allocated by
@@ -823,8 +852,9 @@ impl<'g> Graph<'g> {
         Ok(self.node(node))
     }
 
-    /// Adds a memset node over a graph allocation. Must depend (directly
-    /// or not) on the allocation node, and the free node on it.
+    /// Adds a memset node over a graph allocation. It depends on the
+    /// allocation node (added to `deps` when missing), and the free node
+    /// ([`Graph::add_mem_free`]) will depend on it.
     ///
     /// # Errors
     ///
@@ -836,10 +866,15 @@ impl<'g> Graph<'g> {
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
         self.own_alloc("add_memset_alloc", alloc)?;
-        self.memset_raw(alloc.ptr, alloc.len, value, deps)
+        let deps = self.alloc_deps(alloc, deps);
+        let node = self.memset_raw(alloc.ptr, alloc.len, value, &deps)?;
+        alloc.users.borrow_mut().push(node.raw);
+        Ok(node)
     }
 
-    /// Adds a copy from a graph allocation to device memory.
+    /// Adds a copy from a graph allocation to device memory, ordered after
+    /// the allocation node and before the free node (as
+    /// [`Graph::add_memset_alloc`]).
     ///
     /// # Errors
     ///
@@ -858,10 +893,15 @@ impl<'g> Graph<'g> {
         c.srcDevice = alloc.ptr;
         c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
         c.dstDevice = dst.device_ptr().as_raw();
-        self.add_memcpy("add_copy_from_alloc", c, deps)
+        let deps = self.alloc_deps(alloc, deps);
+        let node = self.add_memcpy("add_copy_from_alloc", c, &deps)?;
+        alloc.users.borrow_mut().push(node.raw);
+        Ok(node)
     }
 
-    /// Adds a copy from device memory into a graph allocation.
+    /// Adds a copy from device memory into a graph allocation, ordered after
+    /// the allocation node and before the free node (as
+    /// [`Graph::add_memset_alloc`]).
     ///
     /// # Errors
     ///
@@ -880,7 +920,10 @@ impl<'g> Graph<'g> {
         c.srcDevice = src.device_ptr().as_raw();
         c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
         c.dstDevice = alloc.ptr;
-        self.add_memcpy("add_copy_to_alloc", c, deps)
+        let deps = self.alloc_deps(alloc, deps);
+        let node = self.add_memcpy("add_copy_to_alloc", c, &deps)?;
+        alloc.users.borrow_mut().push(node.raw);
+        Ok(node)
     }
 
     /// The graph in Graphviz DOT, verbose (`cuGraphDebugDotPrint`, through
