@@ -1016,7 +1016,10 @@ impl<'m, T: DeviceCopy> Global<'m, T> {
     /// [`Error::LengthMismatch`]; driver errors; [`Error::ContextPoisoned`].
     pub fn copy_from_host(&self, src: &[T]) -> Result<()> {
         copy::same_len("Global::copy_from_host", self.len, src.len())?;
-        copy::htod(self.module.ctx, self.ptr, src)
+        // SAFETY: the global holds `self.len` elements at `self.ptr` (its
+        // size came from cuModuleGetGlobal); `src` has as many (checked
+        // above); the module is borrowed, so the global is alive.
+        unsafe { copy::htod(self.module.ctx, self.ptr, src) }
     }
 
     /// Copies the variable into `dst` (`cuMemcpyDtoH_v2`); lengths must
@@ -1027,7 +1030,8 @@ impl<'m, T: DeviceCopy> Global<'m, T> {
     /// [`Error::LengthMismatch`]; driver errors; [`Error::ContextPoisoned`].
     pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
         copy::same_len("Global::copy_to_host", self.len, dst.len())?;
-        copy::dtoh(self.module.ctx, dst, self.ptr)
+        // SAFETY: as in `copy_from_host`: `dst` has `self.len` elements.
+        unsafe { copy::dtoh(self.module.ctx, dst, self.ptr) }
     }
 
     /// The variable's contents (`cuMemcpyDtoH_v2`).
@@ -1036,7 +1040,8 @@ impl<'m, T: DeviceCopy> Global<'m, T> {
     ///
     /// Driver errors; [`Error::ContextPoisoned`].
     pub fn to_vec(&self) -> Result<Vec<T>> {
-        copy::dtoh_vec(self.module.ctx, self.ptr, self.len)
+        // SAFETY: the global holds `self.len` elements at `self.ptr`.
+        unsafe { copy::dtoh_vec(self.module.ctx, self.ptr, self.len) }
     }
 }
 

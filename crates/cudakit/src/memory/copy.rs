@@ -22,9 +22,13 @@ pub(crate) fn same_len(what: &'static str, expected: usize, got: usize) -> Resul
     }
 }
 
-/// Host to device, synchronous (`cuMemcpyHtoD_v2`). `dst` must hold
-/// `src.len()` elements.
-pub(crate) fn htod<T: DeviceCopy>(ctx: &Context, dst: CUdeviceptr, src: &[T]) -> Result<()> {
+/// Host to device, synchronous (`cuMemcpyHtoD_v2`).
+///
+/// # Safety
+///
+/// `dst` must address at least `src.len()` elements of `T` of device
+/// memory of `ctx`, alive for the call.
+pub(crate) unsafe fn htod<T: DeviceCopy>(ctx: &Context, dst: CUdeviceptr, src: &[T]) -> Result<()> {
     let bytes = byte_len::<T>(src.len(), "copy")?;
     let cu = ctx.enter()?;
     let _work = ctx.sync_work()?;
@@ -51,7 +55,16 @@ pub(crate) fn htod<T: DeviceCopy>(ctx: &Context, dst: CUdeviceptr, src: &[T]) ->
 }
 
 /// Device to host, synchronous (`cuMemcpyDtoH_v2`).
-pub(crate) fn dtoh<T: DeviceCopy>(ctx: &Context, dst: &mut [T], src: CUdeviceptr) -> Result<()> {
+///
+/// # Safety
+///
+/// `src` must address at least `dst.len()` elements of `T` of device
+/// memory of `ctx`, alive for the call.
+pub(crate) unsafe fn dtoh<T: DeviceCopy>(
+    ctx: &Context,
+    dst: &mut [T],
+    src: CUdeviceptr,
+) -> Result<()> {
     let bytes = byte_len::<T>(dst.len(), "copy")?;
     let cu = ctx.enter()?;
     let _work = ctx.sync_work()?;
@@ -81,7 +94,12 @@ pub(crate) fn dtoh<T: DeviceCopy>(ctx: &Context, dst: &mut [T], src: CUdeviceptr
 }
 
 /// Device to host into a new vector.
-pub(crate) fn dtoh_vec<T: DeviceCopy>(
+///
+/// # Safety
+///
+/// `src` must address at least `len` elements of `T` of device memory of
+/// `ctx`, alive for the call.
+pub(crate) unsafe fn dtoh_vec<T: DeviceCopy>(
     ctx: &Context,
     src: CUdeviceptr,
     len: usize,
@@ -119,7 +137,17 @@ pub(crate) fn dtoh_vec<T: DeviceCopy>(
 
 /// Device to device, synchronous with respect to the host
 /// (`cuMemcpyDtoD_v2` followed by a wait on the legacy stream's work).
-pub(crate) fn dtod(ctx: &Context, dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) -> Result<()> {
+///
+/// # Safety
+///
+/// `dst` and `src` must each address at least `bytes` bytes of device
+/// memory of `ctx`, alive for the call.
+pub(crate) unsafe fn dtod(
+    ctx: &Context,
+    dst: CUdeviceptr,
+    src: CUdeviceptr,
+    bytes: usize,
+) -> Result<()> {
     let cu = ctx.enter()?;
     let _work = ctx.sync_work()?;
     let t = Instant::now();
@@ -134,7 +162,12 @@ pub(crate) fn dtod(ctx: &Context, dst: CUdeviceptr, src: CUdeviceptr, bytes: usi
 
 /// Fills `len` elements at `dst` with `value`: `cuMemsetD8/16/32_v2` for
 /// elements of 1, 2 or 4 bytes; other sizes upload a filled host copy.
-pub(crate) fn fill<T: DeviceCopy>(
+///
+/// # Safety
+///
+/// `dst` must address at least `len` elements of `T` of device memory of
+/// `ctx`, alive for the call.
+pub(crate) unsafe fn fill<T: DeviceCopy>(
     ctx: &Context,
     dst: CUdeviceptr,
     len: usize,
@@ -144,7 +177,8 @@ pub(crate) fn fill<T: DeviceCopy>(
     let size = std::mem::size_of::<T>();
     if !matches!(size, 1 | 2 | 4) {
         let host = vec![value; len];
-        return htod(ctx, dst, &host);
+        // SAFETY: this function's contract: `dst` addresses `len` elements.
+        return unsafe { htod(ctx, dst, &host) };
     }
     let mut raw = [0u8; 4];
     // SAFETY: `value` is `size` (1, 2 or 4) readable bytes and `raw` has 4.

@@ -58,7 +58,8 @@ impl Context {
     pub fn alloc_zeroed<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<'_, T>> {
         let buf = DeviceBuffer::uninit_at(self, len, Location::caller())?;
         let bytes = byte_len::<T>(len, "allocation")?;
-        copy::fill::<u8>(self, buf.ptr, bytes, 0)?;
+        // SAFETY: `buf` holds `bytes` bytes, just allocated.
+        unsafe { copy::fill::<u8>(self, buf.ptr, bytes, 0) }?;
         Ok(buf)
     }
 
@@ -70,7 +71,8 @@ impl Context {
     #[track_caller]
     pub fn upload<T: DeviceCopy>(&self, src: &[T]) -> Result<DeviceBuffer<'_, T>> {
         let buf = DeviceBuffer::uninit_at(self, src.len(), Location::caller())?;
-        copy::htod(self, buf.ptr, src)?;
+        // SAFETY: `buf` holds `src.len()` elements, just allocated.
+        unsafe { copy::htod(self, buf.ptr, src) }?;
         Ok(buf)
     }
 }
@@ -283,7 +285,9 @@ impl<'a, T: DeviceCopy> DeviceView<'a, T> {
     /// Length mismatch; driver errors.
     pub fn copy_from_host(&self, src: &[T]) -> Result<()> {
         same_len("copy_from_host", self.len, src.len())?;
-        copy::htod(self.ctx, self.ptr, src)
+        // SAFETY: the view holds `self.len` elements, and `src` as many
+        // (checked above).
+        unsafe { copy::htod(self.ctx, self.ptr, src) }
     }
 
     /// Copies out (`cuMemcpyDtoH_v2`).
@@ -293,7 +297,9 @@ impl<'a, T: DeviceCopy> DeviceView<'a, T> {
     /// Length mismatch; driver errors.
     pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
         same_len("copy_to_host", self.len, dst.len())?;
-        copy::dtoh(self.ctx, dst, self.ptr)
+        // SAFETY: the view holds `self.len` elements, and `dst` as many
+        // (checked above).
+        unsafe { copy::dtoh(self.ctx, dst, self.ptr) }
     }
 
     /// The contents as a vector.
@@ -302,7 +308,8 @@ impl<'a, T: DeviceCopy> DeviceView<'a, T> {
     ///
     /// Driver errors.
     pub fn to_vec(&self) -> Result<Vec<T>> {
-        copy::dtoh_vec(self.ctx, self.ptr, self.len)
+        // SAFETY: the view holds `self.len` elements.
+        unsafe { copy::dtoh_vec(self.ctx, self.ptr, self.len) }
     }
 
     /// Copies device memory in (`cuMemcpyDtoD_v2`).
@@ -314,7 +321,9 @@ impl<'a, T: DeviceCopy> DeviceView<'a, T> {
         same_len("copy_from", self.len, src.len())?;
         crate::context::same_context("copy_from", self.ctx, src.context())?;
         let bytes = byte_len::<T>(self.len, "copy")?;
-        copy::dtod(self.ctx, self.ptr, src.device_ptr().as_raw(), bytes)
+        // SAFETY: both hold `self.len` elements (`bytes` bytes; lengths
+        // checked above), and both are borrowed for the call.
+        unsafe { copy::dtod(self.ctx, self.ptr, src.device_ptr().as_raw(), bytes) }
     }
 
     /// Sets every element to `value`.
@@ -323,7 +332,8 @@ impl<'a, T: DeviceCopy> DeviceView<'a, T> {
     ///
     /// Driver errors.
     pub fn fill(&self, value: T) -> Result<()> {
-        copy::fill(self.ctx, self.ptr, self.len, value)
+        // SAFETY: the view holds `self.len` elements.
+        unsafe { copy::fill(self.ctx, self.ptr, self.len, value) }
     }
 }
 

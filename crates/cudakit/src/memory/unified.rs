@@ -150,7 +150,8 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
             // Without concurrent managed access, a host write while any
             // kernel of the context runs would fault: zero on the device,
             // counted as device work (refused while a host view is alive).
-            copy::fill::<u8>(ctx, ptr, bytes, 0)?;
+            // SAFETY: `bytes` bytes at `ptr` were just allocated.
+            unsafe { copy::fill::<u8>(ctx, ptr, bytes, 0) }?;
         }
         Ok(buf)
     }
@@ -242,7 +243,9 @@ impl<'c, T: DeviceCopy> UnifiedBuffer<'c, T> {
         same_len("copy_from", self.len, src.len())?;
         crate::context::same_context("copy_from", self.ctx, src.context())?;
         let bytes = byte_len::<T>(self.len, "copy")?;
-        copy::dtod(self.ctx, self.ptr, src.device_ptr().as_raw(), bytes)
+        // SAFETY: both hold `self.len` elements (`bytes` bytes; lengths
+        // checked above), and both are borrowed for the call.
+        unsafe { copy::dtod(self.ctx, self.ptr, src.device_ptr().as_raw(), bytes) }
     }
 
     /// Prefetches the buffer to the device (`cuMemPrefetchAsync_v2` with a
