@@ -320,7 +320,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         let ctx = self.context();
         ctx.refuse_during_capture("cuGraphLaunch")?;
         let raw = self.use_stream(stream)?;
-        exec.current.key().store(self.key(), Ordering::Release);
+        exec.current.set_launch_key(self.key());
         let timer = self.time_start(stream)?;
         let cu = ctx.enter()?;
         // SAFETY: a live executable graph and stream of this context. What

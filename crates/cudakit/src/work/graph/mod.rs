@@ -212,6 +212,9 @@ pub struct Graph<'g> {
     /// The key of the scope that launched the graph last: its host nodes
     /// report panics there.
     key: Arc<AtomicUsize>,
+    /// The keys of the child graphs' host nodes (theirs and their
+    /// children's): a launch of this graph sets them too.
+    child_keys: Vec<Arc<AtomicUsize>>,
     kept: Vec<Kept>,
     _borrows: PhantomData<&'g ()>,
 }
@@ -275,6 +278,7 @@ impl<'g> Graph<'g> {
             raw,
             id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed),
             key,
+            child_keys: Vec::new(),
             kept,
             _borrows: PhantomData,
         }
@@ -294,8 +298,13 @@ impl<'g> Graph<'g> {
         self.id
     }
 
-    pub(crate) fn key(&self) -> &AtomicUsize {
-        &self.key
+    /// Points this graph's host nodes, and its child graphs', at the scope
+    /// `scope_key` that launches it, where their panics are reported.
+    pub(crate) fn set_launch_key(&self, scope_key: usize) {
+        self.key.store(scope_key, Ordering::Release);
+        for k in &self.child_keys {
+            k.store(scope_key, Ordering::Release);
+        }
     }
 
     /// Refuses dependencies of another graph; the raw handles.
@@ -740,10 +749,11 @@ impl<'g> Graph<'g> {
         self.ctx.check("cuGraphAddChildGraphNode", unsafe {
             (cu.cuGraphAddChildGraphNode)(&mut node, self.raw, deps.as_ptr(), deps.len(), child.raw)
         })?;
-        // Panics of the child's host nodes are reported under the child's
-        // own key (set when an executable graph of the child itself is
-        // launched), not under this graph's: launching this graph does not
-        // update it (see the review report).
+        // The driver copies the child, host nodes included: their callbacks
+        // report panics under the child's key, which a launch of this graph
+        // now sets as well (`set_launch_key`).
+        self.child_keys.push(child.key.clone());
+        self.child_keys.extend(child.child_keys.iter().cloned());
         Ok(self.node(node))
     }
 
