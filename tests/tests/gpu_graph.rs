@@ -628,3 +628,57 @@ fn bench_graph_rows() {
         );
     }
 }
+
+/// A stream-ordered buffer dropped while its stream captures is freed once
+/// the capture has ended, not recorded into the graph (where every replay
+/// would free it again); the graph replays cleanly and the arena and pool
+/// come back to where they were.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn a_pool_buffer_dropped_during_a_capture_is_freed_after_it() {
+    let _g = lock();
+    let ctx = ctx();
+    let m = module(&ctx);
+    let fill = f(&m, "fill");
+    let stream = ctx.stream().unwrap();
+    let pool = ctx.default_pool().unwrap();
+    let n = 4099usize;
+    let out = ctx.upload(&vec![POISON; n]).unwrap();
+    let cfg = LaunchConfig::for_elements(n, 256).unwrap();
+    let live_before = ctx
+        .stats()
+        .kind(cudakit::AllocKind::StreamOrdered)
+        .live_count;
+    let mut doomed = Some(pool.alloc::<f32>(&stream, 1 << 16).unwrap());
+    stream.synchronize().unwrap();
+    ctx.scope(|s| {
+        let g = s.capture(&stream, || {
+            // SAFETY: fill writes n floats of out.
+            unsafe { s.launch(&stream, &fill, &cfg, &params![&out, 2.0f32, n as u32])? };
+            drop(doomed.take());
+            Ok(())
+        })?;
+        assert_eq!(
+            g.node_count()?,
+            1,
+            "only the kernel: the free was not captured"
+        );
+        assert_eq!(
+            ctx.stats()
+                .kind(cudakit::AllocKind::StreamOrdered)
+                .live_count,
+            live_before,
+            "freed once the capture ended"
+        );
+        let exec = g.instantiate(InstantiateOptions::default())?;
+        for _ in 0..3 {
+            s.launch_graph(&stream, &exec)?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    let got = out.to_vec().unwrap();
+    let want: Vec<f64> = (0..n).map(|k| (2.0f32 + k as f32) as f64).collect();
+    check("after replays", &got, &want, &Rng::new());
+    assert!(ctx.drop_errors().is_empty(), "{:?}", ctx.drop_errors());
+}

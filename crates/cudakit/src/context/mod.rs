@@ -101,6 +101,10 @@ struct WorkTracker {
     capture_violation: Mutex<Option<&'static str>>,
     /// The streams capturing now and the scope (its key) that owns each.
     capture_owners: Mutex<Vec<(usize, usize)>>,
+    /// Stream-ordered frees of buffers dropped while their stream was
+    /// capturing, as (address, stream, arena id): run when the last
+    /// capture of the context has ended, so that no capture records them.
+    deferred_frees: Mutex<Vec<(u64, usize, u64)>>,
 }
 
 // SAFETY: CUcontext is a handle the driver API accepts from any thread; all
@@ -532,10 +536,48 @@ impl Context {
                 list.swap_remove(i);
             }
         }
-        self.shared.work.captures.fetch_sub(1, Ordering::AcqRel);
+        let left = self.shared.work.captures.fetch_sub(1, Ordering::AcqRel) - 1;
+        if left == 0 {
+            self.run_deferred_frees();
+        }
         match self.shared.work.capture_violation.lock() {
             Ok(mut g) => g.take(),
             Err(p) => p.into_inner().take(),
+        }
+    }
+
+    /// Defers the stream-ordered free of `ptr` on `stream` (arena record
+    /// `id`) until no capture runs on the context: issued now, while its
+    /// stream captures, the free would become a node of the graph instead of
+    /// running.
+    pub(crate) fn defer_stream_free(&self, ptr: u64, stream: cuda_sys::CUstream, id: u64) {
+        match self.shared.work.deferred_frees.lock() {
+            Ok(mut g) => g.push((ptr, stream as usize, id)),
+            Err(p) => p.into_inner().push((ptr, stream as usize, id)),
+        }
+    }
+
+    fn run_deferred_frees(&self) {
+        let list = match self.shared.work.deferred_frees.lock() {
+            Ok(mut g) => std::mem::take(&mut *g),
+            Err(p) => std::mem::take(&mut *p.into_inner()),
+        };
+        if list.is_empty() {
+            return;
+        }
+        let Some(cu) = self.enter_for_drop() else {
+            return;
+        };
+        for (ptr, stream, id) in list {
+            // SAFETY: an allocation of `cuMemAllocAsync`/`FromPoolAsync`
+            // whose buffer was dropped (so nothing of cudakit uses it) while
+            // its stream captured; freed once, on that stream, which is
+            // still alive (the buffer borrowed it, and the capture that
+            // included it was inside the scope that borrows it) and no
+            // longer capturing (every capture of the context has ended).
+            let rc = unsafe { (cu.cuMemFreeAsync)(ptr, stream as cuda_sys::CUstream) };
+            self.record_drop_error("cuMemFreeAsync", rc);
+            self.arena().record_free(id);
         }
     }
 

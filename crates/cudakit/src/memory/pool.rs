@@ -508,12 +508,25 @@ impl<'a, T: DeviceCopy> PoolBuffer<'a, T> {
 impl<T: DeviceCopy> Drop for PoolBuffer<'_, T> {
     fn drop(&mut self) {
         if let Some(cu) = self.ctx.enter_for_drop() {
+            if self.ctx.capturing() {
+                let mut status = cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+                // SAFETY: a live stream (borrowed for 'a) and a valid
+                // out-pointer.
+                let rc = unsafe { (cu.cuStreamIsCapturing)(self.stream, &mut status) };
+                if rc != cuda_sys::CUresult::CUDA_SUCCESS
+                    || status != cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
+                {
+                    // Issued now, the free would be captured instead of run:
+                    // the context runs it when its captures have ended.
+                    self.ctx.defer_stream_free(self.ptr, self.stream, self.id);
+                    return;
+                }
+            }
             // SAFETY: frees the allocation made by MemPool::alloc, once, on
-            // its stream (alive: borrowed for 'a); work that used the
-            // buffer was queued in scopes that have synchronized, or in
-            // graphs whose executable graphs waited for their replays when
-            // dropped. (Dropped while its stream captures, this free is
-            // captured instead of run: see the review report.)
+            // its stream (alive: borrowed for 'a; not capturing, checked
+            // above when a capture runs); work that used the buffer was
+            // queued in scopes that have synchronized, or in graphs whose
+            // executable graphs waited for their replays when dropped.
             let rc = unsafe { (cu.cuMemFreeAsync)(self.ptr, self.stream) };
             self.ctx.record_drop_error("cuMemFreeAsync", rc);
         }
