@@ -65,6 +65,15 @@ struct State {
     shared_refusals: u64,
     /// State of a tiny xorshift generator for the attribute setter's delay.
     jitter: u64,
+    /// The last stream handle handed out (each stream gets its own).
+    next_stream: usize,
+    /// Streams capturing now.
+    capturing: Vec<usize>,
+    /// `cuMemFreeAsync` calls, and those made on a capturing stream.
+    async_frees: u64,
+    captured_frees: u64,
+    /// `cuLaunchHostFunc` calls made on a capturing stream.
+    captured_host_fns: u64,
 }
 
 static STATE: Mutex<State> = Mutex::new(State {
@@ -84,6 +93,11 @@ static STATE: Mutex<State> = Mutex::new(State {
     dynamic_shared: 48 * 1024,
     shared_refusals: 0,
     jitter: 0x9E37_79B9_7F4A_7C15,
+    next_stream: 0x5_0000,
+    capturing: Vec::new(),
+    async_frees: 0,
+    captured_frees: 0,
+    captured_host_fns: 0,
 });
 
 const PAGE: usize = 4096;
@@ -417,8 +431,13 @@ pub unsafe extern "C" fn cuStreamCreateWithPriority(
     _flags: u32,
     _priority: i32,
 ) -> i32 {
+    let handle = {
+        let mut s = state();
+        s.next_stream += 0x100;
+        s.next_stream
+    };
     // SAFETY: a valid out-pointer.
-    unsafe { stream.write(0x5_0000 as *mut c_void) };
+    unsafe { stream.write(handle as *mut c_void) };
     CUDA_SUCCESS
 }
 
@@ -593,4 +612,134 @@ pub extern "C" fn stub_live_allocations() -> usize {
 #[no_mangle]
 pub extern "C" fn stub_unsupported_calls() -> usize {
     state().unsupported_calls.len()
+}
+
+/// `cuDeviceTotalMem_v2`: 80 GiB.
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, _dev: i32) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { bytes.write(80 << 30) };
+    CUDA_SUCCESS
+}
+
+/// `cuDeviceGetDefaultMemPool`: a fake pool.
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceGetDefaultMemPool(pool: *mut *mut c_void, _dev: i32) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { pool.write(0x70_0000 as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuMemAllocAsync`: a fake address, recorded like `cuMemAlloc_v2`.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAllocAsync(
+    dptr: *mut u64,
+    bytes: usize,
+    _stream: *mut c_void,
+) -> i32 {
+    if dptr.is_null() || bytes == 0 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let mut s = state();
+    let address = s.next_address;
+    s.next_address += (bytes as u64).div_ceil(256) * 256;
+    s.allocations.push((address, bytes));
+    // SAFETY: a valid out-pointer.
+    unsafe { dptr.write(address) };
+    CUDA_SUCCESS
+}
+
+/// `cuMemFreeAsync`: recorded; a free on a capturing stream is counted as
+/// captured (the driver would make it a graph node).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemFreeAsync(dptr: u64, stream: *mut c_void) -> i32 {
+    let mut s = state();
+    s.async_frees += 1;
+    if s.capturing.contains(&(stream as usize)) {
+        s.captured_frees += 1;
+    } else {
+        s.frees.push(dptr);
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuStreamBeginCapture_v2`.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamBeginCapture_v2(stream: *mut c_void, _mode: i32) -> i32 {
+    let mut s = state();
+    if s.capturing.contains(&(stream as usize)) {
+        return 900; // CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED-like
+    }
+    s.capturing.push(stream as usize);
+    CUDA_SUCCESS
+}
+
+/// `cuStreamEndCapture`: a fake graph; the stream and every stream that
+/// joined (see `stub_join_capture`) stop capturing.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamEndCapture(_stream: *mut c_void, graph: *mut *mut c_void) -> i32 {
+    state().capturing.clear();
+    // SAFETY: a valid out-pointer.
+    unsafe { graph.write(0x60_0000 as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuStreamIsCapturing`: ACTIVE (1) for a capturing stream, else NONE.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamIsCapturing(stream: *mut c_void, status: *mut i32) -> i32 {
+    let active = state().capturing.contains(&(stream as usize));
+    // SAFETY: a valid out-pointer.
+    unsafe { status.write(i32::from(active)) };
+    CUDA_SUCCESS
+}
+
+/// `cuGraphDestroy`.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphDestroy(_graph: *mut c_void) -> i32 {
+    CUDA_SUCCESS
+}
+
+/// `cuLaunchHostFunc`: on a capturing stream, counted (a graph host node);
+/// otherwise the function is called at once, as if the stream were idle.
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchHostFunc(
+    stream: *mut c_void,
+    f: Option<unsafe extern "C" fn(*mut c_void)>,
+    user: *mut c_void,
+) -> i32 {
+    let captured = {
+        let mut s = state();
+        let c = s.capturing.contains(&(stream as usize));
+        if c {
+            s.captured_host_fns += 1;
+        }
+        c
+    };
+    if !captured {
+        if let Some(f) = f {
+            // SAFETY: the caller's function and data, called once.
+            unsafe { f(user) };
+        }
+    }
+    CUDA_SUCCESS
+}
+
+/// Marks `stream` as capturing, as a wait on an event recorded on a
+/// capturing stream makes it (joins the capture).
+#[no_mangle]
+pub extern "C" fn stub_join_capture(stream: usize) {
+    state().capturing.push(stream);
+}
+
+/// (all `cuMemFreeAsync` calls, those on a capturing stream, host functions
+/// queued on a capturing stream).
+#[no_mangle]
+pub unsafe extern "C" fn stub_capture_counts(out: *mut u64) {
+    let s = state();
+    // SAFETY: the test passes 3 writable u64s.
+    unsafe {
+        out.write(s.async_frees);
+        out.add(1).write(s.captured_frees);
+        out.add(2).write(s.captured_host_fns);
+    }
 }
