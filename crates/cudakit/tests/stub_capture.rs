@@ -91,3 +91,50 @@ fn captures_belong_to_their_scope() {
     assert_eq!(ctx.stats().kind(AllocKind::StreamOrdered).live_count, 0);
     assert!(ctx.drop_errors().is_empty(), "{:?}", ctx.drop_errors());
 }
+
+/// Nodes over a graph allocation depend on its allocation node, and its
+/// free node on each of them, whatever the caller listed (the stand-in
+/// records every node's dependencies and, like the driver, refuses a
+/// repeated one).
+#[test]
+fn graph_allocation_nodes_are_ordered() {
+    let path = stub::build_stub("");
+    std::env::set_var("CUDAKIT_LIBCUDA", &path);
+    // SAFETY: the stand-in library's initialisers are Rust statics only.
+    let lib = unsafe { libloading::Library::new(&path) }.expect("open the stand-in");
+    // SAFETY: exported by the stand-in with this signature.
+    let deps_of = unsafe {
+        lib.get::<unsafe extern "C" fn(usize, *mut usize, usize) -> usize>(b"stub_node_deps\0")
+    }
+    .expect("stub_node_deps");
+    let deps = |node: cudakit::GraphNode| {
+        let mut out = [0usize; 16];
+        // SAFETY: 16 writable usizes.
+        let n = unsafe { deps_of(node.as_raw() as usize, out.as_mut_ptr(), out.len()) };
+        assert_ne!(n, usize::MAX, "unknown node");
+        let mut v = out[..n].to_vec();
+        v.sort_unstable();
+        v
+    };
+    let raw = |n: cudakit::GraphNode| n.as_raw() as usize;
+
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let dev = ctx.alloc::<f32>(64).expect("device buffer");
+    let mut g = ctx.graph().expect("graph");
+    let (alloc_node, alloc) = g.add_mem_alloc::<f32>(64, &[]).expect("alloc node");
+    // No dependency given: the allocation node is added.
+    let set = g.add_memset_alloc(&alloc, 1.0f32, &[]).expect("memset");
+    assert_eq!(deps(set), vec![raw(alloc_node)]);
+    // The allocation node given already: not repeated.
+    let copy = g
+        .add_copy_from_alloc(&alloc, &dev, &[set, alloc_node])
+        .expect("copy");
+    let mut want = vec![raw(set), raw(alloc_node)];
+    want.sort_unstable();
+    assert_eq!(deps(copy), want);
+    // The free waits for the allocation and every node that used it.
+    let free = g.add_mem_free(alloc, &[copy]).expect("free");
+    let mut want = vec![raw(alloc_node), raw(set), raw(copy)];
+    want.sort_unstable();
+    assert_eq!(deps(free), want);
+}

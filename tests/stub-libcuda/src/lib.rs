@@ -74,6 +74,8 @@ struct State {
     captured_frees: u64,
     /// `cuLaunchHostFunc` calls made on a capturing stream.
     captured_host_fns: u64,
+    /// Graph nodes made by the explicit builder: (node, its dependencies).
+    nodes: Vec<(usize, Vec<usize>)>,
 }
 
 static STATE: Mutex<State> = Mutex::new(State {
@@ -98,6 +100,7 @@ static STATE: Mutex<State> = Mutex::new(State {
     async_frees: 0,
     captured_frees: 0,
     captured_host_fns: 0,
+    nodes: Vec::new(),
 });
 
 const PAGE: usize = 4096;
@@ -742,4 +745,110 @@ pub unsafe extern "C" fn stub_capture_counts(out: *mut u64) {
         out.add(1).write(s.captured_frees);
         out.add(2).write(s.captured_host_fns);
     }
+}
+
+/// `cuGraphCreate`: a fake graph.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphCreate(graph: *mut *mut c_void, _flags: u32) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { graph.write(0x61_0000 as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// Records a node with its dependencies and returns its handle.
+///
+/// # Safety
+///
+/// `deps` holds `n` handles (or is null with `n == 0`).
+unsafe fn add_node(node: *mut *mut c_void, deps: *const *mut c_void, n: usize) -> i32 {
+    let list: Vec<usize> = if n == 0 {
+        Vec::new()
+    } else {
+        // SAFETY: the function's contract.
+        unsafe { std::slice::from_raw_parts(deps, n) }
+            .iter()
+            .map(|&d| d as usize)
+            .collect()
+    };
+    let mut sorted = list.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    if sorted.len() != list.len() {
+        return CUDA_ERROR_INVALID_VALUE; // the driver refuses a repeated dependency
+    }
+    let mut s = state();
+    let handle = 0x90_0000 + 0x10 * (s.nodes.len() + 1);
+    s.nodes.push((handle, list));
+    // SAFETY: a valid out-pointer.
+    unsafe { node.write(handle as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuGraphAddMemAllocNode`: recorded (the address stays 0).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddMemAllocNode(
+    node: *mut *mut c_void,
+    _graph: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    _params: *mut c_void,
+) -> i32 {
+    // SAFETY: the driver's contract, which the caller keeps.
+    unsafe { add_node(node, deps, n) }
+}
+
+/// `cuGraphAddMemsetNode`: recorded.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddMemsetNode(
+    node: *mut *mut c_void,
+    _graph: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    _params: *const c_void,
+    _ctx: *mut c_void,
+) -> i32 {
+    // SAFETY: as above.
+    unsafe { add_node(node, deps, n) }
+}
+
+/// `cuGraphAddMemcpyNode`: recorded.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddMemcpyNode(
+    node: *mut *mut c_void,
+    _graph: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    _params: *const c_void,
+    _ctx: *mut c_void,
+) -> i32 {
+    // SAFETY: as above.
+    unsafe { add_node(node, deps, n) }
+}
+
+/// `cuGraphAddMemFreeNode`: recorded.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddMemFreeNode(
+    node: *mut *mut c_void,
+    _graph: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    _dptr: u64,
+) -> i32 {
+    // SAFETY: as above.
+    unsafe { add_node(node, deps, n) }
+}
+
+/// Copies the dependencies of `node` into `out` (capacity `cap`); returns
+/// their number, or `usize::MAX` for an unknown node.
+#[no_mangle]
+pub unsafe extern "C" fn stub_node_deps(node: usize, out: *mut usize, cap: usize) -> usize {
+    let s = state();
+    let Some((_, deps)) = s.nodes.iter().find(|(h, _)| *h == node) else {
+        return usize::MAX;
+    };
+    for (i, d) in deps.iter().take(cap).enumerate() {
+        // SAFETY: the test passes `cap` writable usizes.
+        unsafe { out.add(i).write(*d) };
+    }
+    deps.len()
 }
