@@ -243,6 +243,7 @@ impl<'a> ParamList<'a> {
 
     /// Copies `size` bytes at `value` in, aligned to `align`.
     #[track_caller]
+    #[inline]
     pub(crate) fn push_bytes(
         &mut self,
         value: &[u8],
@@ -518,6 +519,7 @@ pub(crate) mod sealed {
 impl<T: DeviceCopy> sealed::Sealed for T {}
 impl<T: DeviceCopy> KernelArg<'_> for T {
     #[track_caller]
+    #[inline]
     fn push_into(self, list: &mut ParamList<'_>) {
         // SAFETY: `self` is a live `T`; all `size_of::<T>()` bytes are
         // initialised, because DeviceCopy's contract forbids implicit padding
@@ -535,6 +537,7 @@ impl<T: DeviceCopy> KernelArg<'_> for T {
     }
 }
 
+#[inline]
 fn push_pointer(
     list: &mut ParamList<'_>,
     address: DevicePtr,
@@ -556,6 +559,7 @@ fn push_pointer(
 
 impl<T: DeviceCopy> sealed::Sealed for &DeviceBuffer<'_, T> {}
 impl<'a, T: DeviceCopy> KernelArg<'a> for &'a DeviceBuffer<'_, T> {
+    #[inline]
     fn push_into(self, list: &mut ParamList<'a>) {
         push_pointer(
             list,
@@ -569,6 +573,7 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for &'a DeviceBuffer<'_, T> {
 
 impl<T: DeviceCopy> sealed::Sealed for DeviceView<'_, T> {}
 impl<'a, T: DeviceCopy> KernelArg<'a> for DeviceView<'a, T> {
+    #[inline]
     fn push_into(self, list: &mut ParamList<'a>) {
         push_pointer(
             list,
@@ -582,6 +587,7 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for DeviceView<'a, T> {
 
 impl<T: DeviceCopy> sealed::Sealed for &mut UnifiedBuffer<'_, T> {}
 impl<'a, T: DeviceCopy> KernelArg<'a> for &'a mut UnifiedBuffer<'_, T> {
+    #[inline]
     fn push_into(self, list: &mut ParamList<'a>) {
         push_pointer(
             list,
@@ -595,6 +601,7 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for &'a mut UnifiedBuffer<'_, T> {
 
 impl sealed::Sealed for &crate::memory::tensor_map::TensorMap<'_> {}
 impl<'a> KernelArg<'a> for &'a crate::memory::tensor_map::TensorMap<'_> {
+    #[inline]
     fn push_into(self, list: &mut ParamList<'a>) {
         let raw = self.as_raw();
         // SAFETY: a CUtensorMap is 16 u64 words, all initialised, no padding
