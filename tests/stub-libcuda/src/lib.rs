@@ -76,6 +76,10 @@ struct State {
     captured_host_fns: u64,
     /// Graph nodes made by the explicit builder: (node, its dependencies).
     nodes: Vec<(usize, Vec<usize>)>,
+    /// NCCL stand-in: group starts, collective calls, aborts.
+    nccl_groups: u64,
+    nccl_calls: u64,
+    nccl_aborts: u64,
 }
 
 static STATE: Mutex<State> = Mutex::new(State {
@@ -101,6 +105,9 @@ static STATE: Mutex<State> = Mutex::new(State {
     captured_frees: 0,
     captured_host_fns: 0,
     nodes: Vec::new(),
+    nccl_groups: 0,
+    nccl_calls: 0,
+    nccl_aborts: 0,
 });
 
 const PAGE: usize = 4096;
@@ -851,4 +858,235 @@ pub unsafe extern "C" fn stub_node_deps(node: usize, out: *mut usize, cap: usize
         unsafe { out.add(i).write(*d) };
     }
     deps.len()
+}
+
+// ---- A stand-in NCCL (the same library, loaded as libnccl through
+// CUDAKIT_LIBNCCL): communicators are fake handles, collectives are counted
+// and do nothing, so a test can see what reached NCCL.
+
+/// `ncclGetVersion`: 2.28.3.
+#[no_mangle]
+pub unsafe extern "C" fn ncclGetVersion(version: *mut i32) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { version.write(22803) };
+    0
+}
+
+/// `ncclGetUniqueId`: zeros.
+#[no_mangle]
+pub unsafe extern "C" fn ncclGetUniqueId(id: *mut u8) -> i32 {
+    // SAFETY: a 128-byte out-buffer.
+    unsafe { std::ptr::write_bytes(id, 0, 128) };
+    0
+}
+
+/// `ncclUniqueId` as NCCL passes it: 128 bytes by value.
+#[repr(C)]
+#[derive(Debug)]
+pub struct UniqueId {
+    internal: [u8; 128],
+}
+
+/// `ncclCommInitRank`: a fake communicator.
+#[no_mangle]
+pub unsafe extern "C" fn ncclCommInitRank(
+    comm: *mut *mut c_void,
+    _nranks: i32,
+    _id: UniqueId,
+    rank: i32,
+) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { comm.write((0xA0_0000 + 0x10 * rank as usize) as *mut c_void) };
+    0
+}
+
+/// `ncclCommInitAll`: one fake communicator per device.
+#[no_mangle]
+pub unsafe extern "C" fn ncclCommInitAll(
+    comms: *mut *mut c_void,
+    n: i32,
+    _devs: *const i32,
+) -> i32 {
+    for i in 0..n.max(0) as usize {
+        // SAFETY: `n` out-slots.
+        unsafe { comms.add(i).write((0xA0_0000 + 0x10 * i) as *mut c_void) };
+    }
+    0
+}
+
+/// `ncclCommDestroy`.
+#[no_mangle]
+pub extern "C" fn ncclCommDestroy(_comm: *mut c_void) -> i32 {
+    0
+}
+
+/// `ncclCommAbort`: counted.
+#[no_mangle]
+pub extern "C" fn ncclCommAbort(_comm: *mut c_void) -> i32 {
+    state().nccl_aborts += 1;
+    0
+}
+
+/// `ncclGetErrorString`.
+#[no_mangle]
+pub extern "C" fn ncclGetErrorString(_result: i32) -> *const i8 {
+    c"stand-in NCCL error".as_ptr()
+}
+
+/// `ncclCommGetAsyncError`: none.
+#[no_mangle]
+pub unsafe extern "C" fn ncclCommGetAsyncError(_comm: *mut c_void, err: *mut i32) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { err.write(0) };
+    0
+}
+
+/// `ncclCommCount`: 2.
+#[no_mangle]
+pub unsafe extern "C" fn ncclCommCount(_comm: *mut c_void, count: *mut i32) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { count.write(2) };
+    0
+}
+
+/// `ncclCommCuDevice`: from the fake handle.
+#[no_mangle]
+pub unsafe extern "C" fn ncclCommCuDevice(comm: *mut c_void, device: *mut i32) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { device.write(((comm as usize - 0xA0_0000) / 0x10) as i32) };
+    0
+}
+
+/// `ncclCommUserRank`: from the fake handle.
+#[no_mangle]
+pub unsafe extern "C" fn ncclCommUserRank(comm: *mut c_void, rank: *mut i32) -> i32 {
+    // SAFETY: a valid out-pointer.
+    unsafe { rank.write(((comm as usize - 0xA0_0000) / 0x10) as i32) };
+    0
+}
+
+fn nccl_call() -> i32 {
+    state().nccl_calls += 1;
+    0
+}
+
+/// `ncclReduce`: counted.
+#[no_mangle]
+pub extern "C" fn ncclReduce(
+    _s: *const c_void,
+    _r: *mut c_void,
+    _n: usize,
+    _t: i32,
+    _op: i32,
+    _root: i32,
+    _c: *mut c_void,
+    _st: *mut c_void,
+) -> i32 {
+    nccl_call()
+}
+
+/// `ncclBroadcast`: counted.
+#[no_mangle]
+pub extern "C" fn ncclBroadcast(
+    _s: *const c_void,
+    _r: *mut c_void,
+    _n: usize,
+    _t: i32,
+    _root: i32,
+    _c: *mut c_void,
+    _st: *mut c_void,
+) -> i32 {
+    nccl_call()
+}
+
+/// `ncclAllReduce`: counted.
+#[no_mangle]
+pub extern "C" fn ncclAllReduce(
+    _s: *const c_void,
+    _r: *mut c_void,
+    _n: usize,
+    _t: i32,
+    _op: i32,
+    _c: *mut c_void,
+    _st: *mut c_void,
+) -> i32 {
+    nccl_call()
+}
+
+/// `ncclReduceScatter`: counted.
+#[no_mangle]
+pub extern "C" fn ncclReduceScatter(
+    _s: *const c_void,
+    _r: *mut c_void,
+    _n: usize,
+    _t: i32,
+    _op: i32,
+    _c: *mut c_void,
+    _st: *mut c_void,
+) -> i32 {
+    nccl_call()
+}
+
+/// `ncclAllGather`: counted.
+#[no_mangle]
+pub extern "C" fn ncclAllGather(
+    _s: *const c_void,
+    _r: *mut c_void,
+    _n: usize,
+    _t: i32,
+    _c: *mut c_void,
+    _st: *mut c_void,
+) -> i32 {
+    nccl_call()
+}
+
+/// `ncclSend`: counted.
+#[no_mangle]
+pub extern "C" fn ncclSend(
+    _s: *const c_void,
+    _n: usize,
+    _t: i32,
+    _peer: i32,
+    _c: *mut c_void,
+    _st: *mut c_void,
+) -> i32 {
+    nccl_call()
+}
+
+/// `ncclRecv`: counted.
+#[no_mangle]
+pub extern "C" fn ncclRecv(
+    _r: *mut c_void,
+    _n: usize,
+    _t: i32,
+    _peer: i32,
+    _c: *mut c_void,
+    _st: *mut c_void,
+) -> i32 {
+    nccl_call()
+}
+
+/// `ncclGroupStart`: counted.
+#[no_mangle]
+pub extern "C" fn ncclGroupStart() -> i32 {
+    state().nccl_groups += 1;
+    0
+}
+
+/// `ncclGroupEnd`.
+#[no_mangle]
+pub extern "C" fn ncclGroupEnd() -> i32 {
+    0
+}
+
+/// (group starts, collective calls, aborts) of the stand-in NCCL.
+#[no_mangle]
+pub unsafe extern "C" fn stub_nccl_counts(out: *mut u64) {
+    let s = state();
+    // SAFETY: the test passes 3 writable u64s.
+    unsafe {
+        out.write(s.nccl_groups);
+        out.add(1).write(s.nccl_calls);
+        out.add(2).write(s.nccl_aborts);
+    }
 }
