@@ -17,8 +17,15 @@ mod stub;
 
 use cudakit::{AllocKind, Context, Error};
 
+/// The stand-in's capture state is process-wide: these tests take turns.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 #[test]
 fn captures_belong_to_their_scope() {
+    let _serial = serial();
     let path = stub::build_stub("");
     std::env::set_var("CUDAKIT_LIBCUDA", &path);
     // SAFETY: the stand-in library's initialisers are Rust statics only.
@@ -98,6 +105,7 @@ fn captures_belong_to_their_scope() {
 /// repeated one).
 #[test]
 fn graph_allocation_nodes_are_ordered() {
+    let _serial = serial();
     let path = stub::build_stub("");
     std::env::set_var("CUDAKIT_LIBCUDA", &path);
     // SAFETY: the stand-in library's initialisers are Rust statics only.
@@ -137,4 +145,41 @@ fn graph_allocation_nodes_are_ordered() {
     let mut want = vec![raw(alloc_node), raw(set), raw(copy)];
     want.sort_unstable();
     assert_eq!(deps(free), want);
+}
+
+/// A synchronous call on another thread during a capture is refused (the
+/// context is capturing), but it does not fail that capture: captures are
+/// thread-local, and so is the record of what they refused.
+#[test]
+fn a_refusal_on_another_thread_does_not_fail_a_capture() {
+    let _serial = serial();
+    let path = stub::build_stub("");
+    std::env::set_var("CUDAKIT_LIBCUDA", &path);
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let a = ctx.stream().expect("stream");
+    let dev = ctx.alloc::<u32>(16).expect("buffer");
+    let (to_other, from_capture) = std::sync::mpsc::channel::<()>();
+    let (to_capture, from_other) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|t| {
+        let (ctx2, dev2) = (&ctx, &dev);
+        t.spawn(move || {
+            from_capture.recv().expect("the capture runs");
+            let err = dev2.copy_from_host(&[7u32; 16]).unwrap_err();
+            assert!(matches!(err, Error::IllegalDuringCapture { .. }), "{err}");
+            let _ = ctx2;
+            to_capture.send(()).expect("signal");
+        });
+        let graph = ctx.scope(|s| {
+            s.capture(&a, || {
+                to_other.send(()).expect("signal");
+                from_other.recv().expect("the other thread was refused");
+                Ok(())
+            })
+            .map(drop)
+        });
+        assert!(
+            graph.is_ok(),
+            "the capture failed for another thread's refusal: {graph:?}"
+        );
+    });
 }

@@ -98,9 +98,9 @@ struct WorkTracker {
     /// Stream captures in progress (see `Context::begin_capture`), and the
     /// first operation refused during one.
     captures: AtomicUsize,
-    capture_violation: Mutex<Option<&'static str>>,
-    /// The streams capturing now and the scope (its key) that owns each.
-    capture_owners: Mutex<Vec<(usize, usize)>>,
+    /// The captures running now: their stream, owner scope and thread, and
+    /// the first operation refused on that thread during the capture.
+    capture_owners: Mutex<Vec<CaptureOwner>>,
     /// Stream-ordered frees of buffers dropped while their stream was
     /// capturing, as (address, stream, arena id): run when the last
     /// capture of the context has ended, so that no capture records them.
@@ -473,11 +473,16 @@ impl Context {
     /// `crate::work::graph`). While any is in progress, synchronous
     /// operations are refused before the driver sees them.
     pub(crate) fn begin_capture(&self, stream: cuda_sys::CUstream, owner: usize) {
-        self.capture_owners().push((stream as usize, owner));
+        self.capture_owners().push(CaptureOwner {
+            stream: stream as usize,
+            scope: owner,
+            thread: std::thread::current().id(),
+            violation: None,
+        });
         self.shared.work.captures.fetch_add(1, Ordering::AcqRel);
     }
 
-    fn capture_owners(&self) -> std::sync::MutexGuard<'_, Vec<(usize, usize)>> {
+    fn capture_owners(&self) -> std::sync::MutexGuard<'_, Vec<CaptureOwner>> {
         match self.shared.work.capture_owners.lock() {
             Ok(g) => g,
             Err(p) => p.into_inner(),
@@ -496,9 +501,9 @@ impl Context {
             let list = self.capture_owners();
             (
                 list.iter()
-                    .find(|(s, _)| *s == stream as usize)
-                    .map(|(_, o)| *o),
-                list.iter().any(|(_, o)| *o == owner),
+                    .find(|c| c.stream == stream as usize)
+                    .map(|c| c.scope),
+                list.iter().any(|c| c.scope == owner),
             )
         };
         let refuse = |operation| Error::IllegalDuringCapture {
@@ -530,20 +535,18 @@ impl Context {
     /// Uncounts a capture; returns the first operation refused during
     /// captures of the context, if any.
     pub(crate) fn end_capture(&self, stream: cuda_sys::CUstream) -> Option<&'static str> {
-        {
+        let violation = {
             let mut list = self.capture_owners();
-            if let Some(i) = list.iter().position(|(s, _)| *s == stream as usize) {
-                list.swap_remove(i);
+            match list.iter().position(|c| c.stream == stream as usize) {
+                Some(i) => list.swap_remove(i).violation,
+                None => None,
             }
-        }
+        };
         let left = self.shared.work.captures.fetch_sub(1, Ordering::AcqRel) - 1;
         if left == 0 {
             self.run_deferred_frees();
         }
-        match self.shared.work.capture_violation.lock() {
-            Ok(mut g) => g.take(),
-            Err(p) => p.into_inner().take(),
-        }
+        violation
     }
 
     /// Defers the stream-ordered free of `ptr` on `stream` (arena record
@@ -594,8 +597,13 @@ impl Context {
         if !self.capturing() {
             return Ok(());
         }
-        if let Ok(mut g) = self.shared.work.capture_violation.lock() {
-            g.get_or_insert(operation);
+        // The refusal fails the captures of this thread (a capture is
+        // thread-local); another thread's capture is not affected.
+        let me = std::thread::current().id();
+        for c in self.capture_owners().iter_mut() {
+            if c.thread == me {
+                c.violation.get_or_insert(operation);
+            }
         }
         Err(Error::IllegalDuringCapture {
             operation,
@@ -824,4 +832,13 @@ pub(crate) trait ContextResource: std::any::Any + Send + Sync {
     );
     /// For the owner's downcast.
     fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// A capture running on a context (see `Context::begin_capture`).
+struct CaptureOwner {
+    stream: usize,
+    scope: usize,
+    thread: std::thread::ThreadId,
+    /// The first operation refused on `thread` while the capture ran.
+    violation: Option<&'static str>,
 }
