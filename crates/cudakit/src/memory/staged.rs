@@ -300,12 +300,12 @@ pub(crate) unsafe fn htod(
                     (cu.cuEventSynchronize)(lane.events[slot])
                 })?;
             }
-            // SAFETY: the chunk holds CHUNK >= n bytes and no DMA reads it now:
-            // for i >= CHUNKS its last DMA of this transfer finished above; for
-            // i < CHUNKS the previous transfer on this lane ended in `finish`,
-            // which waited for both streams (on every path, errors included).
-            // `src + off` has `n`
-            // readable bytes (the caller's contract); distinct allocations.
+            // SAFETY: the chunk holds CHUNK >= n bytes and no DMA reads it
+            // now: for i >= CHUNKS its last DMA of this transfer finished
+            // above; for i < CHUNKS the previous transfer on this lane ended
+            // in `finish`, which waited for both streams (on every path,
+            // errors included). `src + off` has `n` readable bytes (the
+            // caller's contract); distinct allocations.
             parallel_copy(lane.chunks[slot], unsafe { src.add(off) }, n, threads);
             let stream = lane.streams[i % 2];
             // SAFETY: `n` bytes of the page-locked chunk to `n` bytes of device
