@@ -633,10 +633,7 @@ impl Cache {
     fn memory(&self) -> MutexGuard<'_, Memory> {
         // The map is updated by single inserts and removes: a panic while it
         // was held cannot leave it inconsistent.
-        match self.inner.memory.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        }
+        crate::context::lock(&self.inner.memory)
     }
 
     /// Looks `key` up in memory, then on disk, and decodes the entry with

@@ -947,10 +947,7 @@ pub(crate) struct FunctionState {
 
 impl FunctionState {
     fn lock_dynamic_shared(&self) -> MutexGuard<'_, ()> {
-        match self.dynamic_shared_lock.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        }
+        crate::context::lock(&self.dynamic_shared_lock)
     }
 }
 

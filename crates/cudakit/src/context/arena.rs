@@ -263,10 +263,7 @@ impl Arena {
         // A panic while the map was held cannot leave it half-updated
         // (insert and remove are single calls), so a poisoned lock is safe
         // to keep using.
-        match self.records.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        super::lock(&self.records)
     }
 }
 

@@ -111,20 +111,14 @@ pub(crate) struct MetricsCounters {
 
 impl MetricsCounters {
     pub(crate) fn add_kernel_time(&self, name: &str, time: Duration) {
-        let mut map = match self.kernels.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
+        let mut map = super::lock(&self.kernels);
         let entry = map.entry(name.to_owned()).or_default();
         entry.launches += 1;
         entry.total += time;
     }
 
     pub(crate) fn snapshot(&self) -> Metrics {
-        let kernels = match self.kernels.lock() {
-            Ok(g) => g.clone(),
-            Err(p) => p.into_inner().clone(),
-        };
+        let kernels = super::lock(&self.kernels).clone();
         Metrics {
             htod: self.htod.snapshot(),
             dtoh: self.dtoh.snapshot(),

@@ -122,11 +122,18 @@ thread_local! {
     static LAUNCH_CURRENT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-fn registry() -> std::sync::MutexGuard<'static, Vec<(i32, Weak<Shared>)>> {
-    match REGISTRY.lock() {
+/// Locks `m`, taking over a lock poisoned by a panic: every mutex of the
+/// crate guards state that single calls (push, remove, take, store) keep
+/// consistent, so a panic while it was held cannot leave it half-updated.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
         Ok(g) => g,
         Err(p) => p.into_inner(),
     }
+}
+
+fn registry() -> std::sync::MutexGuard<'static, Vec<(i32, Weak<Shared>)>> {
+    lock(&REGISTRY)
 }
 
 impl std::fmt::Debug for Context {
@@ -249,10 +256,7 @@ impl Context {
 
     /// Errors that drops of this context's objects met (they never panic).
     pub fn drop_errors(&self) -> Vec<DriverError> {
-        match self.shared.drop_errors.lock() {
-            Ok(g) => g.clone(),
-            Err(p) => p.into_inner().clone(),
-        }
+        lock(&self.shared.drop_errors).clone()
     }
 
     /// An identity of the shared context state, unique among live
@@ -378,10 +382,7 @@ impl Context {
     }
 
     fn work_lock(&self) -> std::sync::MutexGuard<'_, ()> {
-        match self.shared.work.lock.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        }
+        lock(&self.shared.work.lock)
     }
 
     /// Counts a scope that is about to queue its first work. Where the
@@ -483,10 +484,7 @@ impl Context {
     }
 
     fn capture_owners(&self) -> std::sync::MutexGuard<'_, Vec<CaptureOwner>> {
-        match self.shared.work.capture_owners.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        }
+        lock(&self.shared.work.capture_owners)
     }
 
     /// During a capture on this context: refuses work of the scope `owner`
@@ -554,17 +552,11 @@ impl Context {
     /// stream captures, the free would become a node of the graph instead of
     /// running.
     pub(crate) fn defer_stream_free(&self, ptr: u64, stream: cuda_sys::CUstream, id: u64) {
-        match self.shared.work.deferred_frees.lock() {
-            Ok(mut g) => g.push((ptr, stream as usize, id)),
-            Err(p) => p.into_inner().push((ptr, stream as usize, id)),
-        }
+        lock(&self.shared.work.deferred_frees).push((ptr, stream as usize, id));
     }
 
     fn run_deferred_frees(&self) {
-        let list = match self.shared.work.deferred_frees.lock() {
-            Ok(mut g) => std::mem::take(&mut *g),
-            Err(p) => std::mem::take(&mut *p.into_inner()),
-        };
+        let list = std::mem::take(&mut *lock(&self.shared.work.deferred_frees));
         if list.is_empty() {
             return;
         }

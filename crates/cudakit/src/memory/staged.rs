@@ -74,10 +74,7 @@ impl std::fmt::Debug for Staging {
 fn lock(m: &Mutex<Option<Lane>>) -> MutexGuard<'_, Option<Lane>> {
     // A panic while a lane was in use leaves its chunks and handles valid
     // (every step either completed or was never issued).
-    match m.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
+    crate::context::lock(m)
 }
 
 impl Lane {

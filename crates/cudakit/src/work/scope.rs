@@ -341,10 +341,7 @@ static PANICS: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
 static PENDING: AtomicUsize = AtomicUsize::new(0);
 
 fn panics() -> std::sync::MutexGuard<'static, Vec<(usize, String)>> {
-    match PANICS.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
+    crate::context::lock(&PANICS)
 }
 
 fn message(payload: &(dyn Any + Send)) -> String {

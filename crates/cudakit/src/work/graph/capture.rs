@@ -24,10 +24,7 @@ struct Capturing {
 static CAPTURES: Mutex<Vec<Capturing>> = Mutex::new(Vec::new());
 
 fn captures() -> std::sync::MutexGuard<'static, Vec<Capturing>> {
-    match CAPTURES.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
+    crate::context::lock(&CAPTURES)
 }
 
 /// The panic key of the capture on `stream`, if one is in progress.

@@ -31,10 +31,7 @@ pub(crate) unsafe extern "C" fn run_repeat<F: FnMut() + Send>(user: *mut c_void)
         // SAFETY: the function's contract: `user` points at a live
         // `Repeat<F>`, only ever shared.
         let repeat = unsafe { &*user.cast::<Repeat<F>>() };
-        let mut f = match repeat.f.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
+        let mut f = crate::context::lock(&repeat.f);
         if let Err(payload) = catch_unwind(AssertUnwindSafe(|| (*f)())) {
             record_callback_panic(repeat.key.load(Ordering::Acquire), payload);
         }
