@@ -514,20 +514,27 @@ impl Context {
             None if owns_one => return Ok(()),
             None => {}
         }
-        let cu = self.enter()?;
-        let mut status = cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-        // SAFETY: a live stream of this context (the caller borrows it) and
-        // a valid out-pointer.
-        self.check("cuStreamIsCapturing", unsafe {
-            (cu.cuStreamIsCapturing)(stream, &mut status)
-        })?;
-        if status == cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
-            Ok(())
-        } else {
+        if self.stream_is_capturing(stream)? {
             Err(refuse(
                 "work on a stream that joined another scope's capture",
             ))
+        } else {
+            Ok(())
         }
+    }
+
+    /// Whether `stream`, a live stream of this context that the caller
+    /// borrows, is capturing: as the origin of a capture or as a stream
+    /// that joined one through an event (`cuStreamIsCapturing`).
+    pub(crate) fn stream_is_capturing(&self, stream: cuda_sys::CUstream) -> Result<bool> {
+        let cu = self.enter()?;
+        let mut status = cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        // SAFETY: the function's contract: a live stream of this context;
+        // and a valid out-pointer.
+        self.check("cuStreamIsCapturing", unsafe {
+            (cu.cuStreamIsCapturing)(stream, &mut status)
+        })?;
+        Ok(status != cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
     }
 
     /// Uncounts a capture; returns the first operation refused during

@@ -110,13 +110,7 @@ impl<'s, 'env> Scope<'s, 'env> {
             // too, but the capture's callbacks are kept per origin stream: a
             // one-shot callback captured there would be freed at the first
             // replay and called again at the next. Refused.
-            let cu = self.context().enter()?;
-            let mut status = cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-            // SAFETY: a live stream of the scope and a valid out-pointer.
-            self.context().check("cuStreamIsCapturing", unsafe {
-                (cu.cuStreamIsCapturing)(raw, &mut status)
-            })?;
-            if status != cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+            if self.context().stream_is_capturing(raw)? {
                 return Err(crate::error::Error::IllegalDuringCapture {
                     operation: "a host callback on a stream that joined a capture (queue it on \
                                 the capture's own stream)",
