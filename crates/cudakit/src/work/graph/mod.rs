@@ -67,8 +67,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use cuda_sys::{
-    CUgraph, CUgraphNode, CUgraphNodeType, CUmemorytype, CUDA_HOST_NODE_PARAMS,
-    CUDA_KERNEL_NODE_PARAMS, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS, CUDA_MEM_ALLOC_NODE_PARAMS,
+    CUevent, CUgraph, CUgraphNode, CUgraphNodeType, CUmemorytype, CUresult, Driver,
+    CUDA_HOST_NODE_PARAMS, CUDA_KERNEL_NODE_PARAMS, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS,
+    CUDA_MEM_ALLOC_NODE_PARAMS,
 };
 
 use crate::compile::module::Function;
@@ -78,6 +79,11 @@ use crate::memory::{byte_len, DeviceCopy, DeviceDst, DeviceSrc};
 use crate::work::event::Event;
 use crate::work::launch::params::PointerArray;
 use crate::work::launch::{LaunchConfig, ParamList};
+
+/// The shape of the driver's event-node functions
+/// (`cuGraphAddEventRecordNode`, `cuGraphAddEventWaitNode`).
+type EventNodeFn =
+    unsafe extern "C" fn(*mut CUgraphNode, CUgraph, *const CUgraphNode, usize, CUevent) -> CUresult;
 
 static NEXT_GRAPH: AtomicU64 = AtomicU64::new(1);
 
@@ -672,21 +678,13 @@ impl<'g> Graph<'g> {
         event: &'g Event<'_>,
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
-        same_context("add_event_record", self.ctx, event.context())?;
-        let deps = self.deps("add_event_record", deps)?;
-        let cu = self.ctx.enter()?;
-        let mut node: CUgraphNode = std::ptr::null_mut();
-        // SAFETY: a live graph, its nodes, and a live event borrowed for 'g.
-        self.ctx.check("cuGraphAddEventRecordNode", unsafe {
-            (cu.cuGraphAddEventRecordNode)(
-                &mut node,
-                self.raw,
-                deps.as_ptr(),
-                deps.len(),
-                event.as_raw(),
-            )
-        })?;
-        Ok(self.node(node))
+        self.add_event_node(
+            "add_event_record",
+            "cuGraphAddEventRecordNode",
+            |cu| cu.cuGraphAddEventRecordNode,
+            event,
+            deps,
+        )
     }
 
     /// Adds a node that waits for `event` (`cuGraphAddEventWaitNode`).
@@ -699,13 +697,35 @@ impl<'g> Graph<'g> {
         event: &'g Event<'_>,
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
-        same_context("add_event_wait", self.ctx, event.context())?;
-        let deps = self.deps("add_event_wait", deps)?;
+        self.add_event_node(
+            "add_event_wait",
+            "cuGraphAddEventWaitNode",
+            |cu| cu.cuGraphAddEventWaitNode,
+            event,
+            deps,
+        )
+    }
+
+    /// Adds an event record or wait node for the method `what`, through
+    /// the driver function `pick` selects (`cuGraphAddEventRecordNode` or
+    /// `cuGraphAddEventWaitNode`, named `call`).
+    fn add_event_node(
+        &mut self,
+        what: &'static str,
+        call: &'static str,
+        pick: fn(&Driver) -> EventNodeFn,
+        event: &'g Event<'_>,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        same_context(what, self.ctx, event.context())?;
+        let deps = self.deps(what, deps)?;
         let cu = self.ctx.enter()?;
         let mut node: CUgraphNode = std::ptr::null_mut();
-        // SAFETY: a live graph, its nodes, and a live event borrowed for 'g.
-        self.ctx.check("cuGraphAddEventWaitNode", unsafe {
-            (cu.cuGraphAddEventWaitNode)(
+        // SAFETY: `pick` returns one of the loaded driver's two event-node
+        // functions (same signature); a live graph, its nodes, and a live
+        // event borrowed for 'g.
+        self.ctx.check(call, unsafe {
+            pick(cu)(
                 &mut node,
                 self.raw,
                 deps.as_ptr(),
