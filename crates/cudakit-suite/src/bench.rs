@@ -137,6 +137,34 @@ pub fn launch_overhead(ctx: &Context, batches: usize, per_batch: usize) -> Resul
         }
         validates.push(t.elapsed() / (reps / 100) as u32);
     }
+    // For reference: what asking the driver for the current context costs
+    // (the query cudakit's launch and stream-ordered paths skip when the
+    // thread's last `enter` was for the context), and setting it.
+    let (mut gets, mut sets) = (Vec::new(), Vec::new());
+    let mut current = std::ptr::null_mut();
+    // SAFETY: a valid out-pointer.
+    cudakit::error::check("cuCtxGetCurrent", unsafe {
+        (cu.cuCtxGetCurrent)(&mut current)
+    })?;
+    for _ in 0..batches {
+        let t = Instant::now();
+        for _ in 0..reps / 100 {
+            let mut c = std::ptr::null_mut();
+            // SAFETY: a valid out-pointer.
+            let rc = unsafe { (cu.cuCtxGetCurrent)(&mut c) };
+            cudakit::error::check("cuCtxGetCurrent", rc)?;
+            std::hint::black_box(c);
+        }
+        gets.push(t.elapsed() / (reps / 100) as u32);
+        let t = Instant::now();
+        for _ in 0..reps / 100 {
+            // SAFETY: the context current now (the benchmark's own), set
+            // again: nothing changes.
+            let rc = unsafe { (cu.cuCtxSetCurrent)(current) };
+            cudakit::error::check("cuCtxSetCurrent", rc)?;
+        }
+        sets.push(t.elapsed() / (reps / 100) as u32);
+    }
     Ok(vec![
         Row {
             name: "launch (host time per launch)".into(),
@@ -159,6 +187,18 @@ pub fn launch_overhead(ctx: &Context, batches: usize, per_batch: usize) -> Resul
         Row {
             name: "  of which: validate configuration".into(),
             cudakit: median(validates),
+            raw: None,
+            samples: batches,
+        },
+        Row {
+            name: "  for reference: driver cuCtxGetCurrent".into(),
+            cudakit: median(gets),
+            raw: None,
+            samples: batches,
+        },
+        Row {
+            name: "  for reference: driver cuCtxSetCurrent (same context)".into(),
+            cudakit: median(sets),
             raw: None,
             samples: batches,
         },
@@ -325,11 +365,42 @@ pub fn compile(
         std::hint::black_box(f.as_raw());
         Ok(t.elapsed())
     };
-    let (mut raw, mut kit, mut hit) = (Vec::new(), Vec::new(), Vec::new());
+    // The floor of a hit: the driver loading the same CUBIN, looking the
+    // kernel up and unloading it, from bytes already in memory.
+    let cubin = compiled.cubin().map(<[u8]>::to_vec).unwrap_or_default();
+    let symbol = std::ffi::CString::new(
+        compiled
+            .lowered_name(name_expressions.first().copied().unwrap_or("noop"))
+            .unwrap_or("noop"),
+    )
+    .map_err(|_| cudakit::Error::InteriorNul { what: "name" })?;
+    let cu = cudakit::sys::driver()?;
+    let raw_load = || -> Result<Duration> {
+        let t = Instant::now();
+        let mut module = std::ptr::null_mut();
+        // SAFETY: a CUBIN image alive for the call; the context is current
+        // (made so by compile_for_with above).
+        cudakit::error::check("cuModuleLoadData", unsafe {
+            (cu.cuModuleLoadData)(&mut module, cubin.as_ptr().cast())
+        })?;
+        let mut f = std::ptr::null_mut();
+        // SAFETY: a live module, a C string, a valid out-pointer.
+        let rc = unsafe { (cu.cuModuleGetFunction)(&mut f, module, symbol.as_ptr()) };
+        // SAFETY: unloads the module loaded above, once.
+        let unload = unsafe { (cu.cuModuleUnload)(module) };
+        cudakit::error::check("cuModuleGetFunction", rc)?;
+        cudakit::error::check("cuModuleUnload", unload)?;
+        std::hint::black_box(f);
+        Ok(t.elapsed())
+    };
+    let (mut raw, mut kit, mut hit, mut load) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..samples {
         raw.push(raw_compile()?);
         kit.push(kit_cold()?);
         hit.push(kit_hit()?);
+        if !cubin.is_empty() {
+            load.push(raw_load()?);
+        }
     }
     Ok(vec![
         Row {
@@ -339,9 +410,12 @@ pub fn compile(
             samples,
         },
         Row {
-            name: "cache hit + module load + lookup".into(),
+            name: format!(
+                "cache hit + module load + lookup (vs raw load of the {} KiB CUBIN)",
+                cubin.len() / 1024
+            ),
             cudakit: median(hit),
-            raw: None,
+            raw: (!load.is_empty()).then(|| median(load)),
             samples,
         },
     ])

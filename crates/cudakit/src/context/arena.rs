@@ -2,15 +2,16 @@
 //! unified, and host storage for its own use) is recorded with its kind,
 //! size and the caller's location, and removed when freed.
 //!
-//! Counters are atomics, so reading [`Arena::stats`] never blocks. The record
-//! map sits behind a mutex that only allocation and free take, never a
-//! launch or a copy: those allocate nothing.
+//! The records and the counters sit behind one mutex, taken once per
+//! allocation and once per free (never by a launch or a copy: those
+//! allocate nothing), and briefly by [`Arena::stats`] and [`Arena::live`].
+//! One lock instead of a map lock plus a counter atomic per field: each
+//! locked instruction costs about as much as the map update itself.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::panic::Location;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// What kind of memory an allocation is.
@@ -116,23 +117,20 @@ impl ArenaStats {
     }
 }
 
-#[derive(Default)]
-struct Counters {
-    live_count: AtomicU64,
-    live_bytes: AtomicU64,
-    peak_bytes: AtomicU64,
-    total_allocs: AtomicU64,
-    total_frees: AtomicU64,
-    total_bytes: AtomicU64,
-}
-
 /// Records every allocation. One per context, and one process-wide arena for
 /// host storage that belongs to no context ([`host_arena`]).
 #[derive(Default)]
 pub struct Arena {
-    next_id: AtomicU64,
-    counters: [Counters; AllocKind::ALL.len()],
-    records: Mutex<HashMap<u64, AllocRecord, BuildHasherDefault<IdHasher>>>,
+    inner: Mutex<Inner>,
+}
+
+/// What the arena's mutex guards.
+#[derive(Default)]
+struct Inner {
+    /// The last id handed out (ids start at 1).
+    last_id: u64,
+    stats: ArenaStats,
+    records: HashMap<u64, AllocRecord, BuildHasherDefault<IdHasher>>,
 }
 
 /// The records' hasher: ids are distinct sequential integers made here, so
@@ -179,54 +177,45 @@ impl Arena {
         bytes: usize,
         location: &'static Location<'static>,
     ) -> u64 {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
-        let c = &self.counters[kind.index()];
-        c.live_count.fetch_add(1, Ordering::Relaxed);
-        let live = c.live_bytes.fetch_add(bytes as u64, Ordering::Relaxed) + bytes as u64;
-        c.peak_bytes.fetch_max(live, Ordering::Relaxed);
-        c.total_allocs.fetch_add(1, Ordering::Relaxed);
-        c.total_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+        let mut g = self.lock();
+        g.last_id += 1;
+        let id = g.last_id;
+        let c = &mut g.stats.kinds[kind.index()];
+        c.live_count += 1;
+        c.live_bytes += bytes as u64;
+        c.peak_bytes = c.peak_bytes.max(c.live_bytes);
+        c.total_allocs += 1;
+        c.total_bytes += bytes as u64;
         let record = AllocRecord {
             id,
             kind,
             bytes,
             location,
         };
-        self.lock().insert(id, record);
+        g.records.insert(id, record);
         id
     }
 
     /// Removes the record of a freed allocation. Unknown ids are ignored.
     pub fn record_free(&self, id: u64) {
-        let Some(record) = self.lock().remove(&id) else {
+        let mut g = self.lock();
+        let Some(record) = g.records.remove(&id) else {
             return;
         };
-        let c = &self.counters[record.kind.index()];
-        c.live_count.fetch_sub(1, Ordering::Relaxed);
-        c.live_bytes
-            .fetch_sub(record.bytes as u64, Ordering::Relaxed);
-        c.total_frees.fetch_add(1, Ordering::Relaxed);
+        let c = &mut g.stats.kinds[record.kind.index()];
+        c.live_count -= 1;
+        c.live_bytes -= record.bytes as u64;
+        c.total_frees += 1;
     }
 
     /// The counters now.
     pub fn stats(&self) -> ArenaStats {
-        let mut out = ArenaStats::default();
-        for (slot, c) in out.kinds.iter_mut().zip(&self.counters) {
-            *slot = KindStats {
-                live_count: c.live_count.load(Ordering::Relaxed),
-                live_bytes: c.live_bytes.load(Ordering::Relaxed),
-                peak_bytes: c.peak_bytes.load(Ordering::Relaxed),
-                total_allocs: c.total_allocs.load(Ordering::Relaxed),
-                total_frees: c.total_frees.load(Ordering::Relaxed),
-                total_bytes: c.total_bytes.load(Ordering::Relaxed),
-            };
-        }
-        out
+        self.lock().stats
     }
 
     /// Every live allocation, oldest first.
     pub fn live(&self) -> Vec<AllocRecord> {
-        let mut live: Vec<AllocRecord> = self.lock().values().cloned().collect();
+        let mut live: Vec<AllocRecord> = self.lock().records.values().cloned().collect();
         live.sort_by_key(|r| r.id);
         live
     }
@@ -257,13 +246,11 @@ impl Arena {
         out
     }
 
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<u64, AllocRecord, BuildHasherDefault<IdHasher>>> {
-        // A panic while the map was held cannot leave it half-updated
-        // (insert and remove are single calls), so a poisoned lock is safe
-        // to keep using.
-        super::lock(&self.records)
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // Nothing under the lock can panic between its updates (integer
+        // updates that cannot overflow in practice, one map insert or
+        // remove), so a poisoned lock is safe to keep using.
+        super::lock(&self.inner)
     }
 }
 

@@ -41,7 +41,7 @@ use self::arena::{Arena, ArenaStats};
 use self::device::{Device, DeviceLimits};
 use self::metrics::{Metrics, MetricsCounters};
 use crate::driver::cu;
-use crate::error::{check, DriverError, Error, Result};
+use crate::error::{check, DriverCode, DriverError, Error, Result};
 
 /// A device's primary context. Cheap to clone (clones share one retained
 /// context). Buffers, streams and modules borrow it, so none can outlive it:
@@ -326,17 +326,74 @@ impl Context {
     /// elsewhere), and [`Context::forget_launch_current`] makes the next
     /// launch ask again.
     #[inline]
-    pub(crate) fn enter_for_launch(&self) -> Result<&'static Driver> {
-        if LAUNCH_CURRENT.with(|c| c.get()) == self.shared.raw as usize {
+    pub(crate) fn enter_for_launch(&self) -> Result<(&'static Driver, bool)> {
+        if self.believed_current() {
             if let Some(cause) = self.shared.poison.get() {
                 return Err(Error::ContextPoisoned {
                     device: self.shared.device.ordinal(),
                     cause: *cause,
                 });
             }
-            return cu();
+            return Ok((cu()?, true));
         }
-        self.enter()
+        Ok((self.enter()?, false))
+    }
+
+    /// Whether this thread's last [`Context::enter`] (or drop-time
+    /// `cuCtxSetCurrent`) was for this context.
+    #[inline]
+    fn believed_current(&self) -> bool {
+        LAUNCH_CURRENT.with(|c| c.get()) == self.shared.raw as usize
+    }
+
+    /// Issues a call whose stream names the context: the driver takes the
+    /// device from the stream, not from the thread's current context
+    /// (`cuMemAllocAsync`, `cuMemAllocFromPoolAsync`, `cuMemFreeAsync` on a
+    /// created stream). The driver's current-context query is skipped when
+    /// this thread's last `enter` was for this context; should foreign code
+    /// have switched contexts since and the driver refuse the call for it,
+    /// the call is issued once more after a full [`Context::enter`]. A
+    /// refused call did nothing, so the retry cannot do anything twice.
+    /// Sticky errors poison the context as in [`Context::check`] and are
+    /// never retried.
+    #[inline]
+    pub(crate) fn issue_on_stream(
+        &self,
+        call: &'static str,
+        mut op: impl FnMut(&'static Driver) -> cuda_sys::CUresult,
+    ) -> Result<()> {
+        let (cu, fast) = self.enter_for_launch()?;
+        let rc = op(cu);
+        if rc == cuda_sys::CUresult::CUDA_SUCCESS {
+            return Ok(());
+        }
+        if fast && !DriverCode::from_raw(rc).is_sticky() {
+            Self::forget_launch_current();
+            let cu = self.enter()?;
+            return self.check(call, op(cu));
+        }
+        self.check(call, rc)
+    }
+
+    /// [`Context::issue_on_stream`] for drops: a poisoned context is not
+    /// refused (resources are still handed back) and errors are recorded.
+    pub(crate) fn issue_on_stream_for_drop(
+        &self,
+        call: &'static str,
+        mut op: impl FnMut(&'static Driver) -> cuda_sys::CUresult,
+    ) {
+        if self.believed_current() {
+            if let Ok(cu) = cu() {
+                let rc = op(cu);
+                if rc == cuda_sys::CUresult::CUDA_SUCCESS || DriverCode::from_raw(rc).is_sticky() {
+                    self.record_drop_error(call, rc);
+                    return;
+                }
+            }
+        }
+        if let Some(cu) = self.enter_for_drop() {
+            self.record_drop_error(call, op(cu));
+        }
     }
 
     /// Drops this thread's record of the current context (after a failed
@@ -378,6 +435,14 @@ impl Context {
         // SAFETY: the primary context is retained for as long as `self`.
         let rc = unsafe { (cu.cuCtxSetCurrent)(self.shared.raw) };
         self.record_drop_error("cuCtxSetCurrent", rc);
+        // The launch path's record of the current context follows the
+        // switch (an earlier `enter` of another context no longer holds).
+        let now = if rc == cuda_sys::CUresult::CUDA_SUCCESS {
+            self.shared.raw as usize
+        } else {
+            0
+        };
+        LAUNCH_CURRENT.with(|c| c.set(now));
         Some(cu)
     }
 
@@ -743,6 +808,9 @@ impl Shared {
     fn free_staging(&self, cu: &Driver) {
         // SAFETY: the primary context is still retained by this record.
         let _ = unsafe { (cu.cuCtxSetCurrent)(self.raw) };
+        // The context is about to be released: no thread's launch path may
+        // take it for current without asking the driver again.
+        LAUNCH_CURRENT.with(|c| c.set(0));
         if let Some(staging) = self.staging.get() {
             staging.release(cu, &self.arena, &mut |_, _| {});
         }

@@ -375,18 +375,22 @@ impl<'c> MemPool<'c> {
         self.ctx.refuse_during_capture(
             "a stream-ordered allocation outside a graph builder (use Graph::add_mem_alloc)",
         )?;
-        let cu = self.ctx.enter()?;
         let mut ptr: CUdeviceptr = 0;
-        let rc = if self.owned {
-            // SAFETY: a valid out-pointer, a non-zero size, a live pool and
-            // a live stream of this context.
-            unsafe { (cu.cuMemAllocFromPoolAsync)(&mut ptr, bytes, self.raw, stream.as_raw()) }
-        } else {
-            // SAFETY: a valid out-pointer, a non-zero size and a live
-            // stream of this context.
-            unsafe { (cu.cuMemAllocAsync)(&mut ptr, bytes, stream.as_raw()) }
-        };
-        self.ctx.check(call, rc)?;
+        let raw_stream = stream.as_raw();
+        // The stream (created, never the legacy stream) names the device the
+        // memory comes from, so the call does not depend on the thread's
+        // current context (see `Context::issue_on_stream`).
+        self.ctx.issue_on_stream(call, |cu| {
+            if self.owned {
+                // SAFETY: a valid out-pointer, a non-zero size, a live pool
+                // and a live stream of this context.
+                unsafe { (cu.cuMemAllocFromPoolAsync)(&mut ptr, bytes, self.raw, raw_stream) }
+            } else {
+                // SAFETY: a valid out-pointer, a non-zero size and a live
+                // stream of this context.
+                unsafe { (cu.cuMemAllocAsync)(&mut ptr, bytes, raw_stream) }
+            }
+        })?;
         let id = self
             .ctx
             .arena()
@@ -487,28 +491,27 @@ impl<'a, T: DeviceCopy> PoolBuffer<'a, T> {
         // On a context that refuses work, `Drop` still hands the memory back
         // (and records the error); the arena is only told of a free that
         // happens.
-        let cu = match self.ctx.enter() {
-            Ok(cu) => cu,
-            Err(e) => {
-                drop(self);
-                return Err(e);
-            }
-        };
+        if let Err(e) = self.ctx.enter_for_launch() {
+            drop(self);
+            return Err(e);
+        }
         let this = std::mem::ManuallyDrop::new(self);
         this.ctx.arena().record_free(this.id);
+        let (ptr, stream) = (this.ptr, this.stream);
         // SAFETY: frees the allocation made by MemPool::alloc, once (the
-        // buffer is consumed and its Drop suppressed), on its live stream,
+        // buffer is consumed and its Drop suppressed; a refused call freed
+        // nothing, so its retry does not free twice), on its live stream,
         // after every work that used it (scopes borrow it until synced).
-        this.ctx.check("cuMemFreeAsync", unsafe {
-            (cu.cuMemFreeAsync)(this.ptr, this.stream)
+        this.ctx.issue_on_stream("cuMemFreeAsync", |cu| unsafe {
+            (cu.cuMemFreeAsync)(ptr, stream)
         })
     }
 }
 
 impl<T: DeviceCopy> Drop for PoolBuffer<'_, T> {
     fn drop(&mut self) {
-        if let Some(cu) = self.ctx.enter_for_drop() {
-            if self.ctx.capturing() {
+        if self.ctx.capturing() {
+            if let Some(cu) = self.ctx.enter_for_drop() {
                 let mut status = cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
                 // SAFETY: a live stream (borrowed for 'a) and a valid
                 // out-pointer.
@@ -522,14 +525,18 @@ impl<T: DeviceCopy> Drop for PoolBuffer<'_, T> {
                     return;
                 }
             }
-            // SAFETY: frees the allocation made by MemPool::alloc, once, on
-            // its stream (alive: borrowed for 'a; not capturing, checked
-            // above when a capture runs); work that used the buffer was
-            // queued in scopes that have synchronized, or in graphs whose
-            // executable graphs waited for their replays when dropped.
-            let rc = unsafe { (cu.cuMemFreeAsync)(self.ptr, self.stream) };
-            self.ctx.record_drop_error("cuMemFreeAsync", rc);
         }
+        let (ptr, stream) = (self.ptr, self.stream);
+        // SAFETY: frees the allocation made by MemPool::alloc, once (a
+        // refused call freed nothing, so its retry does not free twice), on
+        // its stream (alive: borrowed for 'a; not capturing, checked above
+        // when a capture runs); work that used the buffer was queued in
+        // scopes that have synchronized, or in graphs whose executable
+        // graphs waited for their replays when dropped.
+        self.ctx
+            .issue_on_stream_for_drop("cuMemFreeAsync", |cu| unsafe {
+                (cu.cuMemFreeAsync)(ptr, stream)
+            });
         self.ctx.arena().record_free(self.id);
     }
 }

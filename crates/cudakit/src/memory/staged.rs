@@ -17,13 +17,20 @@
 //!   so the caller's slice is borrowed exactly as long as it is used. Within
 //!   a scope, the pipeline's streams first wait for the scope's stream and
 //!   the scope's stream then waits for the pipeline, so stream order holds.
+//! - The host copies run on the calling thread and on copy threads started
+//!   on the first staged transfer and kept for the process: the machine's
+//!   parallelism minus one, at most 7, or `CUDAKIT_STAGING_THREADS` when set
+//!   (0: the calling thread alone).
 //! - Byte-exact at any length and start: chunks are cut at byte offsets,
 //!   the device address advances by the same amount, and nothing assumes
 //!   alignment.
 
 use std::panic::Location;
 use std::ptr;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use once_cell::sync::OnceCell;
 
 use cuda_sys::{
     CUdeviceptr, CUevent, CUmemorytype, CUpointer_attribute, CUresult, CUstream, CUstream_flags,
@@ -209,35 +216,157 @@ pub(crate) fn is_page_locked(cu: &Driver, ptr: *const u8) -> bool {
     rc == CUresult::CUDA_SUCCESS && kind == CUmemorytype::CU_MEMORYTYPE_HOST.0
 }
 
-/// Copies `src` into `dst` with up to `threads` host threads.
-fn parallel_copy(dst: *mut u8, src: *const u8, len: usize, threads: usize) {
-    let parts = threads.min(len / PART_MIN).max(1);
+/// Copies `src` into `dst`, split into parts of at least [`PART_MIN`]
+/// bytes: the calling thread copies the first part, the copy threads (see
+/// [`CopyPool`]) the others, and the call returns when every part is done.
+///
+/// The caller guarantees `len` readable bytes at `src` and `len` writable
+/// bytes at `dst`, not overlapping, for the duration of the call: the parts
+/// reach other threads as addresses, and this call outlives them all.
+fn parallel_copy(dst: *mut u8, src: *const u8, len: usize) {
+    let pool = CopyPool::get();
+    let parts = (pool.threads.load(Ordering::Relaxed) + 1)
+        .min(len / PART_MIN)
+        .max(1);
     let per = len.div_ceil(parts);
-    // Addresses travel as integers: the threads write disjoint ranges.
     let (d, s) = (dst as usize, src as usize);
-    std::thread::scope(|scope| {
+    let done = Arc::new(Done {
+        left: AtomicUsize::new(parts - 1),
+        lock: Mutex::new(()),
+        all_done: Condvar::new(),
+    });
+    if parts > 1 {
+        let mut jobs = crate::context::lock(&pool.jobs);
         for p in 1..parts {
             let start = p * per;
-            let n = per.min(len - start);
-            scope.spawn(move || {
-                // SAFETY: `start..start + n` lies inside both ranges (the
-                // caller's contract: `len` bytes each, not overlapping), and
-                // each part is a disjoint range of `dst`.
-                unsafe {
-                    ptr::copy_nonoverlapping((s + start) as *const u8, (d + start) as *mut u8, n)
-                };
+            if start >= len {
+                // Only when `per * (parts - 1) >= len`: nothing left to give.
+                done.left.fetch_sub(1, Ordering::AcqRel);
+                continue;
+            }
+            jobs.push(Job {
+                dst: d + start,
+                src: s + start,
+                len: per.min(len - start),
+                done: Arc::clone(&done),
             });
         }
-        // SAFETY: part 0, as above.
-        unsafe { ptr::copy_nonoverlapping(src, dst, per.min(len)) };
-    });
+        drop(jobs);
+        pool.ready.notify_all();
+    }
+    // SAFETY: part 0 lies inside both ranges (the caller's contract) and is
+    // disjoint from the parts given to the pool.
+    unsafe { ptr::copy_nonoverlapping(src, dst, per.min(len)) };
+    // The other parts take about as long as this one: spin briefly before
+    // sleeping, so that the common case pays no wake-up.
+    for _ in 0..2_000 {
+        if done.left.load(Ordering::Acquire) == 0 {
+            return;
+        }
+        std::hint::spin_loop();
+    }
+    let mut g = crate::context::lock(&done.lock);
+    while done.left.load(Ordering::Acquire) != 0 {
+        g = match done.all_done.wait(g) {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+    }
 }
 
-fn host_threads() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(4)
-        .clamp(1, 8)
+/// One part of a [`parallel_copy`]: `len` bytes from `src` to `dst`
+/// (addresses), and the count of its call's parts still to do.
+struct Job {
+    dst: usize,
+    src: usize,
+    len: usize,
+    done: Arc<Done>,
+}
+
+/// A [`parallel_copy`]'s parts still running, and how to wake its caller.
+struct Done {
+    left: AtomicUsize,
+    lock: Mutex<()>,
+    all_done: Condvar,
+}
+
+/// The host threads that copy between pageable memory and the chunks:
+/// started on the first staged transfer and kept for the process (a
+/// transfer then pays no thread start: spawning a thread per part cost
+/// tens of microseconds a chunk), idle on a condition variable between
+/// transfers. Their number is the machine's parallelism minus one, at most
+/// 7 (8 copying with the caller), or `CUDAKIT_STAGING_THREADS` (0 copies on
+/// the calling thread alone). Where the system refuses a thread, fewer run;
+/// with none, the caller copies everything.
+struct CopyPool {
+    /// Copy threads started (set once, when they all are).
+    threads: AtomicUsize,
+    jobs: Mutex<Vec<Job>>,
+    ready: Condvar,
+}
+
+impl CopyPool {
+    fn get() -> &'static CopyPool {
+        static POOL: OnceCell<&'static CopyPool> = OnceCell::new();
+        POOL.get_or_init(|| {
+            let wanted = std::env::var("CUDAKIT_STAGING_THREADS")
+                .ok()
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .unwrap_or_else(|| {
+                    std::thread::available_parallelism()
+                        .map(|n| n.get())
+                        .unwrap_or(4)
+                        .clamp(1, 8)
+                        - 1
+                })
+                .min(64);
+            let pool: &'static CopyPool = Box::leak(Box::new(CopyPool {
+                threads: AtomicUsize::new(0),
+                jobs: Mutex::new(Vec::new()),
+                ready: Condvar::new(),
+            }));
+            let mut started = 0;
+            for i in 0..wanted {
+                let spawned = std::thread::Builder::new()
+                    .name(format!("cudakit-copy-{i}"))
+                    .spawn(move || pool.work());
+                if spawned.is_err() {
+                    break;
+                }
+                started += 1;
+            }
+            pool.threads.store(started, Ordering::Relaxed);
+            pool
+        })
+    }
+
+    /// A copy thread's loop: take a part, copy it, count it done.
+    fn work(&self) -> ! {
+        loop {
+            let job = {
+                let mut jobs = crate::context::lock(&self.jobs);
+                loop {
+                    if let Some(job) = jobs.pop() {
+                        break job;
+                    }
+                    jobs = match self.ready.wait(jobs) {
+                        Ok(g) => g,
+                        Err(poisoned) => poisoned.into_inner(),
+                    };
+                }
+            };
+            // SAFETY: a part of a `parallel_copy` whose caller waits, with
+            // its ranges valid, until `left` reaches 0 below; parts are
+            // disjoint ranges of the destination.
+            unsafe { ptr::copy_nonoverlapping(job.src as *const u8, job.dst as *mut u8, job.len) };
+            if job.done.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+                // Under the lock the caller checks `left` with, so the wake
+                // cannot fall between its check and its wait.
+                let _g = crate::context::lock(&job.done.lock);
+                job.done.all_done.notify_all();
+            }
+        }
+    }
 }
 
 impl Context {
@@ -284,7 +413,6 @@ pub(crate) unsafe fn htod(
     // error: none may write the caller's memory after that.
     let queued = (|| -> Result<()> {
         order_after(ctx, lane, after)?;
-        let threads = host_threads();
         let pieces = bytes.div_ceil(CHUNK);
         for i in 0..pieces {
             let slot = i % CHUNKS;
@@ -303,7 +431,7 @@ pub(crate) unsafe fn htod(
             // in `finish`, which waited for both streams (on every path,
             // errors included). `src + off` has `n` readable bytes (the
             // caller's contract); distinct allocations.
-            parallel_copy(lane.chunks[slot], unsafe { src.add(off) }, n, threads);
+            parallel_copy(lane.chunks[slot], unsafe { src.add(off) }, n);
             let stream = lane.streams[i % 2];
             // SAFETY: `n` bytes of the page-locked chunk to `n` bytes of device
             // memory at `dst + off` (inside the caller's range); the chunk is not
@@ -346,7 +474,6 @@ pub(crate) unsafe fn dtoh(
     // As in `htod`: no DMA of this call outlives it, also on an error.
     let queued = (|| -> Result<()> {
         order_after(ctx, lane, after)?;
-        let threads = host_threads();
         let pieces = bytes.div_ceil(CHUNK);
         let issue = |i: usize| -> Result<()> {
             let slot = i % CHUNKS;
@@ -377,7 +504,7 @@ pub(crate) unsafe fn dtoh(
             })?;
             // SAFETY: the DMA into the chunk has completed; `dst + off` has `n`
             // writable bytes (the caller's contract); distinct allocations.
-            parallel_copy(unsafe { dst.add(off) }, lane.chunks[slot], n, threads);
+            parallel_copy(unsafe { dst.add(off) }, lane.chunks[slot], n);
             if j + CHUNKS < pieces {
                 issue(j + CHUNKS)?;
             }
@@ -419,4 +546,41 @@ fn finish(ctx: &Context, lane: &Lane) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pool's parts cover every byte once, at odd lengths and
+    /// unaligned starts, from several callers at once.
+    #[test]
+    fn parallel_copy_is_byte_exact_at_odd_lengths_and_starts() {
+        let lens = [
+            0,
+            1,
+            PART_MIN - 1,
+            PART_MIN,
+            2 * PART_MIN + 7,
+            5 * PART_MIN + 3,
+            17 * PART_MIN + 1,
+        ];
+        std::thread::scope(|scope| {
+            for caller in 0..3usize {
+                scope.spawn(move || {
+                    for (k, &len) in lens.iter().enumerate() {
+                        let (so, dof) = ((caller + k) % 7, (caller * 3 + k) % 5);
+                        let src: Vec<u8> = (0..len + so)
+                            .map(|i| (i.wrapping_mul(31) ^ caller) as u8)
+                            .collect();
+                        let mut dst = vec![0xA5u8; len + dof + 9];
+                        parallel_copy(dst[dof..].as_mut_ptr(), src[so..].as_ptr(), len);
+                        assert_eq!(&dst[dof..dof + len], &src[so..so + len], "len {len}");
+                        assert!(dst[..dof].iter().all(|&b| b == 0xA5), "before, len {len}");
+                        assert!(dst[dof + len..].iter().all(|&b| b == 0xA5), "after, len {len}");
+                    }
+                });
+            }
+        });
+    }
 }

@@ -33,7 +33,9 @@ pub mod params;
 
 use std::sync::atomic::Ordering;
 
-use cuda_sys::{CUlaunchAttribute, CUlaunchAttributeID, CUlaunchAttributeValue, CUlaunchConfig};
+use cuda_sys::{
+    CUlaunchAttribute, CUlaunchAttributeID, CUlaunchAttributeValue, CUlaunchConfig, CUresult,
+};
 use once_cell::sync::Lazy;
 
 pub use params::{ArgKind, KernelArg, ParamDescription, ParamList};
@@ -41,7 +43,7 @@ pub use params::{ArgKind, KernelArg, ParamDescription, ParamList};
 use crate::compile::module::Function;
 pub use crate::compile::module::ParamCheck;
 use crate::context::{same_context, Context};
-use crate::error::{Error, LaunchConfigError, Result};
+use crate::error::{DriverCode, Error, LaunchConfigError, Result};
 use crate::work::scope::{Scope, Timed};
 use crate::work::stream::Stream;
 use params::PointerArray;
@@ -517,100 +519,110 @@ impl<'s, 'env> Scope<'s, 'env> {
                 params.describe_table()
             );
         }
-        let cu = ctx.enter_for_launch()?;
+        let (cu, fast) = ctx.enter_for_launch()?;
         let mut pointers = PointerArray::new();
         params.pointers(&mut pointers);
         let timer = self.time_start(stream)?;
         let needs_ex = config.cluster.is_some() || config.priority.is_some() || config.cooperative;
-        let (call, rc) = if !needs_ex {
-            // SAFETY: `kernelParams` has one pointer per kernel parameter
-            // (count and sizes checked above where the driver can report
-            // them), each pointing at a value inside `params`' storage, which
-            // is borrowed until this call returns; the driver copies the
-            // values during the call. The function and stream are live; the
-            // configuration was validated. `extra` is NULL.
-            let rc = unsafe {
-                (cu.cuLaunchKernel)(
-                    function.as_raw(),
-                    config.grid.x,
-                    config.grid.y,
-                    config.grid.z,
-                    config.block.x,
-                    config.block.y,
-                    config.block.z,
-                    config.shared_bytes,
-                    raw_stream,
-                    pointers.as_mut_ptr(),
-                    std::ptr::null_mut(),
-                )
-            };
-            ("cuLaunchKernel", rc)
-        } else if let Some(ex) = cu.cuLaunchKernelEx {
-            let mut attrs: [CUlaunchAttribute; 3] = [zero_attribute(); 3];
-            let mut n = 0;
-            if let Some(c) = config.cluster {
-                attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-                attrs[n].value.clusterDim.x = c.x;
-                attrs[n].value.clusterDim.y = c.y;
-                attrs[n].value.clusterDim.z = c.z;
-                n += 1;
-            }
-            if config.cooperative {
-                attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
-                attrs[n].value.cooperative = 1;
-                n += 1;
-            }
-            if let Some(p) = config.priority {
-                attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY;
-                attrs[n].value.priority = p;
-                n += 1;
-            }
-            let cfg = CUlaunchConfig {
-                gridDimX: config.grid.x,
-                gridDimY: config.grid.y,
-                gridDimZ: config.grid.z,
-                blockDimX: config.block.x,
-                blockDimY: config.block.y,
-                blockDimZ: config.block.z,
-                sharedMemBytes: config.shared_bytes,
-                hStream: raw_stream,
-                attrs: attrs.as_mut_ptr(),
-                numAttrs: n as u32,
-            };
-            // SAFETY: as for cuLaunchKernel; `cfg` and `attrs` (n entries,
-            // each with the union member its id names) live across the call.
-            let rc = unsafe {
-                ex(
-                    &cfg,
-                    function.as_raw(),
-                    pointers.as_mut_ptr(),
-                    std::ptr::null_mut(),
-                )
-            };
-            ("cuLaunchKernelEx", rc)
-        } else if config.cooperative && config.cluster.is_none() && config.priority.is_none() {
-            // SAFETY: as for cuLaunchKernel.
-            let rc = unsafe {
-                (cu.cuLaunchCooperativeKernel)(
-                    function.as_raw(),
-                    config.grid.x,
-                    config.grid.y,
-                    config.grid.z,
-                    config.block.x,
-                    config.block.y,
-                    config.block.z,
-                    config.shared_bytes,
-                    raw_stream,
-                    pointers.as_mut_ptr(),
-                )
-            };
-            ("cuLaunchCooperativeKernel", rc)
-        } else {
-            return Err(Error::NotSupported {
-                feature: "cuLaunchKernelEx (cluster and priority launch attributes)",
-                needs_driver: "CUDA 11.8",
-            });
+        let mut issue = |cu: &'static cuda_sys::Driver| -> Result<(&'static str, CUresult)> {
+            Ok(if !needs_ex {
+                // SAFETY: `kernelParams` has one pointer per kernel parameter
+                // (count and sizes checked above where the driver can report
+                // them), each pointing at a value inside `params`' storage, which
+                // is borrowed until this call returns; the driver copies the
+                // values during the call. The function and stream are live; the
+                // configuration was validated. `extra` is NULL.
+                let rc = unsafe {
+                    (cu.cuLaunchKernel)(
+                        function.as_raw(),
+                        config.grid.x,
+                        config.grid.y,
+                        config.grid.z,
+                        config.block.x,
+                        config.block.y,
+                        config.block.z,
+                        config.shared_bytes,
+                        raw_stream,
+                        pointers.as_mut_ptr(),
+                        std::ptr::null_mut(),
+                    )
+                };
+                ("cuLaunchKernel", rc)
+            } else if let Some(ex) = cu.cuLaunchKernelEx {
+                let mut attrs: [CUlaunchAttribute; 3] = [zero_attribute(); 3];
+                let mut n = 0;
+                if let Some(c) = config.cluster {
+                    attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+                    attrs[n].value.clusterDim.x = c.x;
+                    attrs[n].value.clusterDim.y = c.y;
+                    attrs[n].value.clusterDim.z = c.z;
+                    n += 1;
+                }
+                if config.cooperative {
+                    attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+                    attrs[n].value.cooperative = 1;
+                    n += 1;
+                }
+                if let Some(p) = config.priority {
+                    attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY;
+                    attrs[n].value.priority = p;
+                    n += 1;
+                }
+                let cfg = CUlaunchConfig {
+                    gridDimX: config.grid.x,
+                    gridDimY: config.grid.y,
+                    gridDimZ: config.grid.z,
+                    blockDimX: config.block.x,
+                    blockDimY: config.block.y,
+                    blockDimZ: config.block.z,
+                    sharedMemBytes: config.shared_bytes,
+                    hStream: raw_stream,
+                    attrs: attrs.as_mut_ptr(),
+                    numAttrs: n as u32,
+                };
+                // SAFETY: as for cuLaunchKernel; `cfg` and `attrs` (n entries,
+                // each with the union member its id names) live across the call.
+                let rc = unsafe {
+                    ex(
+                        &cfg,
+                        function.as_raw(),
+                        pointers.as_mut_ptr(),
+                        std::ptr::null_mut(),
+                    )
+                };
+                ("cuLaunchKernelEx", rc)
+            } else if config.cooperative && config.cluster.is_none() && config.priority.is_none() {
+                // SAFETY: as for cuLaunchKernel.
+                let rc = unsafe {
+                    (cu.cuLaunchCooperativeKernel)(
+                        function.as_raw(),
+                        config.grid.x,
+                        config.grid.y,
+                        config.grid.z,
+                        config.block.x,
+                        config.block.y,
+                        config.block.z,
+                        config.shared_bytes,
+                        raw_stream,
+                        pointers.as_mut_ptr(),
+                    )
+                };
+                ("cuLaunchCooperativeKernel", rc)
+            } else {
+                return Err(Error::NotSupported {
+                    feature: "cuLaunchKernelEx (cluster and priority launch attributes)",
+                    needs_driver: "CUDA 11.8",
+                });
+            })
         };
+        let (mut call, mut rc) = issue(cu)?;
+        if rc != CUresult::CUDA_SUCCESS && fast && !DriverCode::from_raw(rc).is_sticky() {
+            // The thread's current context was believed to be this one
+            // without asking the driver; foreign code may have switched it.
+            // A refused launch queued nothing: ask, then launch once more.
+            Context::forget_launch_current();
+            (call, rc) = issue(ctx.enter()?)?;
+        }
         if rc != cuda_sys::CUresult::CUDA_SUCCESS {
             Context::forget_launch_current();
         }
