@@ -56,7 +56,7 @@ done
 # The CLI, if the workspace has it.
 if cargo metadata --no-deps --format-version 1 | grep -q '"name":"cudakit-cli"'; then
     cargo build --release -p cudakit-cli
-    cp target/release/cudakit "$out/bin-cudakit"
+    cp "${CARGO_TARGET_DIR:-target}/release/cudakit" "$out/bin-cudakit"
 fi
 
 # Prebuilt stand-in libcuda for the loader tests (no cargo on the GPU machine).
