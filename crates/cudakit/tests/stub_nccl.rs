@@ -88,6 +88,74 @@ fn groups_are_refused_before_nccl_or_issued_whole() {
     assert!(matches!(err, Error::IllegalDuringCapture { .. }), "{err}");
     assert_eq!(read(), [1, 2, 0], "nothing reached NCCL");
 
+    // Ranks of one process whose calls do not match: refused before NCCL
+    // (a rank without its matching call would wait forever).
+    macro_rules! mismatch {
+        (|$g:ident, $s:ident, $t:ident| $body:expr) => {
+            c0.scope(|$s| c1.scope(|$t| nccl::group(|$g| $body)))
+                .unwrap_err()
+        };
+    }
+    let cases: [(&str, Error); 4] = [
+        (
+            "a collective on one rank only",
+            mismatch!(|g, s, _t| g.all_reduce(&comms[0], s, &s0, &a0, &r0, ReduceOp::Sum)),
+        ),
+        (
+            "different counts",
+            mismatch!(|g, s, t| {
+                g.all_reduce(
+                    &comms[0],
+                    s,
+                    &s0,
+                    a0.view(0..63)?,
+                    r0.view(0..63)?,
+                    ReduceOp::Sum,
+                )?;
+                g.all_reduce(
+                    &comms[1],
+                    t,
+                    &s1,
+                    a1.view(1..64)?,
+                    r1.view(0..63)?,
+                    ReduceOp::Sum,
+                )?;
+                g.all_reduce(&comms[1], t, &s1, &a1, &r1, ReduceOp::Sum)
+            }),
+        ),
+        (
+            "different operators",
+            mismatch!(|g, s, t| {
+                g.all_reduce(&comms[0], s, &s0, &a0, &r0, ReduceOp::Sum)?;
+                g.all_reduce(&comms[1], t, &s1, &a1, &r1, ReduceOp::Max)
+            }),
+        ),
+        (
+            "a send without its receive",
+            mismatch!(|g, s, t| {
+                g.send(&comms[0], s, &s0, &a0, 1)?;
+                g.recv(&comms[1], t, &s1, r1.view(0..32)?, 0)
+            }),
+        ),
+    ];
+    for (what, err) in cases {
+        assert!(
+            matches!(err, Error::CollectiveMismatch { .. }),
+            "{what}: {err}"
+        );
+    }
+    // Matching point-to-point calls pass.
+    c0.scope(|s| {
+        c1.scope(|t| {
+            nccl::group(|g| {
+                g.send(&comms[0], s, &s0, &a0, 1)?;
+                g.recv(&comms[1], t, &s1, &r1, 0)
+            })
+        })
+    })
+    .expect("a matching send and receive");
+    assert_eq!(read(), [2, 4, 0], "only the matching group reached NCCL");
+
     // A member aborted after its call was queued: the whole group is
     // refused before ncclGroupStart (issued in part, the other rank's
     // kernel would wait forever).
@@ -109,7 +177,7 @@ fn groups_are_refused_before_nccl_or_issued_whole() {
     );
     assert_eq!(
         read(),
-        [1, 2, 1],
+        [2, 4, 1],
         "no group started; one abort (the caller's)"
     );
 }

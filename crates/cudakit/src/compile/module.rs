@@ -305,7 +305,8 @@ pub(crate) fn join_logs(error: &str, info: &str) -> String {
 }
 
 /// Turns a failed result of a JIT entry point into [`Error::ModuleLoad`]
-/// with the logs (sticky codes still poison the context).
+/// with the logs; a sticky code poisons the context and stays a plain
+/// [`Error::Driver`].
 pub(crate) fn jit_error(
     ctx: &Context,
     call: &'static str,
@@ -314,6 +315,9 @@ pub(crate) fn jit_error(
 ) -> Result<()> {
     match ctx.check(call, rc) {
         Ok(()) => Ok(()),
+        // A sticky code comes from an earlier fault of the context, not from
+        // the image: the plain driver error says so, and no log is read.
+        Err(Error::Driver(err)) if err.is_sticky() => Err(Error::Driver(err)),
         Err(Error::Driver(err)) => Err(Error::ModuleLoad {
             call,
             code: err.code,

@@ -292,6 +292,20 @@ impl Context {
         }
     }
 
+    /// Refuses work on a poisoned context, without entering the driver (for
+    /// calls into libraries that take the device from their own handles,
+    /// such as NCCL's communicators).
+    #[inline]
+    pub(crate) fn refuse_poisoned(&self) -> Result<()> {
+        match self.shared.poison.get() {
+            Some(cause) => Err(Error::ContextPoisoned {
+                device: self.shared.device.ordinal(),
+                cause: *cause,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Refuses work on a poisoned context, and makes the context current on
     /// the calling thread. Every operation starts here.
     #[inline]

@@ -461,11 +461,12 @@ pub enum Error {
 
 impl Error {
     /// The driver error inside, if this is one (also the cause of a poisoned
-    /// context).
+    /// context, and the code of a refused module load).
     pub fn driver_error(&self) -> Option<DriverError> {
         match self {
             Error::Driver(e) => Some(*e),
             Error::ContextPoisoned { cause, .. } => Some(*cause),
+            Error::ModuleLoad { call, code, .. } => Some(DriverError { call, code: *code }),
             _ => None,
         }
     }
@@ -530,6 +531,19 @@ mod tests {
         );
         assert!(!err.is_sticky());
         assert!(check("cuInit", CUresult::CUDA_SUCCESS).is_ok());
+    }
+
+    #[test]
+    fn a_refused_module_load_exposes_its_driver_code() {
+        let load = |rc| Error::ModuleLoad {
+            call: "cuModuleLoadDataEx",
+            code: DriverCode::from_raw(rc),
+            log: String::new(),
+        };
+        let bad = load(CUresult::CUDA_ERROR_INVALID_IMAGE);
+        assert_eq!(bad.driver_error().unwrap().call, "cuModuleLoadDataEx");
+        assert!(!bad.is_sticky());
+        assert!(load(CUresult::CUDA_ERROR_LAUNCH_FAILED).is_sticky());
     }
 
     #[test]

@@ -16,7 +16,6 @@
 //! [`Communicator::synchronize`] with a timeout before the scope ends.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::ffi::{c_int, c_void};
 use std::marker::PhantomData;
 
@@ -131,53 +130,39 @@ pub fn group<'env, R>(f: impl for<'g> FnOnce(&'g Group<'g, 'env>) -> Result<R>) 
 }
 
 /// Checks, before NCCL, that the ranks of one communicator living in this
-/// process make matching calls.
+/// process make matching calls. Allocates nothing unless it refuses: the
+/// calls of a rank are walked in place, once per comparison.
 fn validate(calls: &[Call<'_>]) -> Result<()> {
-    // clique id -> rank -> calls of that rank, in order.
-    let mut cliques: BTreeMap<u64, BTreeMap<usize, Vec<&Call<'_>>>> = BTreeMap::new();
-    for c in calls {
-        if c.comm.clique.local > 1 {
-            cliques
-                .entry(c.comm.clique.id)
-                .or_default()
-                .entry(c.comm.rank())
-                .or_default()
-                .push(c);
+    for (i, head) in calls.iter().enumerate() {
+        let id = head.comm.clique.id;
+        // Each clique of this process's ranks once, at its first call.
+        if head.comm.clique.local <= 1 || calls[..i].iter().any(|c| c.comm.clique.id == id) {
+            continue;
         }
-    }
-    for ranks in cliques.values() {
-        let any = ranks.values().next().expect("a clique entry has calls")[0].comm;
-        let size = any.size();
-        let collectives = |rank: usize| -> Vec<&Call<'_>> {
-            ranks
-                .get(&rank)
-                .map(|v| {
-                    v.iter()
-                        .copied()
-                        .filter(|c| !matches!(c.kind, Kind::Send | Kind::Recv))
-                        .collect()
-                })
-                .unwrap_or_default()
+        let of = move |rank: usize| {
+            calls
+                .iter()
+                .filter(move |c| c.comm.clique.id == id && c.comm.rank() == rank)
         };
-        let first = collectives(0);
+        let collectives =
+            move |rank: usize| of(rank).filter(|c| !matches!(c.kind, Kind::Send | Kind::Recv));
+        let size = head.comm.size();
         for rank in 1..size {
-            let other = collectives(rank);
-            if other.len() != first.len() {
-                let call = first
-                    .get(other.len())
-                    .or_else(|| other.get(first.len()))
+            let (n0, n) = (collectives(0).count(), collectives(rank).count());
+            if n != n0 {
+                let call = collectives(0)
+                    .nth(n)
+                    .or_else(|| collectives(rank).nth(n0))
                     .map_or("ncclGroupEnd", |c| c.kind.call());
                 return Err(Error::CollectiveMismatch {
                     call,
                     reason: format!(
-                        "rank 0 makes {} collective(s), rank {rank} makes {} (a rank without \
-                         its matching call would wait forever)",
-                        first.len(),
-                        other.len()
+                        "rank 0 makes {n0} collective(s), rank {rank} makes {n} (a rank without \
+                         its matching call would wait forever)"
                     ),
                 });
             }
-            for (k, (a, b)) in first.iter().zip(&other).enumerate() {
+            for (k, (a, b)) in collectives(0).zip(collectives(rank)).enumerate() {
                 let differ = |what: &str, x: String, y: String| Error::CollectiveMismatch {
                     call: a.kind.call(),
                     reason: format!(
@@ -218,21 +203,16 @@ fn validate(calls: &[Call<'_>]) -> Result<()> {
             }
         }
         // Point to point: the sends from a to b match b's receives from a.
-        let p2p = |kind: Kind, rank: usize, peer: usize| -> Vec<(usize, ncclDataType_t)> {
-            ranks
-                .get(&rank)
-                .map(|v| {
-                    v.iter()
-                        .filter(|c| c.kind == kind && c.other == peer)
-                        .map(|c| (c.count, c.dtype))
-                        .collect()
-                })
-                .unwrap_or_default()
+        let p2p = move |kind: Kind, rank: usize, peer: usize| {
+            of(rank)
+                .filter(move |c| c.kind == kind && c.other == peer)
+                .map(|c| (c.count, c.dtype))
         };
         for a in 0..size {
             for b in 0..size {
-                let (sends, recvs) = (p2p(Kind::Send, a, b), p2p(Kind::Recv, b, a));
-                if sends != recvs {
+                if !p2p(Kind::Send, a, b).eq(p2p(Kind::Recv, b, a)) {
+                    let sends: Vec<(usize, ncclDataType_t)> = p2p(Kind::Send, a, b).collect();
+                    let recvs: Vec<(usize, ncclDataType_t)> = p2p(Kind::Recv, b, a).collect();
                     return Err(Error::CollectiveMismatch {
                         call: "ncclSend",
                         reason: format!(
@@ -253,9 +233,12 @@ fn issue(calls: &[Call<'_>]) -> Result<()> {
     // Everything that can be refused is refused before NCCL sees the first
     // call: a group issued in part would launch some ranks' kernels, which
     // would then wait forever for the ranks that never came.
+    // NCCL takes the device from the communicator (it makes the device
+    // current itself), so no context is made current here: switching the
+    // thread between the ranks' contexts cost more than the calls.
     for c in calls {
         c.comm.alive()?;
-        c.comm.context().enter()?;
+        c.comm.context().refuse_poisoned()?;
     }
     // SAFETY: starts a group on this thread; ended below on every path.
     check(nc, "ncclGroupStart", unsafe { (nc.ncclGroupStart)() }, None)?;
@@ -273,7 +256,7 @@ fn issue(calls: &[Call<'_>]) -> Result<()> {
                 break;
             }
         };
-        if let Err(e) = c.comm.context().enter() {
+        if let Err(e) = c.comm.context().refuse_poisoned() {
             first_err = Some(e);
             partial = true;
             break;
@@ -321,13 +304,10 @@ fn issue(calls: &[Call<'_>]) -> Result<()> {
     };
     // Every communicator of the group: finish non-blocking queuing, read
     // asynchronous errors (an error aborts the communicator).
-    let mut seen: Vec<*const Communicator> = Vec::new();
-    for c in calls {
-        let p: *const Communicator = c.comm;
-        if seen.contains(&p) {
+    for (i, c) in calls.iter().enumerate() {
+        if calls[..i].iter().any(|d| std::ptr::eq(d.comm, c.comm)) {
             continue;
         }
-        seen.push(p);
         let state = if c.comm.is_nonblocking() {
             c.comm.wait_ready(c.kind.call())
         } else {
