@@ -19,8 +19,10 @@
 //!   the scope's stream then waits for the pipeline, so stream order holds.
 //! - The host copies run on the calling thread and on copy threads started
 //!   on the first staged transfer and kept for the process: the machine's
-//!   parallelism minus one, at most 7, or `CUDAKIT_STAGING_THREADS` when set
-//!   (0: the calling thread alone).
+//!   parallelism minus one, at most 15 (a transfer each way at once, each
+//!   in up to 8 parts), or `CUDAKIT_STAGING_THREADS` when set (0: the
+//!   calling thread alone). `CUDAKIT_STAGING_NT` chooses streaming stores
+//!   on x86-64 (see `streaming_stores`; off by default).
 //! - Byte-exact at any length and start: chunks are cut at byte offsets,
 //!   the device address advances by the same amount, and nothing assumes
 //!   alignment.
@@ -223,8 +225,9 @@ pub(crate) fn is_page_locked(cu: &Driver, ptr: *const u8) -> bool {
 /// The caller guarantees `len` readable bytes at `src` and `len` writable
 /// bytes at `dst`, not overlapping, for the duration of the call: the parts
 /// reach other threads as addresses, and this call outlives them all.
-fn parallel_copy(dst: *mut u8, src: *const u8, len: usize) {
+fn parallel_copy(dst: *mut u8, src: *const u8, len: usize, to_chunk: bool) {
     let pool = CopyPool::get();
+    let streaming = streaming_stores(to_chunk);
     let parts = (pool.threads.load(Ordering::Relaxed) + 1)
         .min(len / PART_MIN)
         .max(1);
@@ -248,15 +251,21 @@ fn parallel_copy(dst: *mut u8, src: *const u8, len: usize) {
                 dst: d + start,
                 src: s + start,
                 len: per.min(len - start),
+                streaming,
                 done: Arc::clone(&done),
             });
         }
+        let queued = jobs.len();
         drop(jobs);
-        pool.ready.notify_all();
+        // One wake per part: waking every idle thread for a few parts made
+        // them all contend for the queue's lock.
+        for _ in 0..queued.min(parts - 1) {
+            pool.ready.notify_one();
+        }
     }
     // SAFETY: part 0 lies inside both ranges (the caller's contract) and is
     // disjoint from the parts given to the pool.
-    unsafe { ptr::copy_nonoverlapping(src, dst, per.min(len)) };
+    unsafe { copy_part(dst, src, per.min(len), streaming) };
     // The other parts take about as long as this one: spin briefly before
     // sleeping, so that the common case pays no wake-up.
     for _ in 0..2_000 {
@@ -274,12 +283,106 @@ fn parallel_copy(dst: *mut u8, src: *const u8, len: usize) {
     }
 }
 
+/// Whether the parts of a copy into the chunks (`to_chunk`, host to
+/// device) or out of them (device to host) use streaming (non-temporal)
+/// stores, from `CUDAKIT_STAGING_NT`: `0` or unset, neither; `dtoh`, out
+/// of the chunks only; `1` or `all`, both (x86-64 only). Streaming stores
+/// skip the read of each destination line that ordinary stores make
+/// first, but leave nothing in the cache, where the DMA of a freshly
+/// filled chunk could find it.
+fn streaming_stores(to_chunk: bool) -> bool {
+    static NT: OnceCell<(bool, bool)> = OnceCell::new();
+    let (htod, dtoh) = *NT.get_or_init(|| {
+        if !cfg!(target_arch = "x86_64") {
+            return (false, false);
+        }
+        match std::env::var("CUDAKIT_STAGING_NT")
+            .as_deref()
+            .map(str::trim)
+        {
+            Ok("1") | Ok("all") => (true, true),
+            Ok("dtoh") => (false, true),
+            _ => (false, false),
+        }
+    });
+    if to_chunk {
+        htod
+    } else {
+        dtoh
+    }
+}
+
+/// Copies `len` bytes from `src` to `dst` (one part of a
+/// [`parallel_copy`]); with streaming stores when `streaming` (see
+/// [`streaming_stores`]), fenced before returning, so that the bytes
+/// are visible to the DMA engine and other threads like those of an
+/// ordinary copy once the part is counted done.
+///
+/// # Safety
+///
+/// `len` readable bytes at `src`, `len` writable bytes at `dst`, not
+/// overlapping.
+unsafe fn copy_part(dst: *mut u8, src: *const u8, len: usize, streaming: bool) {
+    #[cfg(target_arch = "x86_64")]
+    if len >= 4096 && streaming {
+        // SAFETY: the caller's contract.
+        unsafe { copy_streaming(dst, src, len) };
+        return;
+    }
+    let _ = streaming;
+    // SAFETY: the caller's contract.
+    unsafe { ptr::copy_nonoverlapping(src, dst, len) };
+}
+
+/// [`copy_part`] with SSE2 streaming stores (every x86-64 has SSE2): the
+/// bytes up to the first 16-byte boundary of `dst` and after the last one
+/// are copied plainly, the aligned middle 64 bytes at a time with unaligned
+/// loads and `movntdq`, then `sfence` orders the streaming stores before
+/// anything the thread does next.
+///
+/// # Safety
+///
+/// As [`copy_part`].
+#[cfg(target_arch = "x86_64")]
+unsafe fn copy_streaming(dst: *mut u8, src: *const u8, len: usize) {
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+    let head = dst.align_offset(16).min(len);
+    // SAFETY: `head <= len` bytes of both ranges.
+    unsafe { ptr::copy_nonoverlapping(src, dst, head) };
+    let body = (len - head) / 64 * 64;
+    let mut i = head;
+    while i < head + body {
+        // SAFETY: `i + 64 <= len`: four 16-byte loads inside `src` (any
+        // alignment) and four 16-byte stores inside `dst` at `dst + i`,
+        // which is 16-byte aligned (`head` aligned it; `i - head` is a
+        // multiple of 64).
+        unsafe {
+            let s = src.add(i).cast::<__m128i>();
+            let d = dst.add(i).cast::<__m128i>();
+            let a = _mm_loadu_si128(s);
+            let b = _mm_loadu_si128(s.add(1));
+            let c = _mm_loadu_si128(s.add(2));
+            let e = _mm_loadu_si128(s.add(3));
+            _mm_stream_si128(d, a);
+            _mm_stream_si128(d.add(1), b);
+            _mm_stream_si128(d.add(2), c);
+            _mm_stream_si128(d.add(3), e);
+        }
+        i += 64;
+    }
+    // SAFETY: the remaining `len - i` bytes of both ranges.
+    unsafe { ptr::copy_nonoverlapping(src.add(i), dst.add(i), len - i) };
+    // SAFETY: sfence has no operands; SSE is part of x86-64.
+    unsafe { _mm_sfence() };
+}
+
 /// One part of a [`parallel_copy`]: `len` bytes from `src` to `dst`
 /// (addresses), and the count of its call's parts still to do.
 struct Job {
     dst: usize,
     src: usize,
     len: usize,
+    streaming: bool,
     done: Arc<Done>,
 }
 
@@ -295,8 +398,9 @@ struct Done {
 /// transfer then pays no thread start: spawning a thread per part cost
 /// tens of microseconds a chunk), idle on a condition variable between
 /// transfers. Their number is the machine's parallelism minus one, at most
-/// 7 (8 copying with the caller), or `CUDAKIT_STAGING_THREADS` (0 copies on
-/// the calling thread alone). Where the system refuses a thread, fewer run;
+/// 15 (so that a transfer each way at once, each cut into up to 8 parts,
+/// both copy at full width), or `CUDAKIT_STAGING_THREADS` (0 copies on the
+/// calling thread alone). Where the system refuses a thread, fewer run;
 /// with none, the caller copies everything.
 struct CopyPool {
     /// Copy threads started (set once, when they all are).
@@ -316,7 +420,7 @@ impl CopyPool {
                     std::thread::available_parallelism()
                         .map(|n| n.get())
                         .unwrap_or(4)
-                        .clamp(1, 8)
+                        .clamp(1, 16)
                         - 1
                 })
                 .min(64);
@@ -358,7 +462,14 @@ impl CopyPool {
             // SAFETY: a part of a `parallel_copy` whose caller waits, with
             // its ranges valid, until `left` reaches 0 below; parts are
             // disjoint ranges of the destination.
-            unsafe { ptr::copy_nonoverlapping(job.src as *const u8, job.dst as *mut u8, job.len) };
+            unsafe {
+                copy_part(
+                    job.dst as *mut u8,
+                    job.src as *const u8,
+                    job.len,
+                    job.streaming,
+                )
+            };
             if job.done.left.fetch_sub(1, Ordering::AcqRel) == 1 {
                 // Under the lock the caller checks `left` with, so the wake
                 // cannot fall between its check and its wait.
@@ -431,7 +542,7 @@ pub(crate) unsafe fn htod(
             // in `finish`, which waited for both streams (on every path,
             // errors included). `src + off` has `n` readable bytes (the
             // caller's contract); distinct allocations.
-            parallel_copy(lane.chunks[slot], unsafe { src.add(off) }, n);
+            parallel_copy(lane.chunks[slot], unsafe { src.add(off) }, n, true);
             let stream = lane.streams[i % 2];
             // SAFETY: `n` bytes of the page-locked chunk to `n` bytes of device
             // memory at `dst + off` (inside the caller's range); the chunk is not
@@ -504,7 +615,7 @@ pub(crate) unsafe fn dtoh(
             })?;
             // SAFETY: the DMA into the chunk has completed; `dst + off` has `n`
             // writable bytes (the caller's contract); distinct allocations.
-            parallel_copy(unsafe { dst.add(off) }, lane.chunks[slot], n);
+            parallel_copy(unsafe { dst.add(off) }, lane.chunks[slot], n, false);
             if j + CHUNKS < pieces {
                 issue(j + CHUNKS)?;
             }
@@ -574,13 +685,41 @@ mod tests {
                             .map(|i| (i.wrapping_mul(31) ^ caller) as u8)
                             .collect();
                         let mut dst = vec![0xA5u8; len + dof + 9];
-                        parallel_copy(dst[dof..].as_mut_ptr(), src[so..].as_ptr(), len);
+                        parallel_copy(
+                            dst[dof..].as_mut_ptr(),
+                            src[so..].as_ptr(),
+                            len,
+                            caller % 2 == 0,
+                        );
                         assert_eq!(&dst[dof..dof + len], &src[so..so + len], "len {len}");
                         assert!(dst[..dof].iter().all(|&b| b == 0xA5), "before, len {len}");
-                        assert!(dst[dof + len..].iter().all(|&b| b == 0xA5), "after, len {len}");
+                        assert!(
+                            dst[dof + len..].iter().all(|&b| b == 0xA5),
+                            "after, len {len}"
+                        );
                     }
                 });
             }
         });
+    }
+
+    /// Streaming stores cover every byte once at every head and tail
+    /// alignment, and nothing outside the range.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn streaming_copy_is_byte_exact_at_every_alignment() {
+        for len in [4096usize, 4097, 4096 + 63, 4096 + 64, 4096 + 65, 10_000] {
+            for so in 0..17 {
+                for dof in 0..17 {
+                    let src: Vec<u8> = (0..len + so).map(|i| (i * 13 + 5) as u8).collect();
+                    let mut dst = vec![0x5Au8; len + dof + 3];
+                    // SAFETY: `len` bytes each, distinct vectors.
+                    unsafe { copy_part(dst[dof..].as_mut_ptr(), src[so..].as_ptr(), len, true) };
+                    assert_eq!(&dst[dof..dof + len], &src[so..so + len], "{len} {so} {dof}");
+                    assert!(dst[..dof].iter().all(|&b| b == 0x5A));
+                    assert!(dst[dof + len..].iter().all(|&b| b == 0x5A));
+                }
+            }
+        }
     }
 }
