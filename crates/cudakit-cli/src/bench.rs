@@ -180,9 +180,9 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
     // exists (both sides then create it from nothing).
     let creation = if o.load {
         if !global.json {
-            eprintln!("measuring context creation (5 samples)...");
+            eprintln!("measuring context creation (9 samples)...");
         }
-        Some(bench_transfers::context_creation(o.device, 5).map_err(|e| error(&e))?)
+        Some(bench_transfers::context_creation(o.device, 9).map_err(|e| error(&e))?)
     } else {
         None
     };

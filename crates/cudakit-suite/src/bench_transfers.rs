@@ -290,6 +290,10 @@ pub fn context_creation(ordinal: usize, samples: usize) -> Result<Vec<Row>> {
         // SAFETY: makes the retained context current, as Context::new's
         // first operation would.
         check("cuCtxSetCurrent", unsafe { (cu.cuCtxSetCurrent)(ctx) })?;
+        // SAFETY: no operands; the context is current. The same first
+        // operation as cudakit's side below, so that both sides ask the
+        // driver for the same work.
+        check("cuCtxSynchronize", unsafe { (cu.cuCtxSynchronize)() })?;
         // SAFETY: releases the retain above, once.
         check("cuDevicePrimaryCtxRelease_v2", unsafe {
             (cu.cuDevicePrimaryCtxRelease)(device.as_raw())
@@ -307,7 +311,7 @@ pub fn context_creation(ordinal: usize, samples: usize) -> Result<Vec<Row>> {
         }
     }
     Ok(vec![Row {
-        name: "context create + current + release".into(),
+        name: "context create + current + synchronize + release".into(),
         cudakit: median(kit),
         raw: Some(median(raw)),
         samples,

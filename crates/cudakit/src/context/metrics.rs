@@ -56,7 +56,7 @@ pub struct Metrics {
     pub compile: Transfer,
     /// Module loads (bytes: image size).
     pub module_load: Transfer,
-    /// Kernel launches.
+    /// Kernel launches (those of a scope are counted when it ends).
     pub launches: u64,
     /// Launches of executable graphs (`cuGraphLaunch`); with kernel timing
     /// on, the replay time of each graph is filed in `kernels` under

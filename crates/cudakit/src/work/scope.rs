@@ -58,6 +58,9 @@ pub struct Scope<'s, 'env: 's> {
     /// Whether the scope is counted as having queued work (see
     /// `Context::begin_scope_work`).
     counted: Cell<bool>,
+    /// Launches made through the scope, added to the context's metrics
+    /// when it ends (one shared atomic update per scope, not per launch).
+    launches: Cell<u64>,
     timings: RefCell<Vec<(Timed, Event<'env>, Event<'env>)>>,
     _scope: PhantomData<&'s mut &'s ()>,
 }
@@ -87,6 +90,7 @@ impl Context {
             ctx: self,
             streams: RefCell::new(Vec::new()),
             counted: Cell::new(false),
+            launches: Cell::new(0),
             timings: RefCell::new(Vec::new()),
             _scope: PhantomData,
         };
@@ -130,6 +134,12 @@ impl<'s, 'env> Scope<'s, 'env> {
             streams.push(raw);
         }
         Ok(raw)
+    }
+
+    /// Counts a launch (filed in the context's metrics when the scope ends).
+    #[inline]
+    pub(crate) fn count_launch(&self) {
+        self.launches.set(self.launches.get() + 1);
     }
 
     /// Starts timing an operation on `stream` when kernel timing is on.
@@ -177,6 +187,13 @@ impl<'s, 'env> Scope<'s, 'env> {
         }
         if self.counted.replace(false) {
             self.ctx.end_scope_work();
+        }
+        let launches = self.launches.replace(0);
+        if launches > 0 {
+            self.ctx
+                .counters()
+                .launches
+                .fetch_add(launches, std::sync::atomic::Ordering::Relaxed);
         }
         let timings = std::mem::take(&mut *self.timings.borrow_mut());
         if first_err.is_none() {

@@ -31,8 +31,6 @@
 
 pub mod params;
 
-use std::sync::atomic::Ordering;
-
 use cuda_sys::{
     CUlaunchAttribute, CUlaunchAttributeID, CUlaunchAttributeValue, CUlaunchConfig, CUresult,
 };
@@ -627,7 +625,7 @@ impl<'s, 'env> Scope<'s, 'env> {
             Context::forget_launch_current();
         }
         ctx.check(call, rc)?;
-        ctx.counters().launches.fetch_add(1, Ordering::Relaxed);
+        self.count_launch();
         self.time_end(|| Timed::Kernel(function.name().to_owned()), stream, timer)
     }
 }
