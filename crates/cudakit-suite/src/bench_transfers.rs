@@ -101,6 +101,28 @@ pub fn pageable(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<Row>>
         raw: Some(median(raw_pinned)),
         samples,
     });
+    // The host side alone: what bounds a staged transfer when the DMA is
+    // faster than the copies.
+    let mut other = vec![0u8; bytes];
+    let threads = timed(samples, || {
+        cudakit::memory::staged::host_copy(&mut other, &pageable)
+    })?;
+    let single = timed(samples, || {
+        other.copy_from_slice(&pageable);
+        Ok(())
+    })?;
+    rows.push(Row {
+        name: format!("  host copy alone, {mb} MiB pageable, copy threads"),
+        cudakit: median(threads),
+        raw: None,
+        samples,
+    });
+    rows.push(Row {
+        name: format!("  host copy alone, {mb} MiB pageable, one thread"),
+        cudakit: median(single),
+        raw: None,
+        samples,
+    });
     rows.push(Row {
         name: format!("  raw driver HtoD {mb} MiB pageable"),
         cudakit: raw_pageable_h2d,

@@ -480,6 +480,30 @@ impl CopyPool {
     }
 }
 
+/// Copies `src` into `dst` on the staged pipeline's copy threads, as the
+/// pipeline copies out of its chunks in a device-to-host transfer (see
+/// `CUDAKIT_STAGING_THREADS` and `CUDAKIT_STAGING_NT`). No device is involved: this measures
+/// the host side of a staged transfer, which bounds its rate.
+///
+/// # Errors
+///
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) when the lengths
+/// differ.
+pub fn host_copy(dst: &mut [u8], src: &[u8]) -> Result<()> {
+    crate::memory::copy::same_len("host_copy", dst.len(), src.len())?;
+    // The whole copy in chunk-sized steps, each split across the copy
+    // threads as the pipeline splits a chunk.
+    let mut off = 0;
+    while off < src.len() {
+        let n = CHUNK.min(src.len() - off);
+        // `n` bytes of each slice from `off`; a `&mut` and a `&` slice
+        // never overlap.
+        parallel_copy(dst[off..].as_mut_ptr(), src[off..].as_ptr(), n, false);
+        off += n;
+    }
+    Ok(())
+}
+
 impl Context {
     /// Frees the staged pipeline's page-locked chunks (they are made again
     /// by the next staged transfer). Waits for any staged transfer running
@@ -701,6 +725,18 @@ mod tests {
                 });
             }
         });
+    }
+
+    #[test]
+    fn host_copy_is_exact_and_refuses_different_lengths() {
+        let src: Vec<u8> = (0..CHUNK + 3 * PART_MIN + 5)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        let mut dst = vec![0u8; src.len()];
+        host_copy(&mut dst, &src).unwrap();
+        assert!(dst == src);
+        let err = host_copy(&mut dst[1..], &src).unwrap_err();
+        assert!(matches!(err, crate::Error::LengthMismatch { .. }), "{err}");
     }
 
     /// Streaming stores cover every byte once at every head and tail
