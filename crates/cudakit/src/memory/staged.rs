@@ -19,9 +19,9 @@
 //!   the scope's stream then waits for the pipeline, so stream order holds.
 //! - The host copies run on the calling thread and on copy threads started
 //!   on the first staged transfer and kept for the process: the machine's
-//!   parallelism minus one, at most 15 (a transfer each way at once, each
-//!   in up to 8 parts), or `CUDAKIT_STAGING_THREADS` when set (0: the
-//!   calling thread alone). `CUDAKIT_STAGING_NT` chooses streaming stores
+//!   parallelism minus one, at most 15, or `CUDAKIT_STAGING_THREADS` when
+//!   set (0: the calling thread alone). A chunk is cut into one part per
+//!   thread and the caller, each at least 1 MiB. `CUDAKIT_STAGING_NT` chooses streaming stores
 //!   on x86-64 (see `streaming_stores`; off by default).
 //! - Byte-exact at any length and start: chunks are cut at byte offsets,
 //!   the device address advances by the same amount, and nothing assumes
@@ -52,7 +52,7 @@ pub const CHUNK: usize = 16 << 20;
 /// Chunks per direction.
 pub const CHUNKS: usize = 4;
 /// Host bytes one copying thread takes at least.
-const PART_MIN: usize = 2 << 20;
+const PART_MIN: usize = 1 << 20;
 
 /// One direction's chunks, streams and events.
 struct Lane {
@@ -398,9 +398,8 @@ struct Done {
 /// transfer then pays no thread start: spawning a thread per part cost
 /// tens of microseconds a chunk), idle on a condition variable between
 /// transfers. Their number is the machine's parallelism minus one, at most
-/// 15 (so that a transfer each way at once, each cut into up to 8 parts,
-/// both copy at full width), or `CUDAKIT_STAGING_THREADS` (0 copies on the
-/// calling thread alone). Where the system refuses a thread, fewer run;
+/// 15 (a 16 MiB chunk then splits into 16 parts of 1 MiB), or
+/// `CUDAKIT_STAGING_THREADS` (0 copies on the calling thread alone). Where the system refuses a thread, fewer run;
 /// with none, the caller copies everything.
 struct CopyPool {
     /// Copy threads started (set once, when they all are).
