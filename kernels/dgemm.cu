@@ -20,8 +20,11 @@
 // BK + 4 doubles, B: 128 + 4 doubles) so that the fragment loads (8-byte, per
 // half-warp) have no bank conflicts.
 //
-// Measured on the H200 (kernels/README.md): BK = 32, 3 stages, m16n8k16,
-// MT = 4 (dgemm_dmma_128x128) is the fastest spill-free configuration tried.
+// The default, dgemm_dmma_128x128, runs the pipelined body below
+// (dgemm_pipe_body<16, 4, 16, 0>) on every tile that is whole (in range, K a
+// multiple of 16, 16-byte aligned operands) and this bounds-checked body
+// (dgemm_body<32, 3, 16, 4, 0>) on the others. Measured on the H200
+// (kernels/README.md): 52 TFLOP/s at 4096^3 against 47 for this body alone.
 
 #define DG_BM 128
 #define DG_BN 128
@@ -282,6 +285,306 @@ __device__ __forceinline__ void dgemm_body(int M, int N, int K, double alpha,
     }
 }
 
+// ---------------------------------------------------------------------------
+// Pipelined body (dgemm_pipe_body, whole tiles only): the same 128 x 128
+// tile and 8 warps of 64 x 32 (MT = 4 m16 tiles by 4 n8 tiles per warp). The
+// warp holds one register set of fragments for a whole mma step (4 A tiles, 4
+// B tiles); each fragment is reloaded with the next step's values right after
+// its last mma of the current step, so a load has most of a step's mmas to
+// complete before its value is needed. The last step of a K slice does the
+// cp.async wait and the barrier before its mmas, so that its reloads read the
+// next slice; after the barrier, the stage of the slice before is refilled
+// (slice x lives in stage x % STAGES; the refill is STAGES - 1 slices ahead).
+// The copies and the epilogue have no bounds checks (the caller checked
+// dg_pipe_eligible).
+//
+// To make every fragment load a conflict-free 16-byte load, the K index
+// inside each group of 8 is permuted (a bijection, the same for A and B, so
+// the sum is unchanged): the mma's k slots t and t + 4 of thread (g, t) hold
+// actual k 2t and 2t + 1. The warp's 32 columns are permuted too: the
+// mma's column g of n8 tile nt is actual column 2g + (nt & 1) + 16 (nt >> 1),
+// so a thread's B values for two n8 tiles are adjacent, and its results are
+// 4 adjacent columns (double2 stores).
+//
+// Shared memory per stage: A 128 rows of BK doubles, 16-byte chunks
+// XOR-swizzled by 4 * (row & 1); B BK rows of DP_LDB = 130 doubles (the pad
+// makes the 16-byte B loads conflict-free). DP_SMEM_BYTES(16, 4) = 132096
+// bytes; every configuration used here stays within DG_SMEM_BYTES(32, 3)
+// (211968), which the fallback body needs anyway.
+#define DP_LDB 130
+#define DP_SMEM_BYTES(BK, STAGES) ((STAGES) * (DG_BM * (BK) + (BK) * DP_LDB) * 8)
+
+__device__ __forceinline__ void dg_cp16_full(unsigned dst, const double* src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+
+template <int BK, int STAGES, int KI, int GM>
+__device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alpha,
+                                                const double* __restrict__ A,
+                                                const double* __restrict__ B, double beta,
+                                                double* __restrict__ C) {
+    constexpr int MT = 4;
+    constexpr int THREADS = 256;
+    constexpr int A_STAGE = DG_BM * BK;  // doubles
+    constexpr int B_STAGE = BK * DP_LDB;
+    constexpr int NSTEP = BK / KI;       // mma steps per slice
+    constexpr int KG = KI / 8;           // groups of 8 k per mma
+    constexpr int A_CPR = BK / 2;        // 16-byte chunks per A row
+    constexpr int A_RSTEP = THREADS / A_CPR;
+    constexpr int A_CHUNKS = DG_BM / A_RSTEP;
+    constexpr int B_RSTEP = THREADS / 64;
+    constexpr int B_CHUNKS = BK / B_RSTEP;
+    static_assert(BK % 16 == 0 && (KI == 8 || KI == 16) && BK % KI == 0, "slice shape");
+    static_assert(STAGES >= 3, "the refill goes to the stage read two slices back");
+    static_assert(THREADS % A_CPR == 0 && DG_BM % A_RSTEP == 0 && A_RSTEP % 2 == 0, "A copy map");
+    extern __shared__ __align__(16) double dg_smem[];
+    const unsigned as_base = (unsigned)__cvta_generic_to_shared(dg_smem);
+    const unsigned bs_base = as_base + (unsigned)(STAGES * A_STAGE * 8);
+
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+    const int wm = (warp >> 2) * (16 * MT);
+    const int wn = (warp & 3) * 32;
+    int tm, tn;
+    dg_tile_coords<GM>(tm, tn);
+    const int m0 = tm * DG_BM;
+    const int n0 = tn * DG_BN;
+
+    const int nk = K / BK;
+
+    // Copy coordinates: A rows a_row + A_RSTEP*i, chunk a_c (k = 2*a_c, +1);
+    // B rows b_kr + B_RSTEP*i, chunk b_c (columns 2*b_c, +1). The caller
+    // guarantees a full tile: every copy is in range and 16-byte aligned.
+    const int a_row = tid / A_CPR;
+    const int a_c = tid % A_CPR;
+    const int b_kr = tid >> 6;
+    const int b_c = tid & 63;
+    const unsigned a_dst = as_base + (unsigned)(a_row * BK * 8 + ((a_c ^ ((a_row & 1) << 2)) * 16));
+    const unsigned b_dst = bs_base + (unsigned)(b_kr * DP_LDB * 8 + b_c * 16);
+    const double* a_next = A + (long long)(m0 + a_row) * K + 2 * a_c;  // slice 0
+    const double* b_next = B + (long long)b_kr * N + (n0 + 2 * b_c);
+    const long long a_rstride = (long long)A_RSTEP * K;  // doubles between a thread's A rows
+    const long long b_rstride = (long long)B_RSTEP * N;
+    const long long b_slice = (long long)BK * N;
+
+    // Copies the next slice (a_next, b_next) into stage s and advances.
+    auto load_stage = [&](int s) {
+        const unsigned ad = a_dst + (unsigned)(s * A_STAGE * 8);
+        const unsigned bd = b_dst + (unsigned)(s * B_STAGE * 8);
+        const double* pa = a_next;
+#pragma unroll
+        for (int i = 0; i < A_CHUNKS; ++i) {
+            dg_cp16_full(ad + (unsigned)(i * A_RSTEP * BK * 8), pa);
+            pa += a_rstride;
+        }
+        const double* pb = b_next;
+#pragma unroll
+        for (int i = 0; i < B_CHUNKS; ++i) {
+            dg_cp16_full(bd + (unsigned)(i * B_RSTEP * DP_LDB * 8), pb);
+            pb += b_rstride;
+        }
+        a_next += BK;
+        b_next += b_slice;
+    };
+
+    // Fragment offsets in doubles (stage 0). A: row wm + g (+16 mt + 8 q),
+    // chunk (4 s8 + t) ^ (4 (g & 1)) for group of 8 s8, i.e. 2t + 8 (s8 ^ g1)
+    // doubles: a_even + 8 s8 for even s8, a_odd + 8 s8 for odd s8.
+    // B: rows 8 s8 + 2t + r, columns wn + 2g + 16 h.
+    const int g1 = g & 1;
+    const int a_even = (wm + g) * BK + 2 * t + 8 * g1;
+    const int a_odd = (wm + g) * BK + 2 * t - 8 * g1;
+    const int b_frag = STAGES * A_STAGE + 2 * t * DP_LDB + wn + 2 * g;
+
+    // Fragment slots (f64 mma): a[i] = A[g + 8 (i & 1)][slot t + 4 (i >> 1)],
+    // b[i] = B[slot t + 4 i][col g]; slot t + 4 j is actual k
+    // 8 (j >> 1) + 2t + (j & 1) of the mma's K range.
+    typedef double FragA[KI / 2];   // one m16 tile
+    typedef double FragB[4][KI / 4];  // the warp's four n8 tiles
+    auto load_a = [&](FragA& fa, int stage, int kstep, int mt) {
+        const double* as = dg_smem + stage * A_STAGE;
+#pragma unroll
+        for (int grp = 0; grp < KG; ++grp) {
+            const int s8 = kstep * KG + grp;
+            const int ao = ((s8 & 1) ? a_odd : a_even) + 8 * s8;
+#pragma unroll
+            for (int q = 0; q < 2; ++q) {
+                const double2 v = *reinterpret_cast<const double2*>(as + ao + (16 * mt + 8 * q) * BK);
+                fa[4 * grp + q] = v.x;
+                fa[4 * grp + 2 + q] = v.y;
+            }
+        }
+    };
+    // B fragments of n8 tiles 2h and 2h + 1 (one 16-byte load per k row).
+    auto load_b = [&](FragB& fb, int stage, int kstep, int h) {
+        const double* bs = dg_smem + stage * B_STAGE;
+#pragma unroll
+        for (int grp = 0; grp < KG; ++grp) {
+            const int s8 = kstep * KG + grp;
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const double2 v = *reinterpret_cast<const double2*>(
+                    bs + b_frag + (8 * s8 + r) * DP_LDB + 16 * h);
+                fb[2 * h][2 * grp + r] = v.x;
+                fb[2 * h + 1][2 * grp + r] = v.y;
+            }
+        }
+    };
+
+    double acc[MT][4][4];
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                acc[i][j][r] = 0.0;
+            }
+        }
+    }
+
+    // Slice x lives in stage x % STAGES. Prologue: slices 0 .. STAGES-2, one
+    // commit group each (empty past K).
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < nk) {
+            load_stage(s);
+        }
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+    }
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2) : "memory");
+    __syncthreads();
+
+    // Software pipeline: one register set of fragments for a whole mma step
+    // (the warp's four m16 A tiles and four n8 B tiles); each fragment is
+    // reloaded with the next step's values right after its last mma of this
+    // step, so every load has most of a step's mmas to complete. The last step
+    // of a slice passes the barrier first, so that its reloads can read the
+    // next slice.
+    FragA fa[MT];
+    FragB fb;
+    if (nk > 0) {
+        load_b(fb, 0, 0, 0);
+        load_b(fb, 0, 0, 1);
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+            load_a(fa[mt], 0, 0, mt);
+        }
+    }
+    int rs = 0;  // stage holding slice kt
+    for (int kt = 0; kt < nk; ++kt) {
+        const int nrs = (rs + 1 == STAGES) ? 0 : rs + 1;
+#pragma unroll
+        for (int ks = 0; ks < NSTEP; ++ks) {
+            const bool last = ks + 1 == NSTEP;
+            if (last) {
+                // Wait for slice kt + 1 and make it visible. After this
+                // barrier every thread is done with slice kt - 1's stage.
+                asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 3) : "memory");
+                __syncthreads();
+            }
+            const int nst = last ? nrs : rs;     // where the next step's fragments are
+            const int nks = last ? 0 : ks + 1;
+            // (After the last slice this reloads stale but in-bounds shared
+            // memory, unused: cheaper than predicating every load.)
+            const bool nload = true;
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+                for (int nt = 0; nt < 4; ++nt) {
+                    if (KI == 8) {
+                        dg_mma_16x8x8(acc[mt][nt], *reinterpret_cast<const double(*)[4]>(fa[mt]),
+                                      *reinterpret_cast<const double(*)[2]>(fb[nt]));
+                    } else {
+                        dg_mma_16x8x16(acc[mt][nt], *reinterpret_cast<const double(*)[8]>(fa[mt]),
+                                       *reinterpret_cast<const double(*)[4]>(fb[nt]));
+                    }
+                    if (mt == MT - 1 && (nt & 1) && nload) {
+                        load_b(fb, nst, nks, nt >> 1);
+                    }
+                }
+                if (nload) {
+                    load_a(fa[mt], nst, nks, mt);
+                }
+            }
+        }
+        // Refill slice kt - 1's stage (free since the barrier) with slice
+        // kt + STAGES - 1.
+        if (kt + STAGES - 1 < nk) {
+            load_stage(rs == 0 ? STAGES - 1 : rs - 1);
+        }
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+        rs = nrs;
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+
+    // Epilogue: thread (g, t) holds, for rows wm + 16 mt + g + 8 q, columns
+    // wn + 16 h2 + 4t + {0, 1, 2, 3} = acc[mt][2 h2][2q], acc[mt][2 h2 + 1][2q],
+    // acc[mt][2 h2][2q + 1], acc[mt][2 h2 + 1][2q + 1]. The tile is full; the
+    // caller checked that C allows double2 stores.
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+            const int row = m0 + wm + 16 * mt + g + 8 * q;
+            double* crow = C + (long long)row * N + n0 + wn + 4 * t;
+#pragma unroll
+            for (int h2 = 0; h2 < 2; ++h2) {
+#pragma unroll
+                for (int p2 = 0; p2 < 2; ++p2) {
+                    double2* p = reinterpret_cast<double2*>(crow + 16 * h2 + 2 * p2);
+                    double w0 = alpha * acc[mt][2 * h2][2 * q + p2];
+                    double w1 = alpha * acc[mt][2 * h2 + 1][2 * q + p2];
+                    if (beta != 0.0) {
+                        const double2 c = *p;
+                        w0 = fma(beta, c.x, w0);
+                        w1 = fma(beta, c.y, w1);
+                    }
+                    *p = make_double2(w0, w1);
+                }
+            }
+        }
+    }
+}
+
+// Whether this block's tile can take the pipelined path: the whole 128 x 128
+// tile in range, K a multiple of BK (every slice full), and A, B and C
+// 16-byte aligned with even K and N (all copies and stores 16 bytes wide).
+template <int BK, int GM>
+__device__ __forceinline__ bool dg_pipe_eligible(int M, int N, int K, const double* A,
+                                                 const double* B, const double* C) {
+    int tm, tn;
+    dg_tile_coords<GM>(tm, tn);
+    const unsigned long long al =
+        ((unsigned long long)A | (unsigned long long)B | (unsigned long long)C) & 15;
+    return al == 0 && ((K | N) & 1) == 0 && K % BK == 0 && (tm + 1) * DG_BM <= M &&
+           (tn + 1) * DG_BN <= N;
+}
+
+// C = alpha*A*B + beta*C, f64: whole tiles on the pipelined body
+// dgemm_pipe_body<BK, STAGES, KI, GM>, the others on
+// dgemm_body<32, 3, 16, 4, GM>. Block (256, 1, 1), exactly; grid
+// (ceil(N/128), ceil(M/128), 1); dynamic shared memory DG_SMEM_BYTES(32, 3)
+// = 211968 bytes (raise the attribute first), which covers
+// DP_SMEM_BYTES(BK, STAGES) for the configurations below. BK a multiple of
+// 16, KI = 8 or 16 dividing BK, STAGES >= 3.
+// Name expressions used (spelled exactly so):
+//   "dgemm_pipe<16, 4, 16, 0>"  (= dgemm_dmma_128x128)
+//   "dgemm_pipe<16, 5, 16, 0>", "dgemm_pipe<16, 6, 16, 0>", "dgemm_pipe<16, 6, 8, 0>"
+template <int BK, int STAGES, int KI, int GM>
+__global__ void __launch_bounds__(256, 1)
+    dgemm_pipe(int M, int N, int K, double alpha, const double* __restrict__ A,
+               const double* __restrict__ B, double beta, double* __restrict__ C) {
+    if (dg_pipe_eligible<BK, GM>(M, N, K, A, B, C)) {
+        dgemm_pipe_body<BK, STAGES, KI, GM>(M, N, K, alpha, A, B, beta, C);
+    } else {
+        dgemm_body<32, 3, 16, 4, GM>(M, N, K, alpha, A, B, beta, C);
+    }
+}
+
 // C = alpha*A*B + beta*C, f64. Block (32*4*(128/(16*MT)), 1, 1), exactly
 // (MT = 4: 256; MT = 2: 512); grid (ceil(N/128), ceil(M/128), 1); dynamic
 // shared memory DG_SMEM_BYTES(BK, STAGES) bytes (raise
@@ -290,7 +593,8 @@ __device__ __forceinline__ void dgemm_body(int M, int N, int K, double alpha,
 // split evenly over the threads), STAGES = ring depth, KI = mma K (8 or 16),
 // MT = m16 tiles per warp (4 or 2), GM = tile-row grouping (0 = none).
 // Name expressions used (spelled exactly so):
-//   "dgemm_dmma<32, 3, 16, 4, 0>"  256 threads, 211968 B (= dgemm_dmma_128x128)
+//   "dgemm_dmma<32, 3, 16, 4, 0>"  256 threads, 211968 B (dgemm_dmma_128x128's
+//                                  path for partial tiles)
 //   "dgemm_dmma<32, 3, 8, 2, 0>"   512 threads, 211968 B
 //   "dgemm_dmma<16, 4, 8, 2, 0>"   512 threads, 149504 B
 template <int BK, int STAGES, int KI, int MT, int GM>
@@ -300,11 +604,17 @@ __global__ void __launch_bounds__(32 * 4 * (DG_BM / (16 * MT)), 1)
     dgemm_body<BK, STAGES, KI, MT, GM>(M, N, K, alpha, A, B, beta, C);
 }
 
-// The default DGEMM (= dgemm_dmma<32, 3, 16, 4, 0>): block (256, 1, 1);
-// grid (ceil(N/128), ceil(M/128), 1); dynamic shared memory
-// DG_SMEM_BYTES(32, 3) = 211968 bytes.
+// The default DGEMM (= dgemm_pipe<16, 4, 16, 0>): interior tiles take the
+// pipelined path (BK 16, 4 stages, m16n8k16, 132096 bytes of the shared
+// memory), the others dgemm_dmma<32, 3, 16, 4, 0>'s bounds-checked path.
+// Block (256, 1, 1); grid (ceil(N/128), ceil(M/128), 1); dynamic shared
+// memory DG_SMEM_BYTES(32, 3) = 211968 bytes.
 extern "C" __global__ void __launch_bounds__(256, 1)
     dgemm_dmma_128x128(int M, int N, int K, double alpha, const double* __restrict__ A,
                        const double* __restrict__ B, double beta, double* __restrict__ C) {
-    dgemm_body<32, 3, 16, 4, 0>(M, N, K, alpha, A, B, beta, C);
+    if (dg_pipe_eligible<16, 0>(M, N, K, A, B, C)) {
+        dgemm_pipe_body<16, 4, 16, 0>(M, N, K, alpha, A, B, beta, C);
+    } else {
+        dgemm_body<32, 3, 16, 4, 0>(M, N, K, alpha, A, B, beta, C);
+    }
 }

@@ -21,7 +21,16 @@
 // slice's global loads (16-byte vectors where K and N are multiples of 4,
 // scalar otherwise) are in flight while the current slice is computed (A in
 // registers, B by cp.async straight into the other buffer, zero-filled past
-// the edges), so there is one __syncthreads per slice.
+// the edges), so there is one __syncthreads per slice. The shared-memory
+// fragments of k step k + 1 are read into a second register set while step
+// k's FMAs run; the last step of a slice stores the next A slice, waits for
+// the next B slice and passes the barrier before its FMAs, so the next
+// slice's first fragments load behind them.
+//
+// Interior blocks (the whole tile in range, K % 16 == 0, A and B allow
+// 16-byte vectors) run a copy of the body without bounds checks, with running
+// pointers (the FULL template argument; sgemm_dispatch picks per block);
+// this cut the main loop's non-FMA instructions by about half.
 //
 // A's slice is stored transposed (As[k][i]) so that a thread reads its A
 // values as 16-byte vectors; the columns are XOR-swizzled by
@@ -29,7 +38,8 @@
 // conflicts and keeps every 4-aligned group of columns contiguous.
 //
 // Measured on the H200 (kernels/README.md): the 128 x 256 tile with
-// 8 x 16 outputs per thread (sgemm_128x256) is the fastest shape tried.
+// 8 x 16 outputs per thread (sgemm_128x256) is the fastest shape tried
+// (46-47 TFLOP/s at 4096^3 and 8192^3, 0.91-0.92x cuBLAS in the same run).
 
 #define SG_BK 16
 
@@ -54,11 +64,18 @@ __device__ __forceinline__ void sg_tile_coords(int& tm, int& tn) {
 }
 #define SG_THREADS 256
 
-template <int RM, int CN, int WARPS_M, int LANES_M, int GM>
+// FULL: the caller has checked that this block's whole BM x BN tile is in
+// range, K % SG_BK == 0, and A and B allow 16-byte vectors (K % 4 == 0,
+// N % 4 == 0, 16-byte aligned): loads and cp.async then run without bounds
+// checks from running pointers, and the epilogue stores float4 unchecked when
+// C is 16-byte aligned.
+template <int RM, int CN, int WARPS_M, int LANES_M, int GM, bool FULL>
 __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
                                            const float* __restrict__ A,
                                            const float* __restrict__ B, float beta,
-                                           float* __restrict__ C) {
+                                           float* __restrict__ C,
+                                           float (&As)[2][SG_BK][WARPS_M * 4 * LANES_M * RM],
+                                           float (&Bs)[2][SG_BK][(8 / WARPS_M) * 4 * (32 / LANES_M) * CN]) {
     constexpr int WARPS_N = 8 / WARPS_M;
     constexpr int LANES_N = 32 / LANES_M;
     constexpr int RSTEP = 4 * LANES_M;  // row distance between a thread's 4-row groups
@@ -71,8 +88,6 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     constexpr int TN = 4 * CN;
     static_assert(BM % 64 == 0 && BN % 64 == 0, "tile loads assume 64-multiples");
     static_assert(2 * SG_BK * (BM + BN) * 4 <= 48 * 1024, "static shared memory limit");
-    __shared__ __align__(16) float As[2][SG_BK][BM];
-    __shared__ __align__(16) float Bs[2][SG_BK][BN];
 
     const int tid = threadIdx.x;
     const int warp = tid >> 5;
@@ -95,6 +110,13 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     const bool vec_b = ((N & 3) == 0) && ((((unsigned long long)B) & 15) == 0);
 
     float4 ra[BM / 64];
+    // FULL: running pointers to the next slice (A rows a_row + 64 i at k
+    // 4 a_kq; B rows kr0 + (SG_THREADS / (BN / 4)) i at column 4 nq0).
+    constexpr int B_RSTEP = SG_THREADS / (BN / 4);
+    const float* a_next = A + (long long)(m0 + a_row) * K + 4 * a_kq;
+    const float* b_next = B + (long long)(tid / (BN / 4)) * N + n0 + 4 * (tid % (BN / 4));
+    const long long a_rstride = 64LL * K;
+    const long long b_rstride = (long long)B_RSTEP * N;
 
     float acc[TM][TN];
 #pragma unroll
@@ -108,6 +130,16 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     const int nk = (K + SG_BK - 1) / SG_BK;
 
     auto load_tile = [&](int kt) {
+        if (FULL) {
+            const float* p = a_next;
+#pragma unroll
+            for (int i = 0; i < BM / 64; ++i) {
+                ra[i] = *reinterpret_cast<const float4*>(p);
+                p += a_rstride;
+            }
+            a_next += SG_BK;
+            return;
+        }
         const int k0 = kt * SG_BK;
 #pragma unroll
         for (int i = 0; i < BM / 64; ++i) {
@@ -131,6 +163,23 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     // the compute of the current slice); out-of-range elements are zero-filled
     // (source size 0).
     auto load_tile_b = [&](int kt, int buf) {
+        if (FULL) {
+            static_assert(SG_THREADS % (BN / 4) == 0, "B copy map");
+            const float* p = b_next;
+            const unsigned dst0 = (unsigned)__cvta_generic_to_shared(
+                &Bs[buf][tid / (BN / 4)][4 * (tid % (BN / 4))]);
+#pragma unroll
+            for (int i = 0; i < BN / 64; ++i) {
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                                 dst0 + (unsigned)(i * B_RSTEP * BN * 4)),
+                             "l"(p)
+                             : "memory");
+                p += b_rstride;
+            }
+            b_next += (long long)SG_BK * N;
+            asm volatile("cp.async.commit_group;\n" ::: "memory");
+            return;
+        }
         const int k0 = kt * SG_BK;
 #pragma unroll
         for (int i = 0; i < BN / 64; ++i) {
@@ -182,6 +231,37 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     const int a_col0 = wm + 4 * lr;
     const int b_col0 = wn + 4 * lc;
 
+    // Fragments of k step k of buffer buf.
+    auto load_frag = [&](float (&av)[TM], float (&bv)[TN], int buf, int k) {
+        const int swz = ((k >> 2) & 3) << 3;
+#pragma unroll
+        for (int r = 0; r < RM; ++r) {
+            const float4 v =
+                *reinterpret_cast<const float4*>(&As[buf][k][(a_col0 + RSTEP * r) ^ swz]);
+            av[4 * r + 0] = v.x;
+            av[4 * r + 1] = v.y;
+            av[4 * r + 2] = v.z;
+            av[4 * r + 3] = v.w;
+        }
+#pragma unroll
+        for (int c = 0; c < CN; ++c) {
+            const float4 v = *reinterpret_cast<const float4*>(&Bs[buf][k][b_col0 + CSTEP * c]);
+            bv[4 * c + 0] = v.x;
+            bv[4 * c + 1] = v.y;
+            bv[4 * c + 2] = v.z;
+            bv[4 * c + 3] = v.w;
+        }
+    };
+
+    // Fragments one k step ahead in a second register set; the last step of
+    // a slice stores the next A slice, waits for the next B slice and passes
+    // the barrier before its FMAs, so that the next slice's first fragments
+    // load while those FMAs run.
+    float av[2][TM];
+    float bv[2][TN];
+    if (nk > 0) {
+        load_frag(av[0], bv[0], 0, 0);
+    }
     for (int kt = 0; kt < nk; ++kt) {
         const int cur = kt & 1;
         const bool more = kt + 1 < nk;
@@ -191,39 +271,27 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
         }
 #pragma unroll
         for (int k = 0; k < SG_BK; ++k) {
-            const int swz = ((k >> 2) & 3) << 3;
-            float av[TM];
-            float bv[TN];
-#pragma unroll
-            for (int r = 0; r < RM; ++r) {
-                const float4 v =
-                    *reinterpret_cast<const float4*>(&As[cur][k][(a_col0 + RSTEP * r) ^ swz]);
-                av[4 * r + 0] = v.x;
-                av[4 * r + 1] = v.y;
-                av[4 * r + 2] = v.z;
-                av[4 * r + 3] = v.w;
-            }
-#pragma unroll
-            for (int c = 0; c < CN; ++c) {
-                const float4 v = *reinterpret_cast<const float4*>(&Bs[cur][k][b_col0 + CSTEP * c]);
-                bv[4 * c + 0] = v.x;
-                bv[4 * c + 1] = v.y;
-                bv[4 * c + 2] = v.z;
-                bv[4 * c + 3] = v.w;
+            const int f = k & 1;
+            if (k + 1 < SG_BK) {
+                load_frag(av[f ^ 1], bv[f ^ 1], cur, k + 1);
+            } else {
+                if (more) {
+                    store_tile(cur ^ 1);
+                    asm volatile("cp.async.wait_all;\n" ::: "memory");
+                }
+                __syncthreads();
+                if (more) {
+                    load_frag(av[f ^ 1], bv[f ^ 1], cur ^ 1, 0);
+                }
             }
 #pragma unroll
             for (int i = 0; i < TM; ++i) {
 #pragma unroll
                 for (int j = 0; j < TN; ++j) {
-                    acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+                    acc[i][j] = fmaf(av[f][i], bv[f][j], acc[i][j]);
                 }
             }
         }
-        if (more) {
-            store_tile(cur ^ 1);
-            asm volatile("cp.async.wait_all;\n" ::: "memory");
-        }
-        __syncthreads();
     }
 
     // Epilogue: rows a_col0 + 16*r + {0..3}, columns b_col0 + 32*c + {0..3}.
@@ -231,7 +299,7 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
         const int row = m0 + a_col0 + (i & 3) + (i >> 2) * RSTEP;
-        if (row >= M) {
+        if (!FULL && row >= M) {
             continue;
         }
         float* crow = C + (long long)row * N;
@@ -243,7 +311,7 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
             for (int e = 0; e < 4; ++e) {
                 v[e] = alpha * acc[i][4 * jb + e];
             }
-            if (vec_c && col < N) {
+            if (vec_c && (FULL || col < N)) {
                 float4* p = reinterpret_cast<float4*>(crow + col);
                 if (beta != 0.0f) {
                     const float4 c = *p;
@@ -265,11 +333,31 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     }
 }
 
-// C = alpha*A*B + beta*C, f32. Block (256, 1, 1), exactly;
-// grid (ceil(N/BN), ceil(M/BM), 1); no dynamic shared memory (static
-// 2*16*(BM+BN)*4 bytes). Name expressions: "sgemm_tiled<2, 2, 4, 2>" (128 x 128,
-// 8 x 8 per thread), "sgemm_tiled<2, 4, 4, 1>" (128 x 256, 8 x 16),
-// "sgemm_tiled<4, 2, 4, 1>" (256 x 128, 16 x 8).
+// Interior blocks (whole tile in range, K % 16 == 0, A and B vectorizable)
+// take the FULL body; the others the bounds-checked one.
+template <int RM, int CN, int WARPS_M, int LANES_M, int GM>
+__device__ __forceinline__ void sgemm_dispatch(int M, int N, int K, float alpha,
+                                               const float* __restrict__ A,
+                                               const float* __restrict__ B, float beta,
+                                               float* __restrict__ C) {
+    constexpr int BM = WARPS_M * 4 * LANES_M * RM;
+    constexpr int BN = (8 / WARPS_M) * 4 * (32 / LANES_M) * CN;
+    // One copy of the tiles for both bodies (static shared memory is per
+    // declaration).
+    __shared__ __align__(16) float As[2][SG_BK][BM];
+    __shared__ __align__(16) float Bs[2][SG_BK][BN];
+    int tm, tn;
+    sg_tile_coords<GM>(tm, tn);
+    const bool full = ((K | N) & 3) == 0 && K % SG_BK == 0 &&
+                      ((((unsigned long long)A) | ((unsigned long long)B)) & 15) == 0 &&
+                      (tm + 1) * BM <= M && (tn + 1) * BN <= N;
+    if (full) {
+        sgemm_body<RM, CN, WARPS_M, LANES_M, GM, true>(M, N, K, alpha, A, B, beta, C, As, Bs);
+    } else {
+        sgemm_body<RM, CN, WARPS_M, LANES_M, GM, false>(M, N, K, alpha, A, B, beta, C, As, Bs);
+    }
+}
+
 // C = alpha*A*B + beta*C, f32. Block (256, 1, 1), exactly;
 // grid (ceil(N/BN), ceil(M/BM), 1); no dynamic shared memory (static
 // 2*16*(BM+BN)*4 bytes, at most 48 KB). MIN_BLOCKS is the __launch_bounds__
@@ -282,21 +370,21 @@ template <int RM, int CN, int WARPS_M, int LANES_M, int MIN_BLOCKS, int GM>
 __global__ void __launch_bounds__(SG_THREADS, MIN_BLOCKS)
     sgemm_tiled(int M, int N, int K, float alpha, const float* __restrict__ A,
                 const float* __restrict__ B, float beta, float* __restrict__ C) {
-    sgemm_body<RM, CN, WARPS_M, LANES_M, GM>(M, N, K, alpha, A, B, beta, C);
+    sgemm_dispatch<RM, CN, WARPS_M, LANES_M, GM>(M, N, K, alpha, A, B, beta, C);
 }
 
 // The default SGEMM: 128 x 256 tile, 8 x 16 outputs per thread, one block per
-// SM (227 registers), tile-rows grouped by 8. Grid (ceil(N/256), ceil(M/128), 1).
+// SM (255 registers), tile-rows grouped by 8. Grid (ceil(N/256), ceil(M/128), 1).
 extern "C" __global__ void __launch_bounds__(SG_THREADS, 1)
     sgemm_128x256(int M, int N, int K, float alpha, const float* __restrict__ A,
                   const float* __restrict__ B, float beta, float* __restrict__ C) {
-    sgemm_body<2, 4, 4, 4, 8>(M, N, K, alpha, A, B, beta, C);
+    sgemm_dispatch<2, 4, 4, 4, 8>(M, N, K, alpha, A, B, beta, C);
 }
 
-// 128 x 128 tile, 8 x 8 outputs per thread, two blocks per SM (126 registers).
+// 128 x 128 tile, 8 x 8 outputs per thread, two blocks per SM (127 registers).
 // Grid (ceil(N/128), ceil(M/128), 1).
 extern "C" __global__ void __launch_bounds__(SG_THREADS, 2)
     sgemm_128x128(int M, int N, int K, float alpha, const float* __restrict__ A,
                   const float* __restrict__ B, float beta, float* __restrict__ C) {
-    sgemm_body<2, 2, 4, 4, 0>(M, N, K, alpha, A, B, beta, C);
+    sgemm_dispatch<2, 2, 4, 4, 0>(M, N, K, alpha, A, B, beta, C);
 }
