@@ -1965,6 +1965,9 @@ h200_cases! {
     sgemm_256_5x4097x33_beta0: SGEMM_256, (5, 4097, 33), (N, N), Alpha, Host;
     sgemm_256_5x7x0_beta: SGEMM_256, (5, 7, 0), (N, N), AlphaBeta, Host;
     sgemm_256_256x512x128_beta: SGEMM_256, (256, 512, 128), (N, N), AlphaBeta, Host;
+    // Whole tiles (the unchecked interior body) and edge tiles in one launch.
+    sgemm_256_520x300x512_beta: SGEMM_256, (520, 300, 512), (N, N), AlphaBeta, Host;
+    sgemm_256_384x384x320_beta0: SGEMM_256, (384, 384, 320), (N, N), Alpha, Host;
     sgemm_256_33x65x17_nt_beta: SGEMM_256, (33, 65, 17), (N, T), AlphaBeta, Host;
     sgemm_256_33x65x17_tn_beta0: SGEMM_256, (33, 65, 17), (T, N), Alpha, Host;
     sgemm_256_33x65x17_tt_beta: SGEMM_256, (33, 65, 17), (T, T), AlphaBeta, Host;
@@ -1983,6 +1986,9 @@ h200_cases! {
     dgemm_128_5x4097x33_beta0: DGEMM_128, (5, 4097, 33), (N, N), Alpha, Host;
     dgemm_128_5x7x0_beta: DGEMM_128, (5, 7, 0), (N, N), AlphaBeta, Host;
     dgemm_128_130x300x1031_beta: DGEMM_128, (130, 300, 1031), (N, N), AlphaBeta, Host;
+    // Whole tiles (the pipelined body) and edge tiles in one launch.
+    dgemm_128_520x300x512_beta: DGEMM_128, (520, 300, 512), (N, N), AlphaBeta, Host;
+    dgemm_128_384x384x320_beta0: DGEMM_128, (384, 384, 320), (N, N), Alpha, Host;
     dgemm_128_33x65x17_nt_beta: DGEMM_128, (33, 65, 17), (N, T), AlphaBeta, Host;
     dgemm_128_33x65x17_tn_beta: DGEMM_128, (33, 65, 17), (T, N), AlphaBeta, Host;
     dgemm_128_33x65x17_tt_beta0: DGEMM_128, (33, 65, 17), (T, T), Alpha, Host;

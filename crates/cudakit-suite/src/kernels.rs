@@ -237,6 +237,7 @@ pub const SOURCES: &[Source] = &[
             "dgemm_dmma<32, 3, 16, 4, 0>",
             "dgemm_dmma<32, 3, 8, 2, 0>",
             "dgemm_dmma<16, 4, 8, 2, 0>",
+            "dgemm_pipe<16, 4, 16, 0>",
         ],
         arch: None,
     },
