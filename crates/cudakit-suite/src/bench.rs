@@ -125,10 +125,18 @@ pub fn launch_overhead(ctx: &Context, batches: usize, per_batch: usize) -> Resul
     kit_batch()?;
     kit_prebuilt_batch()?;
     let (mut raw, mut kit, mut kit_prebuilt) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..batches {
-        raw.push(raw_batch()?);
-        kit.push(kit_batch()?);
-        kit_prebuilt.push(kit_prebuilt_batch()?);
+    // The order alternates, so that neither side always runs first after
+    // the previous batch's synchronize.
+    for i in 0..batches {
+        if i % 2 == 0 {
+            raw.push(raw_batch()?);
+            kit.push(kit_batch()?);
+            kit_prebuilt.push(kit_prebuilt_batch()?);
+        } else {
+            kit_prebuilt.push(kit_prebuilt_batch()?);
+            kit.push(kit_batch()?);
+            raw.push(raw_batch()?);
+        }
     }
 
     // The check alone: argument count and sizes against cuFuncGetParamInfo.
@@ -422,9 +430,23 @@ pub fn compile(
     for _ in 0..samples {
         raw.push(raw_compile()?);
         kit.push(kit_cold()?);
-        hit.push(kit_hit()?);
-        if !cubin.is_empty() {
+    }
+    // Hits and raw loads in a loop of their own, alternating which goes
+    // first: right after a cold compile, whichever ran first paid for
+    // caches the compile had emptied.
+    kit_hit()?;
+    if !cubin.is_empty() {
+        raw_load()?;
+    }
+    for i in 0..samples * 5 {
+        if i % 2 == 0 || cubin.is_empty() {
+            hit.push(kit_hit()?);
+            if !cubin.is_empty() {
+                load.push(raw_load()?);
+            }
+        } else {
             load.push(raw_load()?);
+            hit.push(kit_hit()?);
         }
     }
     Ok(vec![
@@ -441,7 +463,7 @@ pub fn compile(
             ),
             cudakit: median(hit),
             raw: (!load.is_empty()).then(|| median(load)),
-            samples,
+            samples: samples * 5,
         },
     ])
 }
