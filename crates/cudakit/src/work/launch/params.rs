@@ -241,10 +241,65 @@ impl<'a> ParamList<'a> {
         }
     }
 
-    /// Copies `size` bytes at `value` in, aligned to `align`.
+    /// Copies `size` bytes at `value` in, aligned to `align`. The common
+    /// case (inline storage with room, a valid alignment) is inlined into
+    /// each argument's push, where the value's size is a constant: no call,
+    /// no `memcpy` or `memset`; the rest goes to [`Self::push_bytes_slow`].
     #[track_caller]
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push_bytes(
+        &mut self,
+        value: &[u8],
+        align: usize,
+        type_name: &'static str,
+        kind: ArgKind,
+        context: usize,
+    ) {
+        if align <= MAX_ALIGN && align.is_power_of_two() && self.len < INLINE_ARGS {
+            let used = self.used;
+            // No overflow: `used <= INLINE_BYTES` while inline and
+            // `align <= MAX_ALIGN`.
+            let offset = (used + align - 1) & !(align - 1);
+            let end = offset + value.len();
+            if let Storage::Inline(bytes, entries) = &mut self.storage {
+                if end <= INLINE_BYTES {
+                    let base = bytes.as_mut_ptr().cast::<u8>();
+                    for i in used..offset {
+                        // SAFETY: `used <= i < offset < end <= INLINE_BYTES`:
+                        // inside the inline array. Zeroing the alignment gap
+                        // keeps `..used` initialised once `used` moves past it.
+                        unsafe { base.add(i).write(0) };
+                    }
+                    // SAFETY: `offset + value.len() == end <= INLINE_BYTES`;
+                    // `value` is `value.len()` readable bytes that do not
+                    // overlap the list's own storage.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(value.as_ptr(), base.add(offset), value.len())
+                    };
+                    entries[self.len] = MaybeUninit::new(Entry {
+                        offset,
+                        size: value.len(),
+                        align,
+                        type_name,
+                        kind,
+                        context,
+                    });
+                    self.used = end;
+                    self.len += 1;
+                    return;
+                }
+            }
+        }
+        self.push_bytes_slow(value, align, type_name, kind, context);
+    }
+
+    /// [`Self::push_bytes`] for everything else: an invalid alignment (a
+    /// typed error at launch), heap storage, or a push that moves the
+    /// storage to the heap.
+    #[track_caller]
+    #[cold]
+    #[inline(never)]
+    fn push_bytes_slow(
         &mut self,
         value: &[u8],
         align: usize,
