@@ -111,7 +111,7 @@ pub fn graphs(ctx: &Context, samples: usize) -> Result<Vec<Row>> {
     // --- capture + instantiate, and replay
     let (mut cap_raw, mut cap_kit, mut rep_raw, mut rep_kit) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for round in 0..=samples {
+    let raw_round = || -> Result<(Duration, Duration)> {
         let (g, e, t_raw) = raw_capture()?;
         stream.synchronize()?;
         // Replay: launch + wait, per kernel.
@@ -128,7 +128,9 @@ pub fn graphs(ctx: &Context, samples: usize) -> Result<Vec<Row>> {
         stream.synchronize()?;
         let r_raw = t.elapsed() / KERNELS as u32;
         raw_destroy(g, e);
-
+        Ok((t_raw, r_raw))
+    };
+    let kit_round = || -> Result<(Duration, Duration)> {
         let mut t_kit = Duration::ZERO;
         let mut r_kit = Duration::ZERO;
         ctx.scope(|s| {
@@ -150,6 +152,18 @@ pub fn graphs(ctx: &Context, samples: usize) -> Result<Vec<Row>> {
             r_kit = t.elapsed() / KERNELS as u32;
             Ok(())
         })?;
+        Ok((t_kit, r_kit))
+    };
+    for round in 0..=samples {
+        // The order alternates, so that neither side always follows the
+        // other's teardown.
+        let ((t_raw, r_raw), (t_kit, r_kit)) = if round % 2 == 0 {
+            let r = raw_round()?;
+            (r, kit_round()?)
+        } else {
+            let k = kit_round()?;
+            (raw_round()?, k)
+        };
         if round > 0 {
             cap_raw.push(t_raw);
             cap_kit.push(t_kit);
