@@ -140,9 +140,15 @@ pub fn peer_copies(
         raw()?;
         kit()?;
         let (mut r, mut k) = (Vec::new(), Vec::new());
-        for _ in 0..batches {
-            r.push(raw()?);
-            k.push(kit()?);
+        // The order alternates, so that neither side always runs first.
+        for i in 0..batches {
+            if i % 2 == 0 {
+                r.push(raw()?);
+                k.push(kit()?);
+            } else {
+                k.push(kit()?);
+                r.push(raw()?);
+            }
         }
         let (r, k) = (median(r), median(k));
         let moved = if fwd && back { 2 * bytes } else { bytes };
@@ -239,9 +245,15 @@ pub fn all_reduce(
             kit()?;
         }
         let (mut r, mut k) = (Vec::new(), Vec::new());
-        for _ in 0..batches {
-            r.push(raw()?);
-            k.push(kit()?);
+        // The order alternates, so that neither side always runs first.
+        for i in 0..batches {
+            if i % 2 == 0 {
+                r.push(raw()?);
+                k.push(kit()?);
+            } else {
+                k.push(kit()?);
+                r.push(raw()?);
+            }
         }
         let (r, k) = (median(r), median(k));
         // Bus bandwidth: algorithm bandwidth times 2 (n - 1) / n, n = 2.
