@@ -649,7 +649,7 @@ impl<'c> Linker<'c> {
     }
 
     /// Finishes the link (`cuLinkComplete`) and loads the linked CUBIN into
-    /// the context (`cuModuleLoadDataEx`). The module knows the name
+    /// the context (`cuModuleLoadData`; see [`Context::load_module_image`]). The module knows the name
     /// expressions of the programs added with [`Linker::add_compiled`].
     ///
     /// # Errors

@@ -8,9 +8,10 @@
 //! [`Error::UnknownFunction`] listing the names the module knows, never the
 //! bare "named symbol not found".
 //!
-//! Images are loaded with `cuModuleLoadDataEx` and the JIT's error and info
-//! logs, so a PTX the driver rejects is [`Error::ModuleLoad`] with the
-//! reason. Functions and globals borrow their module, so it cannot be
+//! PTX and fatbins are loaded with `cuModuleLoadDataEx` and the JIT's error
+//! and info logs, so a PTX the driver rejects is [`Error::ModuleLoad`] with
+//! the reason. A CUBIN needs no JIT: it is loaded with `cuModuleLoadData`,
+//! and only a refused one is loaded again with the logs, for the reason. Functions and globals borrow their module, so it cannot be
 //! unloaded (`cuModuleUnload`, on drop) while one is alive:
 //!
 //! ```compile_fail,E0597
@@ -347,7 +348,8 @@ pub(crate) fn load_image(ctx: &Context, image: &Image<'_>) -> Result<(CUmodule, 
             return Ok((raw, String::new()));
         }
         if DriverCode::from_raw(rc).is_sticky() {
-            jit_error(ctx, "cuModuleLoadData", rc, String::new)?;
+            // Poisons the context; a plain driver error, no log to read.
+            ctx.check("cuModuleLoadData", rc)?;
         }
     }
     let mut error_log = vec![0u8; JIT_LOG_BYTES];
@@ -393,8 +395,8 @@ pub(crate) fn load_image(ctx: &Context, image: &Image<'_>) -> Result<(CUmodule, 
     Ok((raw, info_text))
 }
 
-/// A loaded module (`cuModuleLoadDataEx`), unloaded on drop
-/// (`cuModuleUnload`).
+/// A loaded module (`cuModuleLoadData` for a CUBIN, `cuModuleLoadDataEx`
+/// with the JIT's logs otherwise), unloaded on drop (`cuModuleUnload`).
 pub struct Module<'c> {
     ctx: &'c Context,
     raw: CUmodule,

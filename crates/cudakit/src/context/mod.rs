@@ -117,8 +117,10 @@ unsafe impl Sync for Shared {}
 static REGISTRY: Mutex<Vec<(i32, Weak<Shared>)>> = Mutex::new(Vec::new());
 
 thread_local! {
-    /// The context this thread's last [`Context::enter`] made current (as
-    /// an address; 0 for none), for [`Context::enter_for_launch`].
+    /// The context this thread's last [`Context::enter`] or drop-time
+    /// switch ([`Context::enter_for_drop`]) made current (as an address; 0
+    /// for none), for [`Context::enter_for_launch`] and the calls that use
+    /// it (launches, [`Context::issue_on_stream`]).
     static LAUNCH_CURRENT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
@@ -332,13 +334,15 @@ impl Context {
         Ok(cu)
     }
 
-    /// [`Context::enter`] for the launch path: skips the driver's
-    /// current-context query when this thread's last `enter` was for this
-    /// context. Only the launch uses it: its function and stream belong to
-    /// this context, so if foreign code switched the thread's context in
-    /// between, the driver refuses the launch with an error (never runs it
-    /// elsewhere), and [`Context::forget_launch_current`] makes the next
-    /// launch ask again.
+    /// [`Context::enter`] for the launch path and for calls whose stream
+    /// names the context ([`Context::issue_on_stream`]): skips the driver's
+    /// current-context query when this thread's last `enter` (or drop-time
+    /// switch) was for this context, and says so (`true`). Foreign code may
+    /// have switched the thread's context since: the launch's function and
+    /// stream belong to this context, so the driver then refuses the launch
+    /// with an error (never runs it elsewhere), and
+    /// [`Context::should_retry_elsewhere`] tells the caller to enter and
+    /// issue it once more.
     #[inline]
     pub(crate) fn enter_for_launch(&self) -> Result<(&'static Driver, bool)> {
         if self.believed_current() {
@@ -360,16 +364,37 @@ impl Context {
         LAUNCH_CURRENT.with(|c| c.get()) == self.shared.raw as usize
     }
 
+    /// After a call issued without asking the driver for the current
+    /// context (`fast`) failed with `rc`: whether another context turned out
+    /// to be current, so that the call is worth issuing again after a full
+    /// [`Context::enter`]. A sticky code is never retried, nor a failure
+    /// met with this context current (the driver's answer stands, and is
+    /// reported as it was; issuing it again could turn it into another
+    /// error, such as an invalidated capture). The query's own failure
+    /// counts as "no".
+    #[cold]
+    pub(crate) fn should_retry_elsewhere(&self, fast: bool, rc: cuda_sys::CUresult) -> bool {
+        if !fast || DriverCode::from_raw(rc).is_sticky() {
+            return false;
+        }
+        Self::forget_launch_current();
+        let Ok(cu) = cu() else { return false };
+        let mut current: CUcontext = ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        let asked = unsafe { (cu.cuCtxGetCurrent)(&mut current) };
+        asked == cuda_sys::CUresult::CUDA_SUCCESS && current != self.shared.raw
+    }
+
     /// Issues a call whose stream names the context: the driver takes the
     /// device from the stream, not from the thread's current context
     /// (`cuMemAllocAsync`, `cuMemAllocFromPoolAsync`, `cuMemFreeAsync` on a
     /// created stream). The driver's current-context query is skipped when
-    /// this thread's last `enter` was for this context; should foreign code
-    /// have switched contexts since and the driver refuse the call for it,
-    /// the call is issued once more after a full [`Context::enter`]. A
-    /// refused call did nothing, so the retry cannot do anything twice.
-    /// Sticky errors poison the context as in [`Context::check`] and are
-    /// never retried.
+    /// this thread's last `enter` was for this context; should the call fail
+    /// because foreign code switched contexts since, it is issued once more
+    /// after a full [`Context::enter`] (see
+    /// [`Context::should_retry_elsewhere`]; a failed call did nothing, so
+    /// the retry cannot do anything twice). Sticky errors poison the context
+    /// as in [`Context::check`].
     #[inline]
     pub(crate) fn issue_on_stream(
         &self,
@@ -381,8 +406,7 @@ impl Context {
         if rc == cuda_sys::CUresult::CUDA_SUCCESS {
             return Ok(());
         }
-        if fast && !DriverCode::from_raw(rc).is_sticky() {
-            Self::forget_launch_current();
+        if self.should_retry_elsewhere(fast, rc) {
             let cu = self.enter()?;
             return self.check(call, op(cu));
         }
@@ -399,7 +423,8 @@ impl Context {
         if self.believed_current() {
             if let Ok(cu) = cu() {
                 let rc = op(cu);
-                if rc == cuda_sys::CUresult::CUDA_SUCCESS || DriverCode::from_raw(rc).is_sticky() {
+                if rc == cuda_sys::CUresult::CUDA_SUCCESS || !self.should_retry_elsewhere(true, rc)
+                {
                     self.record_drop_error(call, rc);
                     return;
                 }
@@ -822,8 +847,10 @@ impl Shared {
     fn free_staging(&self, cu: &Driver) {
         // SAFETY: the primary context is still retained by this record.
         let _ = unsafe { (cu.cuCtxSetCurrent)(self.raw) };
-        // The context is about to be released: no thread's launch path may
-        // take it for current without asking the driver again.
+        // The context is about to be released: this thread's launch path
+        // must not take it for current without asking the driver again
+        // (other threads' records may still name it: their next call is
+        // refused by the driver and issued again after asking).
         LAUNCH_CURRENT.with(|c| c.set(0));
         if let Some(staging) = self.staging.get() {
             staging.release(cu, &self.arena, &mut |_, _| {});

@@ -486,25 +486,30 @@ impl<'a, T: DeviceCopy> PoolBuffer<'a, T> {
     ///
     /// # Errors
     ///
-    /// Driver errors.
+    /// Driver errors; [`Error::ContextPoisoned`], after the memory was
+    /// handed back as a drop would.
     pub fn free(self) -> Result<()> {
-        // On a context that refuses work, `Drop` still hands the memory back
-        // (and records the error); the arena is only told of a free that
-        // happens.
-        if let Err(e) = self.ctx.enter_for_launch() {
-            drop(self);
-            return Err(e);
-        }
         let this = std::mem::ManuallyDrop::new(self);
-        this.ctx.arena().record_free(this.id);
         let (ptr, stream) = (this.ptr, this.stream);
         // SAFETY: frees the allocation made by MemPool::alloc, once (the
-        // buffer is consumed and its Drop suppressed; a refused call freed
-        // nothing, so its retry does not free twice), on its live stream,
+        // buffer is consumed and its Drop suppressed; a failed call freed
+        // nothing, so a retry does not free twice), on its live stream,
         // after every work that used it (scopes borrow it until synced).
-        this.ctx.issue_on_stream("cuMemFreeAsync", |cu| unsafe {
+        let result = this.ctx.issue_on_stream("cuMemFreeAsync", |cu| unsafe {
             (cu.cuMemFreeAsync)(ptr, stream)
-        })
+        });
+        if let Err(Error::ContextPoisoned { .. }) = result {
+            // Refused before the driver saw it: handed back the way a drop
+            // hands it back on a context that refuses work (errors
+            // recorded), so that nothing leaks.
+            // SAFETY: as above; the refused call freed nothing.
+            this.ctx
+                .issue_on_stream_for_drop("cuMemFreeAsync", |cu| unsafe {
+                    (cu.cuMemFreeAsync)(ptr, stream)
+                });
+        }
+        this.ctx.arena().record_free(this.id);
+        result
     }
 }
 

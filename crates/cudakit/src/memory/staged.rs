@@ -27,6 +27,7 @@
 //!   the device address advances by the same amount, and nothing assumes
 //!   alignment.
 
+use std::collections::VecDeque;
 use std::panic::Location;
 use std::ptr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -221,16 +222,24 @@ pub(crate) fn is_page_locked(cu: &Driver, ptr: *const u8) -> bool {
 /// Copies `src` into `dst`, split into parts of at least [`PART_MIN`]
 /// bytes: the calling thread copies the first part, the copy threads (see
 /// [`CopyPool`]) the others, and the call returns when every part is done.
+/// While it waits, the caller copies parts still queued (its own or another
+/// caller's) instead of sleeping.
 ///
-/// The caller guarantees `len` readable bytes at `src` and `len` writable
-/// bytes at `dst`, not overlapping, for the duration of the call: the parts
-/// reach other threads as addresses, and this call outlives them all.
-fn parallel_copy(dst: *mut u8, src: *const u8, len: usize, to_chunk: bool) {
+/// # Safety
+///
+/// `len` readable bytes at `src` and `len` writable bytes at `dst`, not
+/// overlapping and not accessed otherwise, for the duration of the call:
+/// the parts reach other threads as addresses, and this call outlives them
+/// all.
+unsafe fn parallel_copy(dst: *mut u8, src: *const u8, len: usize, to_chunk: bool) {
     let pool = CopyPool::get();
     let streaming = streaming_stores(to_chunk);
-    let parts = (pool.threads.load(Ordering::Relaxed) + 1)
-        .min(len / PART_MIN)
-        .max(1);
+    let parts = (pool.threads() + 1).min(len / PART_MIN).max(1);
+    if parts == 1 {
+        // SAFETY: the caller's contract.
+        unsafe { copy_part(dst, src, len, streaming) };
+        return;
+    }
     let per = len.div_ceil(parts);
     let (d, s) = (dst as usize, src as usize);
     let done = Arc::new(Done {
@@ -238,7 +247,8 @@ fn parallel_copy(dst: *mut u8, src: *const u8, len: usize, to_chunk: bool) {
         lock: Mutex::new(()),
         all_done: Condvar::new(),
     });
-    if parts > 1 {
+    let mut queued = 0;
+    {
         let mut jobs = crate::context::lock(&pool.jobs);
         for p in 1..parts {
             let start = p * per;
@@ -247,25 +257,32 @@ fn parallel_copy(dst: *mut u8, src: *const u8, len: usize, to_chunk: bool) {
                 done.left.fetch_sub(1, Ordering::AcqRel);
                 continue;
             }
-            jobs.push(Job {
+            jobs.push_back(Job {
                 dst: d + start,
                 src: s + start,
                 len: per.min(len - start),
                 streaming,
                 done: Arc::clone(&done),
             });
+            queued += 1;
         }
-        let queued = jobs.len();
-        drop(jobs);
-        // One wake per part: waking every idle thread for a few parts made
-        // them all contend for the queue's lock.
-        for _ in 0..queued.min(parts - 1) {
-            pool.ready.notify_one();
-        }
+    }
+    // One wake per part: waking every idle thread for a few parts made
+    // them all contend for the queue's lock.
+    for _ in 0..queued {
+        pool.ready.notify_one();
     }
     // SAFETY: part 0 lies inside both ranges (the caller's contract) and is
     // disjoint from the parts given to the pool.
     unsafe { copy_part(dst, src, per.min(len), streaming) };
+    // Parts nobody has taken yet: copied here rather than waited for.
+    while done.left.load(Ordering::Acquire) != 0 {
+        let job = crate::context::lock(&pool.jobs).pop_front();
+        match job {
+            Some(job) => job.run(),
+            None => break,
+        }
+    }
     // The other parts take about as long as this one: spin briefly before
     // sleeping, so that the common case pays no wake-up.
     for _ in 0..2_000 {
@@ -386,6 +403,30 @@ struct Job {
     done: Arc<Done>,
 }
 
+impl Job {
+    /// Copies the part and counts it done, waking its caller after the
+    /// last one.
+    fn run(self) {
+        // SAFETY: a part of a `parallel_copy` whose caller waits, with its
+        // ranges valid, until `left` reaches 0 below; parts are disjoint
+        // ranges of the destination.
+        unsafe {
+            copy_part(
+                self.dst as *mut u8,
+                self.src as *const u8,
+                self.len,
+                self.streaming,
+            )
+        };
+        if self.done.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // Under the lock the caller checks `left` with, so the wake
+            // cannot fall between its check and its wait.
+            let _g = crate::context::lock(&self.done.lock);
+            self.done.all_done.notify_all();
+        }
+    }
+}
+
 /// A [`parallel_copy`]'s parts still running, and how to wake its caller.
 struct Done {
     left: AtomicUsize,
@@ -404,7 +445,11 @@ struct Done {
 struct CopyPool {
     /// Copy threads started (set once, when they all are).
     threads: AtomicUsize,
-    jobs: Mutex<Vec<Job>>,
+    /// The process that started them: a child made by `fork` has none of
+    /// them, and copies on the calling thread alone.
+    pid: u32,
+    /// Parts waiting, oldest first.
+    jobs: Mutex<VecDeque<Job>>,
     ready: Condvar,
 }
 
@@ -425,7 +470,8 @@ impl CopyPool {
                 .min(64);
             let pool: &'static CopyPool = Box::leak(Box::new(CopyPool {
                 threads: AtomicUsize::new(0),
-                jobs: Mutex::new(Vec::new()),
+                pid: std::process::id(),
+                jobs: Mutex::new(VecDeque::new()),
                 ready: Condvar::new(),
             }));
             let mut started = 0;
@@ -443,13 +489,23 @@ impl CopyPool {
         })
     }
 
+    /// Copy threads this process can count on: none in a child made by
+    /// `fork` (threads do not survive it).
+    fn threads(&self) -> usize {
+        if std::process::id() == self.pid {
+            self.threads.load(Ordering::Relaxed)
+        } else {
+            0
+        }
+    }
+
     /// A copy thread's loop: take a part, copy it, count it done.
     fn work(&self) -> ! {
         loop {
             let job = {
                 let mut jobs = crate::context::lock(&self.jobs);
                 loop {
-                    if let Some(job) = jobs.pop() {
+                    if let Some(job) = jobs.pop_front() {
                         break job;
                     }
                     jobs = match self.ready.wait(jobs) {
@@ -458,23 +514,7 @@ impl CopyPool {
                     };
                 }
             };
-            // SAFETY: a part of a `parallel_copy` whose caller waits, with
-            // its ranges valid, until `left` reaches 0 below; parts are
-            // disjoint ranges of the destination.
-            unsafe {
-                copy_part(
-                    job.dst as *mut u8,
-                    job.src as *const u8,
-                    job.len,
-                    job.streaming,
-                )
-            };
-            if job.done.left.fetch_sub(1, Ordering::AcqRel) == 1 {
-                // Under the lock the caller checks `left` with, so the wake
-                // cannot fall between its check and its wait.
-                let _g = crate::context::lock(&job.done.lock);
-                job.done.all_done.notify_all();
-            }
+            job.run();
         }
     }
 }
@@ -495,9 +535,10 @@ pub fn host_copy(dst: &mut [u8], src: &[u8]) -> Result<()> {
     let mut off = 0;
     while off < src.len() {
         let n = CHUNK.min(src.len() - off);
-        // `n` bytes of each slice from `off`; a `&mut` and a `&` slice
-        // never overlap.
-        parallel_copy(dst[off..].as_mut_ptr(), src[off..].as_ptr(), n, false);
+        // SAFETY: `n` bytes of each slice from `off`, borrowed (`&mut`
+        // exclusively) for the whole call; a `&mut` and a `&` slice never
+        // overlap.
+        unsafe { parallel_copy(dst[off..].as_mut_ptr(), src[off..].as_ptr(), n, false) };
         off += n;
     }
     Ok(())
@@ -564,8 +605,9 @@ pub(crate) unsafe fn htod(
             // above; for i < CHUNKS the previous transfer on this lane ended
             // in `finish`, which waited for both streams (on every path,
             // errors included). `src + off` has `n` readable bytes (the
-            // caller's contract); distinct allocations.
-            parallel_copy(lane.chunks[slot], unsafe { src.add(off) }, n, true);
+            // caller's contract, for the whole call: the caller waits for
+            // the copy); distinct allocations, nothing else touches them.
+            unsafe { parallel_copy(lane.chunks[slot], src.add(off), n, true) };
             let stream = lane.streams[i % 2];
             // SAFETY: `n` bytes of the page-locked chunk to `n` bytes of device
             // memory at `dst + off` (inside the caller's range); the chunk is not
@@ -636,9 +678,11 @@ pub(crate) unsafe fn dtoh(
             ctx.check("cuEventSynchronize", unsafe {
                 (cu.cuEventSynchronize)(lane.events[slot])
             })?;
-            // SAFETY: the DMA into the chunk has completed; `dst + off` has `n`
-            // writable bytes (the caller's contract); distinct allocations.
-            parallel_copy(unsafe { dst.add(off) }, lane.chunks[slot], n, false);
+            // SAFETY: the DMA into the chunk has completed and the next one
+            // into it is issued only after this copy returns; `dst + off` has
+            // `n` writable bytes not otherwise accessed (the caller's
+            // contract); distinct allocations.
+            unsafe { parallel_copy(dst.add(off), lane.chunks[slot], n, false) };
             if j + CHUNKS < pieces {
                 issue(j + CHUNKS)?;
             }
@@ -708,12 +752,15 @@ mod tests {
                             .map(|i| (i.wrapping_mul(31) ^ caller) as u8)
                             .collect();
                         let mut dst = vec![0xA5u8; len + dof + 9];
-                        parallel_copy(
-                            dst[dof..].as_mut_ptr(),
-                            src[so..].as_ptr(),
-                            len,
-                            caller % 2 == 0,
-                        );
+                        // SAFETY: `len` bytes of two distinct vectors.
+                        unsafe {
+                            parallel_copy(
+                                dst[dof..].as_mut_ptr(),
+                                src[so..].as_ptr(),
+                                len,
+                                caller % 2 == 0,
+                            )
+                        };
                         assert_eq!(&dst[dof..dof + len], &src[so..so + len], "len {len}");
                         assert!(dst[..dof].iter().all(|&b| b == 0xA5), "before, len {len}");
                         assert!(

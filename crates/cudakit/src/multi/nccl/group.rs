@@ -233,12 +233,18 @@ fn issue(calls: &[Call<'_>]) -> Result<()> {
     // Everything that can be refused is refused before NCCL sees the first
     // call: a group issued in part would launch some ranks' kernels, which
     // would then wait forever for the ranks that never came.
-    // NCCL takes the device from the communicator (it makes the device
-    // current itself), so no context is made current here: switching the
-    // thread between the ranks' contexts cost more than the calls.
+    // NCCL takes each call's device from its communicator and makes it
+    // current itself, so the thread is not switched between the ranks'
+    // contexts (that cost more than the calls). One rank's context is made
+    // current first: a blocking ncclGroupEnd saves the current device and
+    // restores it, and on a thread with none current that would create
+    // device 0's primary context, which the process may not use.
     for c in calls {
         c.comm.alive()?;
         c.comm.context().refuse_poisoned()?;
+    }
+    if let Some(first) = calls.first() {
+        first.comm.context().enter()?;
     }
     // SAFETY: starts a group on this thread; ended below on every path.
     check(nc, "ncclGroupStart", unsafe { (nc.ncclGroupStart)() }, None)?;
@@ -319,6 +325,10 @@ fn issue(calls: &[Call<'_>]) -> Result<()> {
             partial = true;
             first_err.get_or_insert(e);
         }
+    }
+    if first_err.is_some() || end.is_err() {
+        // NCCL's failure paths may leave another device current.
+        Context::forget_launch_current();
     }
     if let Some(e) = first_err {
         if partial {

@@ -41,7 +41,7 @@ pub use params::{ArgKind, KernelArg, ParamDescription, ParamList};
 use crate::compile::module::Function;
 pub use crate::compile::module::ParamCheck;
 use crate::context::{same_context, Context};
-use crate::error::{DriverCode, Error, LaunchConfigError, Result};
+use crate::error::{Error, LaunchConfigError, Result};
 use crate::work::scope::{Scope, Timed};
 use crate::work::stream::Stream;
 use params::PointerArray;
@@ -614,11 +614,10 @@ impl<'s, 'env> Scope<'s, 'env> {
             })
         };
         let (mut call, mut rc) = issue(cu)?;
-        if rc != CUresult::CUDA_SUCCESS && fast && !DriverCode::from_raw(rc).is_sticky() {
+        if rc != CUresult::CUDA_SUCCESS && ctx.should_retry_elsewhere(fast, rc) {
             // The thread's current context was believed to be this one
-            // without asking the driver; foreign code may have switched it.
-            // A refused launch queued nothing: ask, then launch once more.
-            Context::forget_launch_current();
+            // without asking the driver, and foreign code had switched it:
+            // the refused launch queued nothing, so it is issued once more.
             (call, rc) = issue(ctx.enter()?)?;
         }
         if rc != cuda_sys::CUresult::CUDA_SUCCESS {

@@ -265,7 +265,7 @@ impl<'a> ParamList<'a> {
                 if end <= INLINE_BYTES {
                     let base = bytes.as_mut_ptr().cast::<u8>();
                     for i in used..offset {
-                        // SAFETY: `used <= i < offset < end <= INLINE_BYTES`:
+                        // SAFETY: `used <= i < offset <= end <= INLINE_BYTES`:
                         // inside the inline array. Zeroing the alignment gap
                         // keeps `..used` initialised once `used` moves past it.
                         unsafe { base.add(i).write(0) };
