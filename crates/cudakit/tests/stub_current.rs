@@ -1,0 +1,101 @@
+//! The launch path's record of the thread's current context, against the
+//! test-only stand-in libcuda (which keeps a current context per thread, as
+//! the driver does, and gives each device's primary context its own
+//! handle). Launches and stream-ordered calls skip the driver's
+//! current-context query when the thread's last `enter` was for their
+//! context; every cudakit path that switches the thread's context must keep
+//! that record true, or a launch would be issued with another context
+//! current.
+//!
+//! Process-global (`CUDAKIT_LIBCUDA`), hence one test in its own binary.
+
+#[path = "../../cuda-sys/tests/support/stub.rs"]
+mod stub;
+
+use cudakit::{params, Context, LaunchConfig};
+
+#[test]
+fn a_launch_after_another_contexts_drop_runs_with_its_own_context_current() {
+    let path = stub::build_stub("");
+    std::env::set_var("CUDAKIT_LIBCUDA", &path);
+    // SAFETY: the stand-in library's initialisers are Rust statics only.
+    let lib = unsafe { libloading::Library::new(&path) }.expect("open the stand-in");
+    // SAFETY: exported by the stand-in with these signatures.
+    let devices = unsafe { lib.get::<unsafe extern "C" fn(i32)>(b"stub_set_device_count\0") }
+        .expect("stub_set_device_count");
+    // SAFETY: as above.
+    let set_params =
+        unsafe { lib.get::<unsafe extern "C" fn(*const usize, usize)>(b"stub_set_params\0") }
+            .expect("stub_set_params");
+    // SAFETY: plain values; one parameter of 8 bytes at offset 0.
+    unsafe {
+        devices(2);
+        set_params([0usize, 8].as_ptr(), 1);
+    }
+    let cu = cudakit::sys::driver().expect("the stand-in's table");
+    let current = || {
+        let mut c = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        let rc = unsafe { (cu.cuCtxGetCurrent)(&mut c) };
+        assert_eq!(rc, cudakit::sys::CUresult::CUDA_SUCCESS);
+        c
+    };
+
+    let (c0, c1) = (Context::new(0).unwrap(), Context::new(1).unwrap());
+    assert_ne!(c0.as_raw(), c1.as_raw());
+    let module = c0
+        .load_module_image(b".version 8.8\n.target sm_90\n.address_size 64\n")
+        .expect("module");
+    let f = module.function("k").expect("function");
+    let stream = c0.stream().expect("stream");
+    let buf = c0.alloc::<f32>(16).expect("alloc");
+    let cfg = LaunchConfig::new(1, 32);
+    // Launches on c0 and returns the context current right after the launch
+    // (the scope's end makes c0 current again, so it is read inside).
+    let launch = || {
+        let mut during = std::ptr::null_mut();
+        c0.scope(|s| {
+            // SAFETY: the stand-in runs nothing.
+            unsafe { s.launch(&stream, &f, &cfg, &params![&buf])? };
+            during = current();
+            Ok(())
+        })
+        .expect("launch");
+        during
+    };
+
+    // A launch on c0: c0 is current, and the record says so.
+    assert_eq!(launch(), c0.as_raw());
+
+    // Dropping a buffer of c1 makes c1 current (the drop hands the memory
+    // back in its own context). The next launch on c0 must not take c0 for
+    // current on the strength of the old record.
+    let other = c1.alloc::<f32>(16).expect("alloc on device 1");
+    assert_eq!(current(), c1.as_raw());
+    assert_eq!(launch(), c0.as_raw(), "launched with c1 current");
+    drop(other);
+    assert_eq!(current(), c1.as_raw());
+    assert_eq!(
+        launch(),
+        c0.as_raw(),
+        "launched with c1 current after c1's drop"
+    );
+
+    // Stream-ordered memory after foreign code switched the thread's context
+    // away: the stream names the device, and the memory comes back.
+    let pool = c0.default_pool().expect("default pool");
+    assert_eq!(launch(), c0.as_raw());
+    // SAFETY: foreign code's own switch; cudakit must cope with it.
+    let rc = unsafe { (cu.cuCtxSetCurrent)(c1.as_raw()) };
+    assert_eq!(rc, cudakit::sys::CUresult::CUDA_SUCCESS);
+    let live = c0.stats().live_count();
+    let a = pool
+        .alloc::<f32>(&stream, 64)
+        .expect("stream-ordered alloc");
+    assert_eq!(c0.stats().live_count(), live + 1);
+    a.free().expect("stream-ordered free");
+    assert_eq!(c0.stats().live_count(), live);
+    drop(pool);
+    drop(buf);
+    assert!(c0.leak_report().is_empty(), "{}", c0.leak_report());
+}
