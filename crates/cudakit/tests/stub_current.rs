@@ -5,7 +5,8 @@
 //! current-context query when the thread's last `enter` was for their
 //! context; every cudakit path that switches the thread's context must keep
 //! that record true, or a launch would be issued with another context
-//! current.
+//! current. Stream-ordered memory is checked after a foreign context switch,
+//! and freed explicitly on a poisoned context (handed back all the same).
 //!
 //! Process-global (`CUDAKIT_LIBCUDA`), hence one test in its own binary.
 
@@ -15,7 +16,7 @@ mod stub;
 use cudakit::{params, Context, LaunchConfig};
 
 #[test]
-fn a_launch_after_another_contexts_drop_runs_with_its_own_context_current() {
+fn launches_and_stream_ordered_memory_keep_to_their_context() {
     let path = stub::build_stub("");
     std::env::set_var("CUDAKIT_LIBCUDA", &path);
     // SAFETY: the stand-in library's initialisers are Rust statics only.
@@ -95,7 +96,41 @@ fn a_launch_after_another_contexts_drop_runs_with_its_own_context_current() {
     assert_eq!(c0.stats().live_count(), live + 1);
     a.free().expect("stream-ordered free");
     assert_eq!(c0.stats().live_count(), live);
+
+    // A stream-ordered buffer freed explicitly on a context poisoned since
+    // it was made: a typed error, and the memory is still handed back (as a
+    // drop hands it back) and leaves the arena.
+    // SAFETY: exported by the stand-in with this signature.
+    let fail_next_sync = unsafe { lib.get::<unsafe extern "C" fn(i32)>(b"stub_fail_next_sync\0") }
+        .expect("stub_fail_next_sync");
+    // SAFETY: exported by the stand-in with this signature.
+    let live_allocations =
+        unsafe { lib.get::<unsafe extern "C" fn() -> usize>(b"stub_live_allocations\0") }
+            .expect("stub_live_allocations");
+    let a = pool
+        .alloc::<f32>(&stream, 64)
+        .expect("stream-ordered alloc");
+    // SAFETY: no arguments.
+    let driver_live = unsafe { live_allocations() };
+    // SAFETY: a plain value; 700 is CUDA_ERROR_ILLEGAL_ADDRESS, sticky.
+    unsafe { fail_next_sync(700) };
+    let err = c0
+        .scope(|s| {
+            // SAFETY: the stand-in runs nothing.
+            unsafe { s.launch(&stream, &f, &cfg, &params![&buf]) }
+        })
+        .unwrap_err();
+    assert!(err.is_sticky(), "{err}");
+    assert!(c0.poisoned().is_some());
+    let err = a.free().unwrap_err();
+    assert!(
+        matches!(err, cudakit::Error::ContextPoisoned { .. }),
+        "{err}"
+    );
+    // SAFETY: no arguments.
+    let driver_live_after = unsafe { live_allocations() };
+    assert_eq!(driver_live_after, driver_live - 1, "not handed back");
+    assert_eq!(c0.stats().live_count(), live, "still in the arena");
     drop(pool);
     drop(buf);
-    assert!(c0.leak_report().is_empty(), "{}", c0.leak_report());
 }

@@ -74,6 +74,9 @@ struct State {
     captured_frees: u64,
     /// `cuLaunchHostFunc` calls made on a capturing stream.
     captured_host_fns: u64,
+    /// A code the next `cuStreamSynchronize` returns instead of success
+    /// (0: none), as the driver reports a kernel's fault there.
+    fail_next_sync: i32,
     /// Graph nodes made by the explicit builder: (node, its dependencies).
     nodes: Vec<(usize, Vec<usize>)>,
     /// NCCL stand-in: group starts, collective calls, aborts.
@@ -104,6 +107,7 @@ static STATE: Mutex<State> = Mutex::new(State {
     async_frees: 0,
     captured_frees: 0,
     captured_host_fns: 0,
+    fail_next_sync: 0,
     nodes: Vec::new(),
     nccl_groups: 0,
     nccl_calls: 0,
@@ -428,10 +432,17 @@ pub unsafe extern "C" fn cuCtxSynchronize() -> i32 {
     CUDA_SUCCESS
 }
 
-/// See [`cuCtxSynchronize`].
+/// As [`cuCtxSynchronize`], unless a test set a failure (`stub_fail_next_sync`).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamSynchronize(_stream: *mut c_void) -> i32 {
-    CUDA_SUCCESS
+    std::mem::take(&mut state().fail_next_sync)
+}
+
+/// Makes the next `cuStreamSynchronize` return `code` (a device fault such
+/// as 700 poisons the context that meets it).
+#[no_mangle]
+pub extern "C" fn stub_fail_next_sync(code: i32) {
+    state().fail_next_sync = code;
 }
 
 /// `cuStreamCreateWithPriority`: a fake stream.
