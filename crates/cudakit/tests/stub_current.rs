@@ -97,6 +97,32 @@ fn launches_and_stream_ordered_memory_keep_to_their_context() {
     a.free().expect("stream-ordered free");
     assert_eq!(c0.stats().live_count(), live);
 
+    // A stream-ordered buffer freed explicitly while its stream captures a
+    // graph: the free is not recorded into the graph (a replay would free
+    // it again), and the memory is handed back once the capture ends.
+    // SAFETY: exported by the stand-in with this signature.
+    let capture_counts =
+        unsafe { lib.get::<unsafe extern "C" fn(*mut u64)>(b"stub_capture_counts\0") }
+            .expect("stub_capture_counts");
+    let counts = || {
+        let mut c = [0u64; 3];
+        // SAFETY: three writable u64s.
+        unsafe { capture_counts(c.as_mut_ptr()) };
+        c
+    };
+    let captured_before = counts()[1];
+    let freed = pool
+        .alloc::<f32>(&stream, 64)
+        .expect("stream-ordered alloc");
+    c0.scope(|s| {
+        let graph = s.capture(&stream, || freed.free())?;
+        drop(graph);
+        Ok(())
+    })
+    .expect("capture");
+    assert_eq!(counts()[1], captured_before, "the free went into the graph");
+    assert_eq!(c0.stats().live_count(), live, "not handed back");
+
     // A stream-ordered buffer freed explicitly on a context poisoned since
     // it was made: a typed error, and the memory is still handed back (as a
     // drop hands it back) and leaves the arena.

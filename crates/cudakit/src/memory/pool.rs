@@ -487,26 +487,33 @@ impl<'a, T: DeviceCopy> PoolBuffer<'a, T> {
     /// # Errors
     ///
     /// Driver errors; [`Error::ContextPoisoned`], after the memory was
-    /// handed back as a drop would.
+    /// handed back as a drop would. While the context captures a graph,
+    /// the buffer is dropped instead (freed after a capture of its
+    /// stream), and errors are recorded as a drop records them.
     pub fn free(self) -> Result<()> {
+        // While the context captures, the drop's path hands the memory back:
+        // after the capture if its stream captures (issued now, the free
+        // would be recorded into the graph and run again at every replay).
+        if self.ctx.capturing() {
+            drop(self);
+            return Ok(());
+        }
         let this = std::mem::ManuallyDrop::new(self);
         let (ptr, stream) = (this.ptr, this.stream);
         // SAFETY: frees the allocation made by MemPool::alloc, once (the
         // buffer is consumed and its Drop suppressed; a failed call freed
         // nothing, so a retry does not free twice), on its live stream,
-        // after every work that used it (scopes borrow it until synced).
+        // which does not capture (checked above), after every work that
+        // used it (scopes borrow it until synced).
         let result = this.ctx.issue_on_stream("cuMemFreeAsync", |cu| unsafe {
             (cu.cuMemFreeAsync)(ptr, stream)
         });
         if let Err(Error::ContextPoisoned { .. }) = result {
-            // Refused before the driver saw it: handed back the way a drop
-            // hands it back on a context that refuses work (errors
-            // recorded), so that nothing leaks.
-            // SAFETY: as above; the refused call freed nothing.
-            this.ctx
-                .issue_on_stream_for_drop("cuMemFreeAsync", |cu| unsafe {
-                    (cu.cuMemFreeAsync)(ptr, stream)
-                });
+            // Refused before the driver saw it: the drop hands it back as on
+            // any context that refuses work (errors recorded), so that
+            // nothing leaks.
+            drop(std::mem::ManuallyDrop::into_inner(this));
+            return result;
         }
         this.ctx.arena().record_free(this.id);
         result
