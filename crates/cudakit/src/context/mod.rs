@@ -294,9 +294,9 @@ impl Context {
         }
     }
 
-    /// Refuses work on a poisoned context, without entering the driver (for
-    /// calls into libraries that take the device from their own handles,
-    /// such as NCCL's communicators).
+    /// Refuses work on a poisoned context, without entering the driver: the
+    /// first step of every `enter`, and alone for calls into libraries that
+    /// take the device from their own handles (NCCL's communicators).
     #[inline]
     pub(crate) fn refuse_poisoned(&self) -> Result<()> {
         match self.shared.poison.get() {
@@ -312,12 +312,7 @@ impl Context {
     /// the calling thread. Every operation starts here.
     #[inline]
     pub(crate) fn enter(&self) -> Result<&'static Driver> {
-        if let Some(cause) = self.shared.poison.get() {
-            return Err(Error::ContextPoisoned {
-                device: self.shared.device.ordinal(),
-                cause: *cause,
-            });
-        }
+        self.refuse_poisoned()?;
         let cu = cu()?;
         let mut current: CUcontext = ptr::null_mut();
         // SAFETY: a valid out-pointer.
@@ -346,12 +341,7 @@ impl Context {
     #[inline]
     pub(crate) fn enter_for_launch(&self) -> Result<(&'static Driver, bool)> {
         if self.believed_current() {
-            if let Some(cause) = self.shared.poison.get() {
-                return Err(Error::ContextPoisoned {
-                    device: self.shared.device.ordinal(),
-                    cause: *cause,
-                });
-            }
+            self.refuse_poisoned()?;
             return Ok((cu()?, true));
         }
         Ok((self.enter()?, false))
