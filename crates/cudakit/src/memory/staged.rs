@@ -21,8 +21,7 @@
 //!   on the first staged transfer and kept for the process: the machine's
 //!   parallelism minus one, at most 15, or `CUDAKIT_STAGING_THREADS` when
 //!   set (0: the calling thread alone). A chunk is cut into one part per
-//!   thread and the caller, each at least 1 MiB. `CUDAKIT_STAGING_NT` chooses streaming stores
-//!   on x86-64 (see `streaming_stores`; off by default).
+//!   thread and the caller, each at least 1 MiB.
 //! - Byte-exact at any length and start: chunks are cut at byte offsets,
 //!   the device address advances by the same amount, and nothing assumes
 //!   alignment.
@@ -231,15 +230,16 @@ pub(crate) fn is_page_locked(cu: &Driver, ptr: *const u8) -> bool {
 /// overlapping and not accessed otherwise, for the duration of the call:
 /// the parts reach other threads as addresses, and this call outlives them
 /// all.
-unsafe fn parallel_copy(dst: *mut u8, src: *const u8, len: usize, to_chunk: bool) {
+unsafe fn parallel_copy(dst: *mut u8, src: *const u8, len: usize) {
     let pool = CopyPool::get();
-    let streaming = streaming_stores(to_chunk);
     let parts = (pool.threads() + 1).min(len / PART_MIN).max(1);
     if parts == 1 {
         // SAFETY: the caller's contract.
-        unsafe { copy_part(dst, src, len, streaming) };
+        unsafe { ptr::copy_nonoverlapping(src, dst, len) };
         return;
     }
+    // Every part is non-empty: `per >= PART_MIN` exceeds `parts`, so
+    // `(parts - 1) * per < len`.
     let per = len.div_ceil(parts);
     let (d, s) = (dst as usize, src as usize);
     let done = Arc::new(Done {
@@ -247,34 +247,27 @@ unsafe fn parallel_copy(dst: *mut u8, src: *const u8, len: usize, to_chunk: bool
         lock: Mutex::new(()),
         all_done: Condvar::new(),
     });
-    let mut queued = 0;
     {
         let mut jobs = crate::context::lock(&pool.jobs);
         for p in 1..parts {
             let start = p * per;
-            if start >= len {
-                // Only when `per * (parts - 1) >= len`: nothing left to give.
-                done.left.fetch_sub(1, Ordering::AcqRel);
-                continue;
-            }
+            debug_assert!(start < len);
             jobs.push_back(Job {
                 dst: d + start,
                 src: s + start,
                 len: per.min(len - start),
-                streaming,
                 done: Arc::clone(&done),
             });
-            queued += 1;
         }
     }
     // One wake per part: waking every idle thread for a few parts made
     // them all contend for the queue's lock.
-    for _ in 0..queued {
+    for _ in 1..parts {
         pool.ready.notify_one();
     }
     // SAFETY: part 0 lies inside both ranges (the caller's contract) and is
     // disjoint from the parts given to the pool.
-    unsafe { copy_part(dst, src, per.min(len), streaming) };
+    unsafe { ptr::copy_nonoverlapping(src, dst, per) };
     // Parts nobody has taken yet: copied here rather than waited for.
     while done.left.load(Ordering::Acquire) != 0 {
         let job = crate::context::lock(&pool.jobs).pop_front();
@@ -300,106 +293,12 @@ unsafe fn parallel_copy(dst: *mut u8, src: *const u8, len: usize, to_chunk: bool
     }
 }
 
-/// Whether the parts of a copy into the chunks (`to_chunk`, host to
-/// device) or out of them (device to host) use streaming (non-temporal)
-/// stores, from `CUDAKIT_STAGING_NT`: `0` or unset, neither; `dtoh`, out
-/// of the chunks only; `1` or `all`, both (x86-64 only). Streaming stores
-/// skip the read of each destination line that ordinary stores make
-/// first, but leave nothing in the cache, where the DMA of a freshly
-/// filled chunk could find it.
-fn streaming_stores(to_chunk: bool) -> bool {
-    static NT: OnceCell<(bool, bool)> = OnceCell::new();
-    let (htod, dtoh) = *NT.get_or_init(|| {
-        if !cfg!(target_arch = "x86_64") {
-            return (false, false);
-        }
-        match std::env::var("CUDAKIT_STAGING_NT")
-            .as_deref()
-            .map(str::trim)
-        {
-            Ok("1") | Ok("all") => (true, true),
-            Ok("dtoh") => (false, true),
-            _ => (false, false),
-        }
-    });
-    if to_chunk {
-        htod
-    } else {
-        dtoh
-    }
-}
-
-/// Copies `len` bytes from `src` to `dst` (one part of a
-/// [`parallel_copy`]); with streaming stores when `streaming` (see
-/// [`streaming_stores`]), fenced before returning, so that the bytes
-/// are visible to the DMA engine and other threads like those of an
-/// ordinary copy once the part is counted done.
-///
-/// # Safety
-///
-/// `len` readable bytes at `src`, `len` writable bytes at `dst`, not
-/// overlapping.
-unsafe fn copy_part(dst: *mut u8, src: *const u8, len: usize, streaming: bool) {
-    #[cfg(target_arch = "x86_64")]
-    if len >= 4096 && streaming {
-        // SAFETY: the caller's contract.
-        unsafe { copy_streaming(dst, src, len) };
-        return;
-    }
-    let _ = streaming;
-    // SAFETY: the caller's contract.
-    unsafe { ptr::copy_nonoverlapping(src, dst, len) };
-}
-
-/// [`copy_part`] with SSE2 streaming stores (every x86-64 has SSE2): the
-/// bytes up to the first 16-byte boundary of `dst` and after the last one
-/// are copied plainly, the aligned middle 64 bytes at a time with unaligned
-/// loads and `movntdq`, then `sfence` orders the streaming stores before
-/// anything the thread does next.
-///
-/// # Safety
-///
-/// As [`copy_part`].
-#[cfg(target_arch = "x86_64")]
-unsafe fn copy_streaming(dst: *mut u8, src: *const u8, len: usize) {
-    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
-    let head = dst.align_offset(16).min(len);
-    // SAFETY: `head <= len` bytes of both ranges.
-    unsafe { ptr::copy_nonoverlapping(src, dst, head) };
-    let body = (len - head) / 64 * 64;
-    let mut i = head;
-    while i < head + body {
-        // SAFETY: `i + 64 <= len`: four 16-byte loads inside `src` (any
-        // alignment) and four 16-byte stores inside `dst` at `dst + i`,
-        // which is 16-byte aligned (`head` aligned it; `i - head` is a
-        // multiple of 64).
-        unsafe {
-            let s = src.add(i).cast::<__m128i>();
-            let d = dst.add(i).cast::<__m128i>();
-            let a = _mm_loadu_si128(s);
-            let b = _mm_loadu_si128(s.add(1));
-            let c = _mm_loadu_si128(s.add(2));
-            let e = _mm_loadu_si128(s.add(3));
-            _mm_stream_si128(d, a);
-            _mm_stream_si128(d.add(1), b);
-            _mm_stream_si128(d.add(2), c);
-            _mm_stream_si128(d.add(3), e);
-        }
-        i += 64;
-    }
-    // SAFETY: the remaining `len - i` bytes of both ranges.
-    unsafe { ptr::copy_nonoverlapping(src.add(i), dst.add(i), len - i) };
-    // SAFETY: sfence has no operands; SSE is part of x86-64.
-    unsafe { _mm_sfence() };
-}
-
 /// One part of a [`parallel_copy`]: `len` bytes from `src` to `dst`
 /// (addresses), and the count of its call's parts still to do.
 struct Job {
     dst: usize,
     src: usize,
     len: usize,
-    streaming: bool,
     done: Arc<Done>,
 }
 
@@ -410,14 +309,7 @@ impl Job {
         // SAFETY: a part of a `parallel_copy` whose caller waits, with its
         // ranges valid, until `left` reaches 0 below; parts are disjoint
         // ranges of the destination.
-        unsafe {
-            copy_part(
-                self.dst as *mut u8,
-                self.src as *const u8,
-                self.len,
-                self.streaming,
-            )
-        };
+        unsafe { ptr::copy_nonoverlapping(self.src as *const u8, self.dst as *mut u8, self.len) };
         if self.done.left.fetch_sub(1, Ordering::AcqRel) == 1 {
             // Under the lock the caller checks `left` with, so the wake
             // cannot fall between its check and its wait.
@@ -520,9 +412,9 @@ impl CopyPool {
 }
 
 /// Copies `src` into `dst` on the staged pipeline's copy threads, as the
-/// pipeline copies out of its chunks in a device-to-host transfer (see
-/// `CUDAKIT_STAGING_THREADS` and `CUDAKIT_STAGING_NT`). No device is involved: this measures
-/// the host side of a staged transfer, which bounds its rate.
+/// pipeline copies between pageable memory and its chunks (see
+/// `CUDAKIT_STAGING_THREADS`). No device is involved: this measures the
+/// host side of a staged transfer, which bounds its rate.
 ///
 /// # Errors
 ///
@@ -538,7 +430,7 @@ pub fn host_copy(dst: &mut [u8], src: &[u8]) -> Result<()> {
         // SAFETY: `n` bytes of each slice from `off`, borrowed (`&mut`
         // exclusively) for the whole call; a `&mut` and a `&` slice never
         // overlap.
-        unsafe { parallel_copy(dst[off..].as_mut_ptr(), src[off..].as_ptr(), n, false) };
+        unsafe { parallel_copy(dst[off..].as_mut_ptr(), src[off..].as_ptr(), n) };
         off += n;
     }
     Ok(())
@@ -607,7 +499,7 @@ pub(crate) unsafe fn htod(
             // errors included). `src + off` has `n` readable bytes (the
             // caller's contract, for the whole call: the caller waits for
             // the copy); distinct allocations, nothing else touches them.
-            unsafe { parallel_copy(lane.chunks[slot], src.add(off), n, true) };
+            unsafe { parallel_copy(lane.chunks[slot], src.add(off), n) };
             let stream = lane.streams[i % 2];
             // SAFETY: `n` bytes of the page-locked chunk to `n` bytes of device
             // memory at `dst + off` (inside the caller's range); the chunk is not
@@ -682,7 +574,7 @@ pub(crate) unsafe fn dtoh(
             // into it is issued only after this copy returns; `dst + off` has
             // `n` writable bytes not otherwise accessed (the caller's
             // contract); distinct allocations.
-            unsafe { parallel_copy(dst.add(off), lane.chunks[slot], n, false) };
+            unsafe { parallel_copy(dst.add(off), lane.chunks[slot], n) };
             if j + CHUNKS < pieces {
                 issue(j + CHUNKS)?;
             }
@@ -753,14 +645,7 @@ mod tests {
                             .collect();
                         let mut dst = vec![0xA5u8; len + dof + 9];
                         // SAFETY: `len` bytes of two distinct vectors.
-                        unsafe {
-                            parallel_copy(
-                                dst[dof..].as_mut_ptr(),
-                                src[so..].as_ptr(),
-                                len,
-                                caller % 2 == 0,
-                            )
-                        };
+                        unsafe { parallel_copy(dst[dof..].as_mut_ptr(), src[so..].as_ptr(), len) };
                         assert_eq!(&dst[dof..dof + len], &src[so..so + len], "len {len}");
                         assert!(dst[..dof].iter().all(|&b| b == 0xA5), "before, len {len}");
                         assert!(
@@ -783,25 +668,5 @@ mod tests {
         assert!(dst == src);
         let err = host_copy(&mut dst[1..], &src).unwrap_err();
         assert!(matches!(err, crate::Error::LengthMismatch { .. }), "{err}");
-    }
-
-    /// Streaming stores cover every byte once at every head and tail
-    /// alignment, and nothing outside the range.
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn streaming_copy_is_byte_exact_at_every_alignment() {
-        for len in [4096usize, 4097, 4096 + 63, 4096 + 64, 4096 + 65, 10_000] {
-            for so in 0..17 {
-                for dof in 0..17 {
-                    let src: Vec<u8> = (0..len + so).map(|i| (i * 13 + 5) as u8).collect();
-                    let mut dst = vec![0x5Au8; len + dof + 3];
-                    // SAFETY: `len` bytes each, distinct vectors.
-                    unsafe { copy_part(dst[dof..].as_mut_ptr(), src[so..].as_ptr(), len, true) };
-                    assert_eq!(&dst[dof..dof + len], &src[so..so + len], "{len} {so} {dof}");
-                    assert!(dst[..dof].iter().all(|&b| b == 0x5A));
-                    assert!(dst[dof + len..].iter().all(|&b| b == 0x5A));
-                }
-            }
-        }
     }
 }
