@@ -295,7 +295,8 @@ impl<'a> ParamList<'a> {
 
     /// [`Self::push_bytes`] for everything else: an invalid alignment (a
     /// typed error at launch), heap storage, or a push that moves the
-    /// storage to the heap.
+    /// storage to the heap (more than [`INLINE_ARGS`] arguments or
+    /// [`INLINE_BYTES`] bytes).
     #[track_caller]
     #[cold]
     #[inline(never)]
@@ -317,10 +318,11 @@ impl<'a> ParamList<'a> {
             });
             return;
         }
+        // The fast path took every push an inline list has room for, so here
+        // the list is on the heap, or moves there now.
         let offset = self.used.next_multiple_of(align);
         let end = offset + value.len();
-        let spill = self.len == INLINE_ARGS || end > self.capacity();
-        if spill {
+        if !self.is_spilled() || end > self.capacity() {
             self.grow(end);
         }
         let entry = Entry {
@@ -331,35 +333,18 @@ impl<'a> ParamList<'a> {
             kind,
             context,
         };
-        let used = self.used;
-        let gap = offset - used;
-        match &mut self.storage {
-            Storage::Inline(bytes, entries) => {
-                // SAFETY: `used <= offset` and `end <= INLINE_BYTES` (checked
-                // above; otherwise the storage was moved to the heap), so
-                // `used..end` is inside the inline array.
-                let gap_start = unsafe { bytes.as_mut_ptr().cast::<u8>().add(used) };
-                // SAFETY: `gap` bytes from `used` lie inside the array (as
-                // above); zeroing them keeps `..used` initialised once `used`
-                // moves past the gap.
-                unsafe { std::ptr::write_bytes(gap_start, 0, gap) };
-                // SAFETY: `offset + value.len() == end <= INLINE_BYTES`.
-                let dst = unsafe { bytes.as_mut_ptr().cast::<u8>().add(offset) };
-                // SAFETY: `value` is `value.len()` readable bytes; `dst` has
-                // that many writable bytes; they do not overlap.
-                unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), dst, value.len()) };
-                entries[self.len] = MaybeUninit::new(entry);
-            }
-            Storage::Heap { bytes, entries, .. } => {
-                // The heap block was zero-filled when made, so the gap is
-                // initialised already.
-                // SAFETY: `grow` made the heap block at least `end` bytes.
-                let dst = unsafe { bytes.as_mut_ptr().cast::<u8>().add(offset) };
-                // SAFETY: as above.
-                unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), dst, value.len()) };
-                entries.push(entry);
-            }
-        }
+        let Storage::Heap { bytes, entries, .. } = &mut self.storage else {
+            unreachable!("grow moved the list to the heap")
+        };
+        // The heap block was zero-filled when made, so the gap is initialised
+        // already.
+        // SAFETY: the heap block has at least `end` bytes (grown above when
+        // it had fewer).
+        let dst = unsafe { bytes.as_mut_ptr().cast::<u8>().add(offset) };
+        // SAFETY: `value` is `value.len()` readable bytes; `dst` has that many
+        // writable bytes (`offset + value.len() == end`); they do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), dst, value.len()) };
+        entries.push(entry);
         self.used = end;
         self.len += 1;
     }
