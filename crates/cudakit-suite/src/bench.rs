@@ -34,9 +34,31 @@ impl Row {
     }
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
+/// The median of the samples (the upper one of an even count).
+pub(crate) fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
+}
+
+/// The medians of `raw` and `kit` over `batches` batches each, the order
+/// alternating from batch to batch so that neither side always runs first
+/// (after the other's teardown, or its synchronize).
+pub(crate) fn alternating_medians(
+    batches: usize,
+    mut raw: impl FnMut() -> Result<Duration>,
+    mut kit: impl FnMut() -> Result<Duration>,
+) -> Result<(Duration, Duration)> {
+    let (mut r, mut k) = (Vec::new(), Vec::new());
+    for i in 0..batches {
+        if i % 2 == 0 {
+            r.push(raw()?);
+            k.push(kit()?);
+        } else {
+            k.push(kit()?);
+            r.push(raw()?);
+        }
+    }
+    Ok((median(r), median(k)))
 }
 
 const NOOP: &str = r#"

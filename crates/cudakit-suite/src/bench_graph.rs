@@ -15,7 +15,7 @@ use cudakit::sys::{CUgraph, CUgraphExec, CUstreamCaptureMode};
 use cudakit::work::launch::LaunchConfig;
 use cudakit::{params, Context, InstantiateOptions, Result};
 
-use crate::bench::Row;
+use crate::bench::{median, Row};
 
 const NOOP: &str = r#"
 extern "C" __global__ void noop(float* p, int n) { if (n < 0) p[0] = 1.0f; }
@@ -23,11 +23,6 @@ extern "C" __global__ void noop(float* p, int n) { if (n < 0) p[0] = 1.0f; }
 
 /// Kernels per graph.
 const KERNELS: usize = 1000;
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
 
 unsafe extern "C" fn bump(user: *mut c_void) {
     // SAFETY: `user` points at an AtomicUsize that outlives the stream

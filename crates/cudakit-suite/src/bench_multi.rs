@@ -15,12 +15,7 @@ use cudakit::sys::nccl::{ncclDataType_t, ncclRedOp_t};
 use cudakit::sys::ncclResult_t;
 use cudakit::{Context, Error, Result};
 
-use crate::bench::Row;
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
+use crate::bench::{alternating_medians, Row};
 
 fn gbps(bytes: usize, t: Duration) -> f64 {
     bytes as f64 / t.as_secs_f64() / 1e9
@@ -139,18 +134,7 @@ pub fn peer_copies(
         };
         raw()?;
         kit()?;
-        let (mut r, mut k) = (Vec::new(), Vec::new());
-        // The order alternates, so that neither side always runs first.
-        for i in 0..batches {
-            if i % 2 == 0 {
-                r.push(raw()?);
-                k.push(kit()?);
-            } else {
-                k.push(kit()?);
-                r.push(raw()?);
-            }
-        }
-        let (r, k) = (median(r), median(k));
+        let (r, k) = alternating_medians(batches, raw, kit)?;
         let moved = if fwd && back { 2 * bytes } else { bytes };
         rows.push(Row {
             name: format!(
@@ -244,18 +228,7 @@ pub fn all_reduce(
             raw()?;
             kit()?;
         }
-        let (mut r, mut k) = (Vec::new(), Vec::new());
-        // The order alternates, so that neither side always runs first.
-        for i in 0..batches {
-            if i % 2 == 0 {
-                r.push(raw()?);
-                k.push(kit()?);
-            } else {
-                k.push(kit()?);
-                r.push(raw()?);
-            }
-        }
-        let (r, k) = (median(r), median(k));
+        let (r, k) = alternating_medians(batches, raw, kit)?;
         // Bus bandwidth: algorithm bandwidth times 2 (n - 1) / n, n = 2.
         rows.push(Row {
             name: format!(

@@ -9,12 +9,7 @@ use std::time::{Duration, Instant};
 use cudakit::compile::program::Program;
 use cudakit::{Context, Result};
 
-use crate::bench::Row;
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
+use crate::bench::{median, Row};
 
 fn check(call: &'static str, rc: cudakit::sys::CUresult) -> Result<()> {
     cudakit::error::check(call, rc).map_err(cudakit::Error::Driver)
