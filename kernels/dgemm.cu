@@ -321,7 +321,7 @@ __device__ __forceinline__ void dg_cp16_full(unsigned dst, const double* src) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
 }
 
-template <int BM, int BK, int STAGES, int KI, int GM>
+template <int BM, int BK, int STAGES, int KI, int GM, bool DB = false, bool SW = false>
 __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alpha,
                                                 const double* __restrict__ A,
                                                 const double* __restrict__ B, double beta,
@@ -462,12 +462,207 @@ __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alph
     asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2) : "memory");
     __syncthreads();
 
+    if constexpr (SW) {
+        // Swapped operands (SW): the mma computes the warp's C tile
+        // transposed, C^T = B^T A^T: the mma's 16 "rows" are 16 columns of C
+        // and its 8 "columns" are 8 rows of C. The shared-memory layouts and
+        // load addresses are the ones above; what changes is which fragment
+        // register each loaded double2 fills, and now every 16-byte load fills
+        // two adjacent fragment registers, in the order the mma reads them, so
+        // that no register copies are needed:
+        // - mma A (from B), column tile ct (16 columns: mma row i <-> column
+        //   wn + 16 ct + 2 (i & 7) + (i >> 3)): a[2j], a[2j + 1] = B[k of slot
+        //   t + 4j][wn + 16 ct + 2g + {0, 1}], one 16-byte load;
+        // - mma B (from A), row tile rt (8 rows: mma column j <-> row
+        //   wm + 8 rt + j): b[2 grp], b[2 grp + 1] = A[wm + 8 rt + g][k of
+        //   slots t, t + 4 of group grp], one 16-byte load;
+        // - accumulators: c0, c2 = C[row 8 rt + 2t][16 ct + 2g + {0, 1}],
+        //   c1, c3 = C[row 8 rt + 2t + 1][same columns] (double2 stores).
+        typedef double SwA[KI / 2];  // mma A fragment: one 16-column tile
+        typedef double SwB[KI / 4];  // mma B fragment: one 8-row tile
+        auto load_sa = [&](SwA& f, int stage, int kstep, int ct) {
+            const double* bs = dg_smem + stage * B_STAGE;
+#pragma unroll
+            for (int grp = 0; grp < KG; ++grp) {
+                const int s8 = kstep * KG + grp;
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    const double2 v = *reinterpret_cast<const double2*>(
+                        bs + b_frag + (8 * s8 + r) * DP_LDB + 16 * ct);
+                    f[2 * (2 * grp + r)] = v.x;
+                    f[2 * (2 * grp + r) + 1] = v.y;
+                }
+            }
+        };
+        auto load_sb = [&](SwB& f, int stage, int kstep, int rt) {
+            const double* as = dg_smem + stage * A_STAGE;
+#pragma unroll
+            for (int grp = 0; grp < KG; ++grp) {
+                const int s8 = kstep * KG + grp;
+                const int ao = ((s8 & 1) ? a_odd : a_even) + 8 * s8;
+                const double2 v = *reinterpret_cast<const double2*>(as + ao + 8 * rt * BK);
+                f[2 * grp] = v.x;
+                f[2 * grp + 1] = v.y;
+            }
+        };
+        auto mma = [&](int ct, int rt, const SwA& fa, const SwB& fb) {
+            double(&d)[4] = acc[(ct * 8 + rt) >> 2][(ct * 8 + rt) & 3];
+            if (KI == 8) {
+                dg_mma_16x8x8(d, *reinterpret_cast<const double(*)[4]>(fa),
+                              *reinterpret_cast<const double(*)[2]>(fb));
+            } else {
+                dg_mma_16x8x16(d, *reinterpret_cast<const double(*)[8]>(fa),
+                               *reinterpret_cast<const double(*)[4]>(fb));
+            }
+        };
+        constexpr int NB = DB ? 2 : 1;  // fragment register sets
+        static_assert(!DB || NSTEP % 2 == 0, "double buffering: an even count of steps per slice");
+        SwA fa[NB][2];
+        SwB fb[NB][8];
+        if (nk > 0) {
+#pragma unroll
+            for (int ct = 0; ct < 2; ++ct) {
+                load_sa(fa[0][ct], 0, 0, ct);
+            }
+#pragma unroll
+            for (int rt = 0; rt < 8; ++rt) {
+                load_sb(fb[0][rt], 0, 0, rt);
+            }
+        }
+        int rs = 0;  // stage holding slice kt
+        for (int kt = 0; kt < nk; ++kt) {
+            const int nrs = (rs + 1 == STAGES) ? 0 : rs + 1;
+#pragma unroll
+            for (int ks = 0; ks < NSTEP; ++ks) {
+                const int c = DB ? (ks & 1) : 0;  // set read by this step
+                const int n = DB ? (c ^ 1) : 0;   // set loaded for the next one
+                const bool last = ks + 1 == NSTEP;
+                if (last) {
+                    // Slice kt + 1 complete and visible; every thread is done
+                    // with slice kt - 1's stage.
+                    asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 3) : "memory");
+                    __syncthreads();
+                }
+                const int nst = last ? nrs : rs;
+                const int nks = last ? 0 : ks + 1;
+                // Order: column tile 0 across the 8 row tiles, then column
+                // tile 1. Double-buffered, each next-step load goes after
+                // the mma that follows the last reader of its registers by 8
+                // mmas; single-buffered, each fragment reloads right after
+                // its last mma of this step (8 mmas before its next use).
+#pragma unroll
+                for (int ct = 0; ct < 2; ++ct) {
+#pragma unroll
+                    for (int rt = 0; rt < 8; ++rt) {
+                        mma(ct, rt, fa[c][ct], fb[c][rt]);
+                        if (DB) {
+                            if (ct == 0) {
+                                load_sb(fb[n][rt], nst, nks, rt);
+                            }
+                        } else if (ct == 1) {
+                            load_sb(fb[n][rt], nst, nks, rt);
+                        }
+                    }
+                    if (DB) {
+                        if (ct == 0) {
+                            load_sa(fa[n][0], nst, nks, 0);
+                            load_sa(fa[n][1], nst, nks, 1);
+                        }
+                    } else {
+                        load_sa(fa[n][ct], nst, nks, ct);
+                    }
+                }
+            }
+            if (kt + STAGES - 1 < nk) {
+                load_stage(rs == 0 ? STAGES - 1 : rs - 1);
+            }
+            asm volatile("cp.async.commit_group;\n" ::: "memory");
+            rs = nrs;
+        }
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
+
+#pragma unroll
+        for (int ct = 0; ct < 2; ++ct) {
+#pragma unroll
+            for (int rt = 0; rt < 8; ++rt) {
+                const double(&d)[4] = acc[(ct * 8 + rt) >> 2][(ct * 8 + rt) & 3];
+                const int row = m0 + wm + 8 * rt + 2 * t;
+                double* p0 = C + (long long)row * N + n0 + wn + 16 * ct + 2 * g;
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    double2* p = reinterpret_cast<double2*>(p0 + (long long)h * N);
+                    double w0 = alpha * d[h];
+                    double w1 = alpha * d[h + 2];
+                    if (beta != 0.0) {
+                        const double2 cv = *p;
+                        w0 = fma(beta, cv.x, w0);
+                        w1 = fma(beta, cv.y, w1);
+                    }
+                    *p = make_double2(w0, w1);
+                }
+            }
+        }
+        return;
+    }
+
     // Software pipeline: one register set of fragments for a whole mma step
     // (the warp's four m16 A tiles and four n8 B tiles); each fragment is
     // reloaded with the next step's values right after its last mma of this
     // step, so every load has most of a step's mmas to complete. The last step
     // of a slice passes the barrier first, so that its reloads can read the
     // next slice.
+    if constexpr (DB) {
+    // Double-buffered fragments (DB, m16n8k8 only): two register sets of a
+    // whole mma step (four A tiles, four B tiles); step x computes from set
+    // x & 1 while the next step's fragments load into the other set, each
+    // load placed after a row of four mmas, so that no load overwrites a
+    // register that an mma issued just before still reads.
+    static_assert(KI == 8 && NSTEP % 2 == 0, "double buffering: k8 steps, an even count per slice");
+    FragA fa[2][MT];
+    FragB fb[2];
+    if (nk > 0) {
+        load_b(fb[0], 0, 0, 0);
+        load_b(fb[0], 0, 0, 1);
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+            load_a(fa[0][mt], 0, 0, mt);
+        }
+    }
+    int rs = 0;  // stage holding slice kt
+    for (int kt = 0; kt < nk; ++kt) {
+        const int nrs = (rs + 1 == STAGES) ? 0 : rs + 1;
+#pragma unroll
+        for (int ks = 0; ks < NSTEP; ++ks) {
+            const int c = ks & 1;
+            const bool last = ks + 1 == NSTEP;
+            if (last) {
+                asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 3) : "memory");
+                __syncthreads();
+            }
+            const int nst = last ? nrs : rs;
+            const int nks = last ? 0 : ks + 1;
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+                for (int nt = 0; nt < 4; ++nt) {
+                    dg_mma_16x8x8(acc[mt][nt], *reinterpret_cast<const double(*)[4]>(fa[c][mt]),
+                                  *reinterpret_cast<const double(*)[2]>(fb[c][nt]));
+                }
+                if (mt == 0) {
+                    load_b(fb[c ^ 1], nst, nks, 0);
+                    load_b(fb[c ^ 1], nst, nks, 1);
+                }
+                load_a(fa[c ^ 1][mt], nst, nks, mt);
+            }
+        }
+        if (kt + STAGES - 1 < nk) {
+            load_stage(rs == 0 ? STAGES - 1 : rs - 1);
+        }
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+        rs = nrs;
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    } else {
     FragA fa[MT];
     FragB fb;
     if (nk > 0) {
@@ -524,6 +719,7 @@ __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alph
         rs = nrs;
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
+    }
 
     // Epilogue: thread (g, t) holds, for rows wm + 16 mt + g + 8 q, columns
     // wn + 16 h2 + 4t + {0, 1, 2, 3} = acc[mt][2 h2][2q], acc[mt][2 h2 + 1][2q],
@@ -578,12 +774,12 @@ __device__ __forceinline__ bool dg_pipe_eligible(int M, int N, int K, const doub
 // Name expressions used (spelled exactly so):
 //   "dgemm_pipe<16, 4, 16, 0>"  (= dgemm_dmma_128x128)
 //   "dgemm_pipe<16, 5, 16, 0>", "dgemm_pipe<16, 6, 16, 0>", "dgemm_pipe<16, 6, 8, 0>"
-template <int BK, int STAGES, int KI, int GM>
+template <int BK, int STAGES, int KI, int GM, bool DB = false, bool SW = false>
 __global__ void __launch_bounds__(256, 1)
     dgemm_pipe(int M, int N, int K, double alpha, const double* __restrict__ A,
                const double* __restrict__ B, double beta, double* __restrict__ C) {
     if (dg_pipe_eligible<DG_BM, BK, GM>(M, N, K, A, B, C)) {
-        dgemm_pipe_body<DG_BM, BK, STAGES, KI, GM>(M, N, K, alpha, A, B, beta, C);
+        dgemm_pipe_body<DG_BM, BK, STAGES, KI, GM, DB, SW>(M, N, K, alpha, A, B, beta, C);
     } else {
         dgemm_body<DG_BM, 32, 3, 16, 4, GM>(M, N, K, alpha, A, B, beta, C);
     }
@@ -647,13 +843,13 @@ extern "C" __global__ void __launch_bounds__(256, 1)
 // Name expressions used (spelled exactly so):
 //   "dgemm_pipe64<16, 4, 16, 0>"  (= dgemm_dmma_64x128)
 //   "dgemm_pipe64<16, 4, 8, 0>", "dgemm_pipe64<16, 3, 16, 0>", "dgemm_pipe64<16, 4, 16, 8>"
-template <int BK, int STAGES, int KI, int GM>
+template <int BK, int STAGES, int KI, int GM, bool DB = false, bool SW = false>
 __global__ void __launch_bounds__(128, 2)
     dgemm_pipe64(int M, int N, int K, double alpha, const double* __restrict__ A,
                  const double* __restrict__ B, double beta, double* __restrict__ C) {
     static_assert(DP_SMEM_BYTES_M(64, BK, STAGES) <= DG64_SMEM_BYTES, "pipelined stages too large");
     if (dg_pipe_eligible<64, BK, GM>(M, N, K, A, B, C)) {
-        dgemm_pipe_body<64, BK, STAGES, KI, GM>(M, N, K, alpha, A, B, beta, C);
+        dgemm_pipe_body<64, BK, STAGES, KI, GM, DB, SW>(M, N, K, alpha, A, B, beta, C);
     } else {
         dgemm_body<64, 16, 4, 16, 4, GM>(M, N, K, alpha, A, B, beta, C);
     }

@@ -1906,10 +1906,12 @@ const DGEMM_128: &str = "dgemm_dmma_128x128";
 const DGEMM_MT2: &str = "dgemm_dmma<32, 3, 8, 2, 0>";
 const DGEMM_BK16: &str = "dgemm_dmma<16, 4, 8, 2, 0>";
 const DGEMM_64: &str = "dgemm_dmma_64x128";
-const DGEMM_64_K8: &str = "dgemm_pipe64<16, 4, 8, 0>";
-const DGEMM_64_S3: &str = "dgemm_pipe64<16, 3, 16, 0>";
-const DGEMM_64_S3_K8: &str = "dgemm_pipe64<16, 3, 8, 0>";
-const DGEMM_64_GM8: &str = "dgemm_pipe64<16, 4, 16, 8>";
+const DGEMM_64_SWDB: &str = "dgemm_pipe64<16, 4, 8, 0, true, true>";
+const DGEMM_64_SW16: &str = "dgemm_pipe64<16, 4, 16, 0, false, true>";
+const DGEMM_64_SWDB3: &str = "dgemm_pipe64<16, 3, 8, 0, true, true>";
+const DGEMM_128_SWDB: &str = "dgemm_pipe<16, 4, 8, 0, true, true>";
+const DGEMM_128_SW16: &str = "dgemm_pipe<16, 4, 16, 0, false, true>";
+const DGEMM_128_SWDB32: &str = "dgemm_pipe<32, 3, 8, 0, true, true>";
 
 // Shapes: the lab's odd shapes (129×67×255: nothing a tile multiple, K odd
 // so TMA rows are padded; 300×520×130; 17×1000×33 and 1000×17×64,
@@ -2016,13 +2018,24 @@ h200_cases! {
     dgemm_64_33x65x17_nt_beta: DGEMM_64, (33, 65, 17), (N, T), AlphaBeta, Host;
     dgemm_64_33x65x17_tn_beta: DGEMM_64, (33, 65, 17), (T, N), AlphaBeta, Host;
     dgemm_64_130x129x96_tt_beta0: DGEMM_64, (130, 129, 96), (T, T), Alpha, Host;
-    dgemm_64k8_520x300x512_beta: DGEMM_64_K8, (520, 300, 512), (N, N), AlphaBeta, Host;
-    dgemm_64k8_129x67x255_beta0: DGEMM_64_K8, (129, 67, 255), (N, N), Alpha, Host;
-    dgemm_64s3_520x300x512_beta: DGEMM_64_S3, (520, 300, 512), (N, N), AlphaBeta, Host;
-    dgemm_64s3_129x67x255_beta0: DGEMM_64_S3, (129, 67, 255), (N, N), Alpha, Host;
-    dgemm_64s3k8_384x384x320_beta: DGEMM_64_S3_K8, (384, 384, 320), (N, N), AlphaBeta, Host;
-    dgemm_64gm8_1000x520x64_beta: DGEMM_64_GM8, (1000, 520, 64), (N, N), AlphaBeta, Host;
-    dgemm_64gm8_129x67x255_beta0: DGEMM_64_GM8, (129, 67, 255), (N, N), Alpha, Host;
+    dgemm_64swdb_520x300x512_beta: DGEMM_64_SWDB, (520, 300, 512), (N, N), AlphaBeta, Host;
+    dgemm_64swdb_384x384x320_beta0: DGEMM_64_SWDB, (384, 384, 320), (N, N), Alpha, Host;
+    dgemm_64swdb_129x67x255_beta: DGEMM_64_SWDB, (129, 67, 255), (N, N), AlphaBeta, Host;
+    dgemm_64sw16_520x300x512_beta: DGEMM_64_SW16, (520, 300, 512), (N, N), AlphaBeta, Host;
+    dgemm_64sw16_384x384x320_beta0: DGEMM_64_SW16, (384, 384, 320), (N, N), Alpha, Host;
+    dgemm_64sw16_129x67x255_beta: DGEMM_64_SW16, (129, 67, 255), (N, N), AlphaBeta, Host;
+    dgemm_64swdb3_520x300x512_beta: DGEMM_64_SWDB3, (520, 300, 512), (N, N), AlphaBeta, Host;
+    dgemm_64swdb3_384x384x320_beta0: DGEMM_64_SWDB3, (384, 384, 320), (N, N), Alpha, Host;
+    dgemm_64swdb3_129x67x255_beta: DGEMM_64_SWDB3, (129, 67, 255), (N, N), AlphaBeta, Host;
+    dgemm_128swdb_520x300x512_beta: DGEMM_128_SWDB, (520, 300, 512), (N, N), AlphaBeta, Host;
+    dgemm_128swdb_384x384x320_beta0: DGEMM_128_SWDB, (384, 384, 320), (N, N), Alpha, Host;
+    dgemm_128swdb_129x67x255_beta: DGEMM_128_SWDB, (129, 67, 255), (N, N), AlphaBeta, Host;
+    dgemm_128sw16_520x300x512_beta: DGEMM_128_SW16, (520, 300, 512), (N, N), AlphaBeta, Host;
+    dgemm_128sw16_384x384x320_beta0: DGEMM_128_SW16, (384, 384, 320), (N, N), Alpha, Host;
+    dgemm_128sw16_129x67x255_beta: DGEMM_128_SW16, (129, 67, 255), (N, N), AlphaBeta, Host;
+    dgemm_128swdb32_520x300x512_beta: DGEMM_128_SWDB32, (520, 300, 512), (N, N), AlphaBeta, Host;
+    dgemm_128swdb32_384x384x320_beta0: DGEMM_128_SWDB32, (384, 384, 320), (N, N), Alpha, Host;
+    dgemm_128swdb32_129x67x255_beta: DGEMM_128_SWDB32, (129, 67, 255), (N, N), AlphaBeta, Host;
 
     // 4096³: 10⁵ random positions plus every edge row and column.
     large_sm90_bf16_nn_4096x4096x4096_beta: SM90_BF16_NN, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
