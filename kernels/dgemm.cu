@@ -288,27 +288,28 @@ __device__ __forceinline__ void dgemm_body(int M, int N, int K, double alpha,
 }
 
 // ---------------------------------------------------------------------------
-// Pipelined body (dgemm_pipe_body, whole tiles only): the same 128 x 128
-// tile and 8 warps of 64 x 32 (MT = 4 m16 tiles by 4 n8 tiles per warp). The
-// warp holds one register set of fragments for a whole mma step (4 A tiles, 4
-// B tiles); each fragment is reloaded with the next step's values right after
-// its last mma of the current step, so a load has most of a step's mmas to
-// complete before its value is needed. The last step of a K slice does the
-// cp.async wait and the barrier before its mmas, so that its reloads read the
-// next slice; after the barrier, the stage of the slice before is refilled
-// (slice x lives in stage x % STAGES; the refill is STAGES - 1 slices ahead).
-// The copies and the epilogue have no bounds checks (the caller checked
-// dg_pipe_eligible).
+// Pipelined body (dgemm_pipe_body, whole tiles only): a BM x 128 tile
+// (BM = 128 in every kernel here) and BM/64 x 4 warps of 64 x 32. Each warp
+// computes its tile transposed (C^T = B^T A^T: the mma's A operand comes from
+// B, its B operand from A; see the comment at the main loop), as 2 column
+// tiles of 16 by 8 row tiles of 8: 16 mmas per k step. DB = false: one
+// register set of fragments per step, each fragment reloaded right after its
+// last mma of the step; DB = true: two sets, step x reading set x & 1 while
+// the next step's fragments load into the other. The last step of a K slice
+// does the cp.async wait and the barrier before its mmas, so that its loads
+// read the next slice; after the barrier, the stage of the slice before is
+// refilled (slice x lives in stage x % STAGES; the refill is STAGES - 1
+// slices ahead). The copies and the epilogue have no bounds checks (the
+// caller checked dg_pipe_eligible).
 //
 // To make every fragment load a conflict-free 16-byte load, the K index
 // inside each group of 8 is permuted (a bijection, the same for A and B, so
 // the sum is unchanged): the mma's k slots t and t + 4 of thread (g, t) hold
-// actual k 2t and 2t + 1. The warp's 32 columns are permuted too: the
-// mma's column g of n8 tile nt is actual column 2g + (nt & 1) + 16 (nt >> 1),
-// so a thread's B values for two n8 tiles are adjacent, and its results are
-// 4 adjacent columns (double2 stores).
+// actual k 2t and 2t + 1. The 16 columns of a column tile are permuted too:
+// the mma's row i is column 2 (i & 7) + (i >> 3), so rows g and g + 8 are
+// the adjacent columns 2g and 2g + 1.
 //
-// Shared memory per stage: A 128 rows of BK doubles, 16-byte chunks
+// Shared memory per stage: A BM rows of BK doubles, 16-byte chunks
 // XOR-swizzled by 4 * (row & 1); B BK rows of DP_LDB = 130 doubles (the pad
 // makes the 16-byte B loads conflict-free). DP_SMEM_BYTES(16, 4) = 132096
 // bytes; every configuration used here stays within DG_SMEM_BYTES(32, 3)
@@ -321,13 +322,13 @@ __device__ __forceinline__ void dg_cp16_full(unsigned dst, const double* src) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
 }
 
-template <int BM, int BK, int STAGES, int KI, int GM, bool DB = false, bool SW = false>
+template <int BM, int BK, int STAGES, int KI, int GM, bool DB>
 __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alpha,
                                                 const double* __restrict__ A,
                                                 const double* __restrict__ B, double beta,
                                                 double* __restrict__ C) {
     constexpr int MT = 4;
-    constexpr int THREADS = 32 * 4 * (BM / (16 * MT));  // 256 for BM = 128, 128 for 64
+    constexpr int THREADS = 32 * 4 * (BM / (16 * MT));  // 256 for BM = 128
     constexpr int A_STAGE = BM * BK;  // doubles
     constexpr int B_STAGE = BK * DP_LDB;
     constexpr int NSTEP = BK / KI;       // mma steps per slice
@@ -403,41 +404,6 @@ __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alph
     const int a_odd = (wm + g) * BK + 2 * t - 8 * g1;
     const int b_frag = STAGES * A_STAGE + 2 * t * DP_LDB + wn + 2 * g;
 
-    // Fragment slots (f64 mma): a[i] = A[g + 8 (i & 1)][slot t + 4 (i >> 1)],
-    // b[i] = B[slot t + 4 i][col g]; slot t + 4 j is actual k
-    // 8 (j >> 1) + 2t + (j & 1) of the mma's K range.
-    typedef double FragA[KI / 2];   // one m16 tile
-    typedef double FragB[4][KI / 4];  // the warp's four n8 tiles
-    auto load_a = [&](FragA& fa, int stage, int kstep, int mt) {
-        const double* as = dg_smem + stage * A_STAGE;
-#pragma unroll
-        for (int grp = 0; grp < KG; ++grp) {
-            const int s8 = kstep * KG + grp;
-            const int ao = ((s8 & 1) ? a_odd : a_even) + 8 * s8;
-#pragma unroll
-            for (int q = 0; q < 2; ++q) {
-                const double2 v = *reinterpret_cast<const double2*>(as + ao + (16 * mt + 8 * q) * BK);
-                fa[4 * grp + q] = v.x;
-                fa[4 * grp + 2 + q] = v.y;
-            }
-        }
-    };
-    // B fragments of n8 tiles 2h and 2h + 1 (one 16-byte load per k row).
-    auto load_b = [&](FragB& fb, int stage, int kstep, int h) {
-        const double* bs = dg_smem + stage * B_STAGE;
-#pragma unroll
-        for (int grp = 0; grp < KG; ++grp) {
-            const int s8 = kstep * KG + grp;
-#pragma unroll
-            for (int r = 0; r < 2; ++r) {
-                const double2 v = *reinterpret_cast<const double2*>(
-                    bs + b_frag + (8 * s8 + r) * DP_LDB + 16 * h);
-                fb[2 * h][2 * grp + r] = v.x;
-                fb[2 * h + 1][2 * grp + r] = v.y;
-            }
-        }
-    };
-
     double acc[MT][4][4];
 #pragma unroll
     for (int i = 0; i < MT; ++i) {
@@ -462,170 +428,70 @@ __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alph
     asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2) : "memory");
     __syncthreads();
 
-    if constexpr (SW) {
-        // Swapped operands (SW): the mma computes the warp's C tile
-        // transposed, C^T = B^T A^T: the mma's 16 "rows" are 16 columns of C
-        // and its 8 "columns" are 8 rows of C. The shared-memory layouts and
-        // load addresses are the ones above; what changes is which fragment
-        // register each loaded double2 fills, and now every 16-byte load fills
-        // two adjacent fragment registers, in the order the mma reads them, so
-        // that no register copies are needed:
-        // - mma A (from B), column tile ct (16 columns: mma row i <-> column
-        //   wn + 16 ct + 2 (i & 7) + (i >> 3)): a[2j], a[2j + 1] = B[k of slot
-        //   t + 4j][wn + 16 ct + 2g + {0, 1}], one 16-byte load;
-        // - mma B (from A), row tile rt (8 rows: mma column j <-> row
-        //   wm + 8 rt + j): b[2 grp], b[2 grp + 1] = A[wm + 8 rt + g][k of
-        //   slots t, t + 4 of group grp], one 16-byte load;
-        // - accumulators: c0, c2 = C[row 8 rt + 2t][16 ct + 2g + {0, 1}],
-        //   c1, c3 = C[row 8 rt + 2t + 1][same columns] (double2 stores).
-        typedef double SwA[KI / 2];  // mma A fragment: one 16-column tile
-        typedef double SwB[KI / 4];  // mma B fragment: one 8-row tile
-        auto load_sa = [&](SwA& f, int stage, int kstep, int ct) {
-            const double* bs = dg_smem + stage * B_STAGE;
+    // Swapped operands: the mma computes the warp's C tile transposed,
+    // C^T = B^T A^T: the mma's 16 "rows" are 16 columns of C and its 8
+    // "columns" are 8 rows of C. Every 16-byte load then fills two adjacent
+    // fragment registers in the order the mma reads them, so ptxas needs no
+    // register copies (with the mma's A from A, a load's two doubles belong
+    // to fragment slots two registers apart, and the previous version of this
+    // body spent about 75 IMAD.MOV per slice on them):
+    // - mma A (from B), column tile ct (16 columns: mma row i <-> column
+    //   wn + 16 ct + 2 (i & 7) + (i >> 3)): a[2j], a[2j + 1] = B[k of slot
+    //   t + 4j][wn + 16 ct + 2g + {0, 1}], one 16-byte load;
+    // - mma B (from A), row tile rt (8 rows: mma column j <-> row
+    //   wm + 8 rt + j): b[2 grp], b[2 grp + 1] = A[wm + 8 rt + g][k of
+    //   slots t, t + 4 of group grp], one 16-byte load;
+    // - accumulators: c0, c2 = C[row 8 rt + 2t][16 ct + 2g + {0, 1}],
+    //   c1, c3 = C[row 8 rt + 2t + 1][same columns] (double2 stores).
+    typedef double SwA[KI / 2];  // mma A fragment: one 16-column tile
+    typedef double SwB[KI / 4];  // mma B fragment: one 8-row tile
+    auto load_sa = [&](SwA& f, int stage, int kstep, int ct) {
+        const double* bs = dg_smem + stage * B_STAGE;
 #pragma unroll
-            for (int grp = 0; grp < KG; ++grp) {
-                const int s8 = kstep * KG + grp;
+        for (int grp = 0; grp < KG; ++grp) {
+            const int s8 = kstep * KG + grp;
 #pragma unroll
-                for (int r = 0; r < 2; ++r) {
-                    const double2 v = *reinterpret_cast<const double2*>(
-                        bs + b_frag + (8 * s8 + r) * DP_LDB + 16 * ct);
-                    f[2 * (2 * grp + r)] = v.x;
-                    f[2 * (2 * grp + r) + 1] = v.y;
-                }
-            }
-        };
-        auto load_sb = [&](SwB& f, int stage, int kstep, int rt) {
-            const double* as = dg_smem + stage * A_STAGE;
-#pragma unroll
-            for (int grp = 0; grp < KG; ++grp) {
-                const int s8 = kstep * KG + grp;
-                const int ao = ((s8 & 1) ? a_odd : a_even) + 8 * s8;
-                const double2 v = *reinterpret_cast<const double2*>(as + ao + 8 * rt * BK);
-                f[2 * grp] = v.x;
-                f[2 * grp + 1] = v.y;
-            }
-        };
-        auto mma = [&](int ct, int rt, const SwA& fa, const SwB& fb) {
-            double(&d)[4] = acc[(ct * 8 + rt) >> 2][(ct * 8 + rt) & 3];
-            if (KI == 8) {
-                dg_mma_16x8x8(d, *reinterpret_cast<const double(*)[4]>(fa),
-                              *reinterpret_cast<const double(*)[2]>(fb));
-            } else {
-                dg_mma_16x8x16(d, *reinterpret_cast<const double(*)[8]>(fa),
-                               *reinterpret_cast<const double(*)[4]>(fb));
-            }
-        };
-        constexpr int NB = DB ? 2 : 1;  // fragment register sets
-        static_assert(!DB || NSTEP % 2 == 0, "double buffering: an even count of steps per slice");
-        SwA fa[NB][2];
-        SwB fb[NB][8];
-        if (nk > 0) {
-#pragma unroll
-            for (int ct = 0; ct < 2; ++ct) {
-                load_sa(fa[0][ct], 0, 0, ct);
-            }
-#pragma unroll
-            for (int rt = 0; rt < 8; ++rt) {
-                load_sb(fb[0][rt], 0, 0, rt);
+            for (int r = 0; r < 2; ++r) {
+                const double2 v = *reinterpret_cast<const double2*>(
+                    bs + b_frag + (8 * s8 + r) * DP_LDB + 16 * ct);
+                f[2 * (2 * grp + r)] = v.x;
+                f[2 * (2 * grp + r) + 1] = v.y;
             }
         }
-        int rs = 0;  // stage holding slice kt
-        for (int kt = 0; kt < nk; ++kt) {
-            const int nrs = (rs + 1 == STAGES) ? 0 : rs + 1;
+    };
+    auto load_sb = [&](SwB& f, int stage, int kstep, int rt) {
+        const double* as = dg_smem + stage * A_STAGE;
 #pragma unroll
-            for (int ks = 0; ks < NSTEP; ++ks) {
-                const int c = DB ? (ks & 1) : 0;  // set read by this step
-                const int n = DB ? (c ^ 1) : 0;   // set loaded for the next one
-                const bool last = ks + 1 == NSTEP;
-                if (last) {
-                    // Slice kt + 1 complete and visible; every thread is done
-                    // with slice kt - 1's stage.
-                    asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 3) : "memory");
-                    __syncthreads();
-                }
-                const int nst = last ? nrs : rs;
-                const int nks = last ? 0 : ks + 1;
-                // Order: column tile 0 across the 8 row tiles, then column
-                // tile 1. Double-buffered, each next-step load goes after
-                // the mma that follows the last reader of its registers by 8
-                // mmas; single-buffered, each fragment reloads right after
-                // its last mma of this step (8 mmas before its next use).
-#pragma unroll
-                for (int ct = 0; ct < 2; ++ct) {
-#pragma unroll
-                    for (int rt = 0; rt < 8; ++rt) {
-                        mma(ct, rt, fa[c][ct], fb[c][rt]);
-                        if (DB) {
-                            if (ct == 0) {
-                                load_sb(fb[n][rt], nst, nks, rt);
-                            }
-                        } else if (ct == 1) {
-                            load_sb(fb[n][rt], nst, nks, rt);
-                        }
-                    }
-                    if (DB) {
-                        if (ct == 0) {
-                            load_sa(fa[n][0], nst, nks, 0);
-                            load_sa(fa[n][1], nst, nks, 1);
-                        }
-                    } else {
-                        load_sa(fa[n][ct], nst, nks, ct);
-                    }
-                }
-            }
-            if (kt + STAGES - 1 < nk) {
-                load_stage(rs == 0 ? STAGES - 1 : rs - 1);
-            }
-            asm volatile("cp.async.commit_group;\n" ::: "memory");
-            rs = nrs;
+        for (int grp = 0; grp < KG; ++grp) {
+            const int s8 = kstep * KG + grp;
+            const int ao = ((s8 & 1) ? a_odd : a_even) + 8 * s8;
+            const double2 v = *reinterpret_cast<const double2*>(as + ao + 8 * rt * BK);
+            f[2 * grp] = v.x;
+            f[2 * grp + 1] = v.y;
         }
-        asm volatile("cp.async.wait_all;\n" ::: "memory");
-
+    };
+    auto mma = [&](int ct, int rt, const SwA& fa, const SwB& fb) {
+        double(&d)[4] = acc[(ct * 8 + rt) >> 2][(ct * 8 + rt) & 3];
+        if (KI == 8) {
+            dg_mma_16x8x8(d, *reinterpret_cast<const double(*)[4]>(fa),
+                          *reinterpret_cast<const double(*)[2]>(fb));
+        } else {
+            dg_mma_16x8x16(d, *reinterpret_cast<const double(*)[8]>(fa),
+                           *reinterpret_cast<const double(*)[4]>(fb));
+        }
+    };
+    constexpr int NB = DB ? 2 : 1;  // fragment register sets
+    static_assert(!DB || NSTEP % 2 == 0, "double buffering: an even count of steps per slice");
+    SwA fa[NB][2];
+    SwB fb[NB][8];
+    if (nk > 0) {
 #pragma unroll
         for (int ct = 0; ct < 2; ++ct) {
-#pragma unroll
-            for (int rt = 0; rt < 8; ++rt) {
-                const double(&d)[4] = acc[(ct * 8 + rt) >> 2][(ct * 8 + rt) & 3];
-                const int row = m0 + wm + 8 * rt + 2 * t;
-                double* p0 = C + (long long)row * N + n0 + wn + 16 * ct + 2 * g;
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    double2* p = reinterpret_cast<double2*>(p0 + (long long)h * N);
-                    double w0 = alpha * d[h];
-                    double w1 = alpha * d[h + 2];
-                    if (beta != 0.0) {
-                        const double2 cv = *p;
-                        w0 = fma(beta, cv.x, w0);
-                        w1 = fma(beta, cv.y, w1);
-                    }
-                    *p = make_double2(w0, w1);
-                }
-            }
+            load_sa(fa[0][ct], 0, 0, ct);
         }
-        return;
-    }
-
-    // Software pipeline: one register set of fragments for a whole mma step
-    // (the warp's four m16 A tiles and four n8 B tiles); each fragment is
-    // reloaded with the next step's values right after its last mma of this
-    // step, so every load has most of a step's mmas to complete. The last step
-    // of a slice passes the barrier first, so that its reloads can read the
-    // next slice.
-    if constexpr (DB) {
-    // Double-buffered fragments (DB, m16n8k8 only): two register sets of a
-    // whole mma step (four A tiles, four B tiles); step x computes from set
-    // x & 1 while the next step's fragments load into the other set, each
-    // load placed after a row of four mmas, so that no load overwrites a
-    // register that an mma issued just before still reads.
-    static_assert(KI == 8 && NSTEP % 2 == 0, "double buffering: k8 steps, an even count per slice");
-    FragA fa[2][MT];
-    FragB fb[2];
-    if (nk > 0) {
-        load_b(fb[0], 0, 0, 0);
-        load_b(fb[0], 0, 0, 1);
 #pragma unroll
-        for (int mt = 0; mt < MT; ++mt) {
-            load_a(fa[0][mt], 0, 0, mt);
+        for (int rt = 0; rt < 8; ++rt) {
+            load_sb(fb[0][rt], 0, 0, rt);
         }
     }
     int rs = 0;  // stage holding slice kt
@@ -633,26 +499,43 @@ __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alph
         const int nrs = (rs + 1 == STAGES) ? 0 : rs + 1;
 #pragma unroll
         for (int ks = 0; ks < NSTEP; ++ks) {
-            const int c = ks & 1;
+            const int c = DB ? (ks & 1) : 0;  // set read by this step
+            const int n = DB ? (c ^ 1) : 0;   // set loaded for the next one
             const bool last = ks + 1 == NSTEP;
             if (last) {
+                // Slice kt + 1 complete and visible; every thread is done
+                // with slice kt - 1's stage.
                 asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 3) : "memory");
                 __syncthreads();
             }
             const int nst = last ? nrs : rs;
             const int nks = last ? 0 : ks + 1;
+            // Order: column tile 0 across the 8 row tiles, then column
+            // tile 1. Double-buffered, each next-step load comes 8 mmas
+            // after the last reader of its registers; single-buffered,
+            // each fragment reloads right after its last mma of this step
+            // (8 mmas before its next use).
 #pragma unroll
-            for (int mt = 0; mt < MT; ++mt) {
+            for (int ct = 0; ct < 2; ++ct) {
 #pragma unroll
-                for (int nt = 0; nt < 4; ++nt) {
-                    dg_mma_16x8x8(acc[mt][nt], *reinterpret_cast<const double(*)[4]>(fa[c][mt]),
-                                  *reinterpret_cast<const double(*)[2]>(fb[c][nt]));
+                for (int rt = 0; rt < 8; ++rt) {
+                    mma(ct, rt, fa[c][ct], fb[c][rt]);
+                    if (DB) {
+                        if (ct == 0) {
+                            load_sb(fb[n][rt], nst, nks, rt);
+                        }
+                    } else if (ct == 1) {
+                        load_sb(fb[n][rt], nst, nks, rt);
+                    }
                 }
-                if (mt == 0) {
-                    load_b(fb[c ^ 1], nst, nks, 0);
-                    load_b(fb[c ^ 1], nst, nks, 1);
+                if (DB) {
+                    if (ct == 0) {
+                        load_sa(fa[n][0], nst, nks, 0);
+                        load_sa(fa[n][1], nst, nks, 1);
+                    }
+                } else {
+                    load_sa(fa[n][ct], nst, nks, ct);
                 }
-                load_a(fa[c ^ 1][mt], nst, nks, mt);
             }
         }
         if (kt + STAGES - 1 < nk) {
@@ -662,89 +545,25 @@ __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alph
         rs = nrs;
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
-    } else {
-    FragA fa[MT];
-    FragB fb;
-    if (nk > 0) {
-        load_b(fb, 0, 0, 0);
-        load_b(fb, 0, 0, 1);
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt) {
-            load_a(fa[mt], 0, 0, mt);
-        }
-    }
-    int rs = 0;  // stage holding slice kt
-    for (int kt = 0; kt < nk; ++kt) {
-        const int nrs = (rs + 1 == STAGES) ? 0 : rs + 1;
-#pragma unroll
-        for (int ks = 0; ks < NSTEP; ++ks) {
-            const bool last = ks + 1 == NSTEP;
-            if (last) {
-                // Wait for slice kt + 1 and make it visible. After this
-                // barrier every thread is done with slice kt - 1's stage.
-                asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 3) : "memory");
-                __syncthreads();
-            }
-            const int nst = last ? nrs : rs;     // where the next step's fragments are
-            const int nks = last ? 0 : ks + 1;
-            // (After the last slice this reloads stale but in-bounds shared
-            // memory, unused: cheaper than predicating every load.)
-            const bool nload = true;
-#pragma unroll
-            for (int mt = 0; mt < MT; ++mt) {
-#pragma unroll
-                for (int nt = 0; nt < 4; ++nt) {
-                    if (KI == 8) {
-                        dg_mma_16x8x8(acc[mt][nt], *reinterpret_cast<const double(*)[4]>(fa[mt]),
-                                      *reinterpret_cast<const double(*)[2]>(fb[nt]));
-                    } else {
-                        dg_mma_16x8x16(acc[mt][nt], *reinterpret_cast<const double(*)[8]>(fa[mt]),
-                                       *reinterpret_cast<const double(*)[4]>(fb[nt]));
-                    }
-                    if (mt == MT - 1 && (nt & 1) && nload) {
-                        load_b(fb, nst, nks, nt >> 1);
-                    }
-                }
-                if (nload) {
-                    load_a(fa[mt], nst, nks, mt);
-                }
-            }
-        }
-        // Refill slice kt - 1's stage (free since the barrier) with slice
-        // kt + STAGES - 1.
-        if (kt + STAGES - 1 < nk) {
-            load_stage(rs == 0 ? STAGES - 1 : rs - 1);
-        }
-        asm volatile("cp.async.commit_group;\n" ::: "memory");
-        rs = nrs;
-    }
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
-    }
 
-    // Epilogue: thread (g, t) holds, for rows wm + 16 mt + g + 8 q, columns
-    // wn + 16 h2 + 4t + {0, 1, 2, 3} = acc[mt][2 h2][2q], acc[mt][2 h2 + 1][2q],
-    // acc[mt][2 h2][2q + 1], acc[mt][2 h2 + 1][2q + 1]. The tile is full; the
-    // caller checked that C allows double2 stores.
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) {
+    for (int ct = 0; ct < 2; ++ct) {
 #pragma unroll
-        for (int q = 0; q < 2; ++q) {
-            const int row = m0 + wm + 16 * mt + g + 8 * q;
-            double* crow = C + (long long)row * N + n0 + wn + 4 * t;
+        for (int rt = 0; rt < 8; ++rt) {
+            const double(&d)[4] = acc[(ct * 8 + rt) >> 2][(ct * 8 + rt) & 3];
+            const int row = m0 + wm + 8 * rt + 2 * t;
+            double* p0 = C + (long long)row * N + n0 + wn + 16 * ct + 2 * g;
 #pragma unroll
-            for (int h2 = 0; h2 < 2; ++h2) {
-#pragma unroll
-                for (int p2 = 0; p2 < 2; ++p2) {
-                    double2* p = reinterpret_cast<double2*>(crow + 16 * h2 + 2 * p2);
-                    double w0 = alpha * acc[mt][2 * h2][2 * q + p2];
-                    double w1 = alpha * acc[mt][2 * h2 + 1][2 * q + p2];
-                    if (beta != 0.0) {
-                        const double2 c = *p;
-                        w0 = fma(beta, c.x, w0);
-                        w1 = fma(beta, c.y, w1);
-                    }
-                    *p = make_double2(w0, w1);
+            for (int h = 0; h < 2; ++h) {
+                double2* p = reinterpret_cast<double2*>(p0 + (long long)h * N);
+                double w0 = alpha * d[h];
+                double w1 = alpha * d[h + 2];
+                if (beta != 0.0) {
+                    const double2 cv = *p;
+                    w0 = fma(beta, cv.x, w0);
+                    w1 = fma(beta, cv.y, w1);
                 }
+                *p = make_double2(w0, w1);
             }
         }
     }
@@ -765,21 +584,22 @@ __device__ __forceinline__ bool dg_pipe_eligible(int M, int N, int K, const doub
 }
 
 // C = alpha*A*B + beta*C, f64: whole tiles on the pipelined body
-// dgemm_pipe_body<BK, STAGES, KI, GM>, the others on
-// dgemm_body<32, 3, 16, 4, GM>. Block (256, 1, 1), exactly; grid
+// dgemm_pipe_body<128, BK, STAGES, KI, GM, DB>, the others on
+// dgemm_body<128, 32, 3, 16, 4, GM>. Block (256, 1, 1), exactly; grid
 // (ceil(N/128), ceil(M/128), 1); dynamic shared memory DG_SMEM_BYTES(32, 3)
 // = 211968 bytes (raise the attribute first), which covers
 // DP_SMEM_BYTES(BK, STAGES) for the configurations below. BK a multiple of
-// 16, KI = 8 or 16 dividing BK, STAGES >= 3.
+// 16, KI = 8 or 16 dividing BK, STAGES >= 3; DB (two fragment register
+// sets) needs an even number of mma steps per slice (BK / KI).
 // Name expressions used (spelled exactly so):
-//   "dgemm_pipe<16, 4, 16, 0>"  (= dgemm_dmma_128x128)
-//   "dgemm_pipe<16, 5, 16, 0>", "dgemm_pipe<16, 6, 16, 0>", "dgemm_pipe<16, 6, 8, 0>"
-template <int BK, int STAGES, int KI, int GM, bool DB = false, bool SW = false>
+//   "dgemm_pipe<16, 4, 8, 0, true>"    (= dgemm_dmma_128x128)
+//   "dgemm_pipe<32, 3, 8, 0, true>", "dgemm_pipe<16, 4, 16, 0, false>"
+template <int BK, int STAGES, int KI, int GM, bool DB>
 __global__ void __launch_bounds__(256, 1)
     dgemm_pipe(int M, int N, int K, double alpha, const double* __restrict__ A,
                const double* __restrict__ B, double beta, double* __restrict__ C) {
     if (dg_pipe_eligible<DG_BM, BK, GM>(M, N, K, A, B, C)) {
-        dgemm_pipe_body<DG_BM, BK, STAGES, KI, GM, DB, SW>(M, N, K, alpha, A, B, beta, C);
+        dgemm_pipe_body<DG_BM, BK, STAGES, KI, GM, DB>(M, N, K, alpha, A, B, beta, C);
     } else {
         dgemm_body<DG_BM, 32, 3, 16, 4, GM>(M, N, K, alpha, A, B, beta, C);
     }
@@ -804,66 +624,18 @@ __global__ void __launch_bounds__(32 * 4 * (DG_BM / (16 * MT)), 1)
     dgemm_body<DG_BM, BK, STAGES, KI, MT, GM>(M, N, K, alpha, A, B, beta, C);
 }
 
-// The default DGEMM (= dgemm_pipe<16, 4, 16, 0>): interior tiles take the
-// pipelined path (BK 16, 4 stages, m16n8k16, 132096 bytes of the shared
-// memory), the others dgemm_dmma<32, 3, 16, 4, 0>'s bounds-checked path.
+// The default DGEMM (= dgemm_pipe<16, 4, 8, 0, true>): interior tiles take
+// the pipelined path (BK 16, 4 stages, m16n8k8 with two fragment register
+// sets, 132096 bytes of the shared memory), the others
+// dgemm_dmma<32, 3, 16, 4, 0>'s bounds-checked path.
 // Block (256, 1, 1); grid (ceil(N/128), ceil(M/128), 1); dynamic shared
 // memory DG_SMEM_BYTES(32, 3) = 211968 bytes.
 extern "C" __global__ void __launch_bounds__(256, 1)
     dgemm_dmma_128x128(int M, int N, int K, double alpha, const double* __restrict__ A,
                        const double* __restrict__ B, double beta, double* __restrict__ C) {
     if (dg_pipe_eligible<DG_BM, 16, 0>(M, N, K, A, B, C)) {
-        dgemm_pipe_body<DG_BM, 16, 4, 16, 0>(M, N, K, alpha, A, B, beta, C);
+        dgemm_pipe_body<DG_BM, 16, 4, 8, 0, true>(M, N, K, alpha, A, B, beta, C);
     } else {
         dgemm_body<DG_BM, 32, 3, 16, 4, 0>(M, N, K, alpha, A, B, beta, C);
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Half-height blocks: a 64 x 128 tile, 4 warps (128 threads) of 64 x 32, two
-// blocks per SM. The bodies are the ones above with BM = 64. With one
-// 256-thread block per SM, a barrier stops all eight warps at once and the
-// DP tensor pipe drains; with two independent blocks per SM, one block's
-// mmas keep the pipe busy while the other waits at its barrier (this is the
-// shape cuBLAS 13.1 runs for a 4096^3 DGEMM on the H200: 128 threads, 246
-// registers, two blocks per SM).
-//
-// Dynamic shared memory DG64_SMEM_BYTES = DG_SMEM_BYTES_M(64, 16, 4) =
-// 108544 bytes (the fallback body's; the pipelined body's
-// DP_SMEM_BYTES_M(64, 16, 4) = 99328 fits in it). Two blocks take 2 x (108544
-// + 1024 reserved) = 219136 of the SM's 233472 bytes.
-#define DG64_SMEM_BYTES DG_SMEM_BYTES_M(64, 16, 4)
-
-// C = alpha*A*B + beta*C, f64, 64 x 128 tiles: whole tiles on
-// dgemm_pipe_body<64, BK, STAGES, KI, GM>, the others on
-// dgemm_body<64, 16, 4, 16, 4, GM>. Block (128, 1, 1), exactly; grid
-// (ceil(N/128), ceil(M/64), 1); dynamic shared memory DG64_SMEM_BYTES =
-// 108544 bytes (raise the attribute first); DP_SMEM_BYTES_M(64, BK, STAGES)
-// must not exceed it (BK = 16 with STAGES <= 4).
-// Name expressions used (spelled exactly so):
-//   "dgemm_pipe64<16, 4, 16, 0>"  (= dgemm_dmma_64x128)
-//   "dgemm_pipe64<16, 4, 8, 0>", "dgemm_pipe64<16, 3, 16, 0>", "dgemm_pipe64<16, 4, 16, 8>"
-template <int BK, int STAGES, int KI, int GM, bool DB = false, bool SW = false>
-__global__ void __launch_bounds__(128, 2)
-    dgemm_pipe64(int M, int N, int K, double alpha, const double* __restrict__ A,
-                 const double* __restrict__ B, double beta, double* __restrict__ C) {
-    static_assert(DP_SMEM_BYTES_M(64, BK, STAGES) <= DG64_SMEM_BYTES, "pipelined stages too large");
-    if (dg_pipe_eligible<64, BK, GM>(M, N, K, A, B, C)) {
-        dgemm_pipe_body<64, BK, STAGES, KI, GM, DB, SW>(M, N, K, alpha, A, B, beta, C);
-    } else {
-        dgemm_body<64, 16, 4, 16, 4, GM>(M, N, K, alpha, A, B, beta, C);
-    }
-}
-
-// The 64 x 128 DGEMM (= dgemm_pipe64<16, 4, 16, 0>). Block (128, 1, 1); grid
-// (ceil(N/128), ceil(M/64), 1); dynamic shared memory DG64_SMEM_BYTES =
-// 108544 bytes.
-extern "C" __global__ void __launch_bounds__(128, 2)
-    dgemm_dmma_64x128(int M, int N, int K, double alpha, const double* __restrict__ A,
-                      const double* __restrict__ B, double beta, double* __restrict__ C) {
-    if (dg_pipe_eligible<64, 16, 0>(M, N, K, A, B, C)) {
-        dgemm_pipe_body<64, 16, 4, 16, 0>(M, N, K, alpha, A, B, beta, C);
-    } else {
-        dgemm_body<64, 16, 4, 16, 4, 0>(M, N, K, alpha, A, B, beta, C);
     }
 }

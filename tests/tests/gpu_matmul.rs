@@ -1905,13 +1905,8 @@ const SGEMM_W24: &str = "sgemm_tiled<2, 4, 2, 8, 1, 8>";
 const DGEMM_128: &str = "dgemm_dmma_128x128";
 const DGEMM_MT2: &str = "dgemm_dmma<32, 3, 8, 2, 0>";
 const DGEMM_BK16: &str = "dgemm_dmma<16, 4, 8, 2, 0>";
-const DGEMM_64: &str = "dgemm_dmma_64x128";
-const DGEMM_64_SWDB: &str = "dgemm_pipe64<16, 4, 8, 0, true, true>";
-const DGEMM_64_SW16: &str = "dgemm_pipe64<16, 4, 16, 0, false, true>";
-const DGEMM_64_SWDB3: &str = "dgemm_pipe64<16, 3, 8, 0, true, true>";
-const DGEMM_128_SWDB: &str = "dgemm_pipe<16, 4, 8, 0, true, true>";
-const DGEMM_128_SW16: &str = "dgemm_pipe<16, 4, 16, 0, false, true>";
-const DGEMM_128_SWDB32: &str = "dgemm_pipe<32, 3, 8, 0, true, true>";
+const DGEMM_K32: &str = "dgemm_pipe<32, 3, 8, 0, true>";
+const DGEMM_K16: &str = "dgemm_pipe<16, 4, 16, 0, false>";
 
 // Shapes: the lab's odd shapes (129×67×255: nothing a tile multiple, K odd
 // so TMA rows are padded; 300×520×130; 17×1000×33 and 1000×17×64,
@@ -1996,6 +1991,10 @@ h200_cases! {
     // Whole tiles (the pipelined body) and edge tiles in one launch.
     dgemm_128_520x300x512_beta: DGEMM_128, (520, 300, 512), (N, N), AlphaBeta, Host;
     dgemm_128_384x384x320_beta0: DGEMM_128, (384, 384, 320), (N, N), Alpha, Host;
+    // One K slice (the prologue's later stages empty) and an odd count of
+    // slices, whole tiles only.
+    dgemm_128_256x256x16_beta: DGEMM_128, (256, 256, 16), (N, N), AlphaBeta, Host;
+    dgemm_128_256x384x48_beta0: DGEMM_128, (256, 384, 48), (N, N), Alpha, Host;
     dgemm_128_33x65x17_nt_beta: DGEMM_128, (33, 65, 17), (N, T), AlphaBeta, Host;
     dgemm_128_33x65x17_tn_beta: DGEMM_128, (33, 65, 17), (T, N), AlphaBeta, Host;
     dgemm_128_33x65x17_tt_beta0: DGEMM_128, (33, 65, 17), (T, T), Alpha, Host;
@@ -2003,39 +2002,15 @@ h200_cases! {
     dgemm_mt2_129x67x255_beta0: DGEMM_MT2, (129, 67, 255), (N, N), Alpha, Host;
     dgemm_bk16_127x253x511_beta: DGEMM_BK16, (127, 253, 511), (N, N), AlphaBeta, Host;
     dgemm_bk16_129x67x255_beta0: DGEMM_BK16, (129, 67, 255), (N, N), Alpha, Host;
-    // 64×128 tiles, two blocks per SM.
-    dgemm_64_1x1x1: DGEMM_64, (1, 1, 1), (N, N), One, Host;
-    dgemm_64_127x253x511_beta: DGEMM_64, (127, 253, 511), (N, N), AlphaBeta, Host;
-    dgemm_64_129x67x255_beta0: DGEMM_64, (129, 67, 255), (N, N), Alpha, Host;
-    dgemm_64_4099x7x64_beta: DGEMM_64, (4099, 7, 64), (N, N), AlphaBeta, Host;
-    dgemm_64_5x4097x33_beta0: DGEMM_64, (5, 4097, 33), (N, N), Alpha, Host;
-    dgemm_64_5x7x0_beta: DGEMM_64, (5, 7, 0), (N, N), AlphaBeta, Host;
-    dgemm_64_130x300x1031_beta: DGEMM_64, (130, 300, 1031), (N, N), AlphaBeta, Host;
-    // Whole tiles (the pipelined body) and edge tiles in one launch.
-    dgemm_64_520x300x512_beta: DGEMM_64, (520, 300, 512), (N, N), AlphaBeta, Host;
-    dgemm_64_384x384x320_beta0: DGEMM_64, (384, 384, 320), (N, N), Alpha, Host;
-    dgemm_64_200x260x16_beta: DGEMM_64, (200, 260, 16), (N, N), AlphaBeta, Host;
-    dgemm_64_33x65x17_nt_beta: DGEMM_64, (33, 65, 17), (N, T), AlphaBeta, Host;
-    dgemm_64_33x65x17_tn_beta: DGEMM_64, (33, 65, 17), (T, N), AlphaBeta, Host;
-    dgemm_64_130x129x96_tt_beta0: DGEMM_64, (130, 129, 96), (T, T), Alpha, Host;
-    dgemm_64swdb_520x300x512_beta: DGEMM_64_SWDB, (520, 300, 512), (N, N), AlphaBeta, Host;
-    dgemm_64swdb_384x384x320_beta0: DGEMM_64_SWDB, (384, 384, 320), (N, N), Alpha, Host;
-    dgemm_64swdb_129x67x255_beta: DGEMM_64_SWDB, (129, 67, 255), (N, N), AlphaBeta, Host;
-    dgemm_64sw16_520x300x512_beta: DGEMM_64_SW16, (520, 300, 512), (N, N), AlphaBeta, Host;
-    dgemm_64sw16_384x384x320_beta0: DGEMM_64_SW16, (384, 384, 320), (N, N), Alpha, Host;
-    dgemm_64sw16_129x67x255_beta: DGEMM_64_SW16, (129, 67, 255), (N, N), AlphaBeta, Host;
-    dgemm_64swdb3_520x300x512_beta: DGEMM_64_SWDB3, (520, 300, 512), (N, N), AlphaBeta, Host;
-    dgemm_64swdb3_384x384x320_beta0: DGEMM_64_SWDB3, (384, 384, 320), (N, N), Alpha, Host;
-    dgemm_64swdb3_129x67x255_beta: DGEMM_64_SWDB3, (129, 67, 255), (N, N), AlphaBeta, Host;
-    dgemm_128swdb_520x300x512_beta: DGEMM_128_SWDB, (520, 300, 512), (N, N), AlphaBeta, Host;
-    dgemm_128swdb_384x384x320_beta0: DGEMM_128_SWDB, (384, 384, 320), (N, N), Alpha, Host;
-    dgemm_128swdb_129x67x255_beta: DGEMM_128_SWDB, (129, 67, 255), (N, N), AlphaBeta, Host;
-    dgemm_128sw16_520x300x512_beta: DGEMM_128_SW16, (520, 300, 512), (N, N), AlphaBeta, Host;
-    dgemm_128sw16_384x384x320_beta0: DGEMM_128_SW16, (384, 384, 320), (N, N), Alpha, Host;
-    dgemm_128sw16_129x67x255_beta: DGEMM_128_SW16, (129, 67, 255), (N, N), AlphaBeta, Host;
-    dgemm_128swdb32_520x300x512_beta: DGEMM_128_SWDB32, (520, 300, 512), (N, N), AlphaBeta, Host;
-    dgemm_128swdb32_384x384x320_beta0: DGEMM_128_SWDB32, (384, 384, 320), (N, N), Alpha, Host;
-    dgemm_128swdb32_129x67x255_beta: DGEMM_128_SWDB32, (129, 67, 255), (N, N), AlphaBeta, Host;
+    // The other pipelined configurations: BK 32 with 3 stages (two
+    // fragment sets), and one set of m16n8k16 fragments.
+    dgemm_k32_520x300x512_beta: DGEMM_K32, (520, 300, 512), (N, N), AlphaBeta, Host;
+    dgemm_k32_384x384x320_beta0: DGEMM_K32, (384, 384, 320), (N, N), Alpha, Host;
+    dgemm_k32_129x67x255_beta: DGEMM_K32, (129, 67, 255), (N, N), AlphaBeta, Host;
+    dgemm_k32_256x384x96_beta: DGEMM_K32, (256, 384, 96), (N, N), AlphaBeta, Host;
+    dgemm_k16_520x300x512_beta: DGEMM_K16, (520, 300, 512), (N, N), AlphaBeta, Host;
+    dgemm_k16_384x384x320_beta0: DGEMM_K16, (384, 384, 320), (N, N), Alpha, Host;
+    dgemm_k16_129x67x255_beta: DGEMM_K16, (129, 67, 255), (N, N), AlphaBeta, Host;
 
     // 4096³: 10⁵ random positions plus every edge row and column.
     large_sm90_bf16_nn_4096x4096x4096_beta: SM90_BF16_NN, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
@@ -2043,7 +2018,6 @@ h200_cases! {
     large_sm90_tf32_nn_device_4096x4096x4096_beta: SM90_TF32_NT, (4096, 4096, 4096), (N, N), AlphaBeta, Device;
     large_sgemm_256_4096x4096x4096_beta: SGEMM_256, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
     large_dgemm_128_4096x4096x4096_beta: DGEMM_128, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
-    large_dgemm_64_4096x4096x4096_beta: DGEMM_64, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
 }
 
 // ---------------------------------------------------------------------------

@@ -237,14 +237,9 @@ pub const SOURCES: &[Source] = &[
             "dgemm_dmma<32, 3, 16, 4, 0>",
             "dgemm_dmma<32, 3, 8, 2, 0>",
             "dgemm_dmma<16, 4, 8, 2, 0>",
-            "dgemm_pipe<16, 4, 16, 0>",
-            "dgemm_dmma_64x128",
-            "dgemm_pipe64<16, 4, 8, 0, true, true>",
-            "dgemm_pipe64<16, 4, 16, 0, false, true>",
-            "dgemm_pipe64<16, 3, 8, 0, true, true>",
-            "dgemm_pipe<16, 4, 8, 0, true, true>",
-            "dgemm_pipe<16, 4, 16, 0, false, true>",
-            "dgemm_pipe<32, 3, 8, 0, true, true>",
+            "dgemm_pipe<16, 4, 8, 0, true>",
+            "dgemm_pipe<32, 3, 8, 0, true>",
+            "dgemm_pipe<16, 4, 16, 0, false>",
         ],
         arch: None,
     },
@@ -545,11 +540,6 @@ pub const fn dgemm_smem_bytes(bk: u32, stages: u32) -> u32 {
     stages * (128 * (bk + 4) + bk * 132) * 8
 }
 
-/// `kernels/dgemm.cu`'s `DG64_SMEM_BYTES` (`DG_SMEM_BYTES_M(64, 16, 4)`):
-/// the 64×128 kernels' dynamic shared memory, small enough for two blocks
-/// per SM.
-pub const DGEMM64_SMEM_BYTES: u32 = 4 * (64 * (16 + 4) + 16 * 132) * 8;
-
 /// A gemm_sm90.cu kernel: 384 threads, a 128×256 tile, linear grid.
 const fn sm90(name: &'static str, input: Elem, op_b: Op) -> MatmulKernel {
     let k = kernel(
@@ -606,26 +596,6 @@ const fn dgemm(name: &'static str, threads: u32, bk: u32, stages: u32) -> Matmul
     );
     MatmulKernel {
         shared_bytes: dgemm_smem_bytes(bk, stages),
-        ..k
-    }
-}
-
-/// A dgemm.cu 64×128 kernel: 128 threads, NN, `DG64_SMEM_BYTES` of dynamic
-/// shared memory.
-const fn dgemm64(name: &'static str) -> MatmulKernel {
-    let k = kernel(
-        "dgemm.cu",
-        DGEMM,
-        name,
-        Elem::F64,
-        Elem::F64,
-        Signature::Gemm,
-        (Op::N, Op::N),
-        [128, 1, 1],
-        [64, 128],
-    );
-    MatmulKernel {
-        shared_bytes: DGEMM64_SMEM_BYTES,
         ..k
     }
 }
@@ -890,13 +860,8 @@ pub const MATMUL_KERNELS: &[MatmulKernel] = &[
     dgemm("dgemm_dmma_128x128", 256, 32, 3),
     dgemm("dgemm_dmma<32, 3, 8, 2, 0>", 512, 32, 3),
     dgemm("dgemm_dmma<16, 4, 8, 2, 0>", 512, 16, 4),
-    dgemm64("dgemm_dmma_64x128"),
-    dgemm64("dgemm_pipe64<16, 4, 8, 0, true, true>"),
-    dgemm64("dgemm_pipe64<16, 4, 16, 0, false, true>"),
-    dgemm64("dgemm_pipe64<16, 3, 8, 0, true, true>"),
-    dgemm("dgemm_pipe<16, 4, 8, 0, true, true>", 256, 32, 3),
-    dgemm("dgemm_pipe<16, 4, 16, 0, false, true>", 256, 32, 3),
-    dgemm("dgemm_pipe<32, 3, 8, 0, true, true>", 256, 32, 3),
+    dgemm("dgemm_pipe<32, 3, 8, 0, true>", 256, 32, 3),
+    dgemm("dgemm_pipe<16, 4, 16, 0, false>", 256, 32, 3),
 ];
 
 /// The matrix kernel named `name`.
