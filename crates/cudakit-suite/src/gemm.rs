@@ -110,7 +110,7 @@ impl Precision {
 /// The fastest kernel measured for `precision` on a device of compute
 /// capability `cc`, or `None` when no kernel serves it there (tf32 needs
 /// sm_90's wgmma). On sm_90 the H200 kernels (kernels/README.md: 0.98–1.0×
-/// cuBLAS for bf16/f16/tf32, 0.91–0.92× for f32, 0.86–0.98× for f64); elsewhere
+/// cuBLAS for bf16/f16/tf32, 0.89–0.92× for f32, 0.92–1.0× for f64); elsewhere
 /// the register-blocked SGEMM/DGEMM and the `mma.sync` kernels.
 pub fn fastest(precision: Precision, cc: (u32, u32)) -> Option<&'static MatmulKernel> {
     let h200 = [
