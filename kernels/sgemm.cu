@@ -69,15 +69,13 @@ __device__ __forceinline__ void sg_tile_coords(int& tm, int& tn) {
 // N % 4 == 0, 16-byte aligned): loads and cp.async then run without bounds
 // checks from running pointers, and the epilogue stores float4 unchecked when
 // C is 16-byte aligned.
-// NSB: B stages (2: double-buffered, the next slice in flight; 3: a ring,
-// the slice after next in flight too). A is double-buffered either way.
-template <int RM, int CN, int WARPS_M, int LANES_M, int GM, bool FULL, int NSB>
+template <int RM, int CN, int WARPS_M, int LANES_M, int GM, bool FULL>
 __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
                                            const float* __restrict__ A,
                                            const float* __restrict__ B, float beta,
                                            float* __restrict__ C,
                                            float (&As)[2][SG_BK][WARPS_M * 4 * LANES_M * RM],
-                                           float (&Bs)[NSB][SG_BK][(8 / WARPS_M) * 4 * (32 / LANES_M) * CN]) {
+                                           float (&Bs)[2][SG_BK][(8 / WARPS_M) * 4 * (32 / LANES_M) * CN]) {
     constexpr int WARPS_N = 8 / WARPS_M;
     constexpr int LANES_N = 32 / LANES_M;
     constexpr int RSTEP = 4 * LANES_M;  // row distance between a thread's 4-row groups
@@ -89,7 +87,7 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     constexpr int TM = 4 * RM;
     constexpr int TN = 4 * CN;
     static_assert(BM % 64 == 0 && BN % 64 == 0, "tile loads assume 64-multiples");
-    static_assert(NSB == 2 || NSB == 3, "two or three B stages");
+    static_assert(2 * SG_BK * (BM + BN) * 4 <= 48 * 1024, "static shared memory limit");
 
     const int tid = threadIdx.x;
     const int warp = tid >> 5;
@@ -225,19 +223,8 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     if (nk > 0) {
         load_tile(0);
         load_tile_b(0, 0);
-        if (NSB == 3) {
-            if (nk > 1) {
-                load_tile_b(1, 1);
-            } else {
-                asm volatile("cp.async.commit_group;\n" ::: "memory");
-            }
-        }
         store_tile(0);
-        if (NSB == 2) {
-            asm volatile("cp.async.wait_all;\n" ::: "memory");
-        } else {
-            asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-        }
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
         __syncthreads();
     }
 
@@ -245,7 +232,7 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     const int b_col0 = wn + 4 * lc;
 
     // Fragments of k step k of buffer buf.
-    auto load_frag = [&](float (&av)[TM], float (&bv)[TN], int buf, int bst, int k) {
+    auto load_frag = [&](float (&av)[TM], float (&bv)[TN], int buf, int k) {
         const int swz = ((k >> 2) & 3) << 3;
 #pragma unroll
         for (int r = 0; r < RM; ++r) {
@@ -258,7 +245,7 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
         }
 #pragma unroll
         for (int c = 0; c < CN; ++c) {
-            const float4 v = *reinterpret_cast<const float4*>(&Bs[bst][k][b_col0 + CSTEP * c]);
+            const float4 v = *reinterpret_cast<const float4*>(&Bs[buf][k][b_col0 + CSTEP * c]);
             bv[4 * c + 0] = v.x;
             bv[4 * c + 1] = v.y;
             bv[4 * c + 2] = v.z;
@@ -273,48 +260,28 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     float av[2][TM];
     float bv[2][TN];
     if (nk > 0) {
-        load_frag(av[0], bv[0], 0, 0, 0);
+        load_frag(av[0], bv[0], 0, 0);
     }
-    int bs_cur = 0;  // B stage of slice kt
     for (int kt = 0; kt < nk; ++kt) {
         const int cur = kt & 1;
         const bool more = kt + 1 < nk;
-        const int bs_next = (NSB == 2) ? (cur ^ 1) : (bs_cur + 1 == NSB ? 0 : bs_cur + 1);
         if (more) {
             load_tile(kt + 1);
-        }
-        if (NSB == 2) {
-            if (more) {
-                load_tile_b(kt + 1, bs_next);
-            }
-        } else {
-            // Slice kt + 2 into the stage slice kt - 1 used (free since the
-            // barrier that ended slice kt - 1); one commit group per slice,
-            // empty past K, so that wait_group 1 below always means slice
-            // kt + 1.
-            if (kt + 2 < nk) {
-                load_tile_b(kt + 2, bs_cur == 0 ? NSB - 1 : bs_cur - 1);
-            } else {
-                asm volatile("cp.async.commit_group;\n" ::: "memory");
-            }
+            load_tile_b(kt + 1, cur ^ 1);
         }
 #pragma unroll
         for (int k = 0; k < SG_BK; ++k) {
             const int f = k & 1;
             if (k + 1 < SG_BK) {
-                load_frag(av[f ^ 1], bv[f ^ 1], cur, bs_cur, k + 1);
+                load_frag(av[f ^ 1], bv[f ^ 1], cur, k + 1);
             } else {
                 if (more) {
                     store_tile(cur ^ 1);
-                    if (NSB == 2) {
-                        asm volatile("cp.async.wait_all;\n" ::: "memory");
-                    } else {
-                        asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-                    }
+                    asm volatile("cp.async.wait_all;\n" ::: "memory");
                 }
                 __syncthreads();
                 if (more) {
-                    load_frag(av[f ^ 1], bv[f ^ 1], cur ^ 1, bs_next, 0);
+                    load_frag(av[f ^ 1], bv[f ^ 1], cur ^ 1, 0);
                 }
             }
 #pragma unroll
@@ -325,9 +292,7 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
                 }
             }
         }
-        bs_cur = bs_next;
     }
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
 
     // Epilogue: rows a_col0 + 16*r + {0..3}, columns b_col0 + 32*c + {0..3}.
     const bool vec_c = ((N & 3) == 0) && ((((unsigned long long)C) & 15) == 0);
@@ -370,36 +335,26 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
 
 // Interior blocks (whole tile in range, K % 16 == 0, A and B vectorizable)
 // take the FULL body; the others the bounds-checked one.
-template <int RM, int CN, int WARPS_M, int LANES_M, int GM, int NSB = 2>
+template <int RM, int CN, int WARPS_M, int LANES_M, int GM>
 __device__ __forceinline__ void sgemm_dispatch(int M, int N, int K, float alpha,
                                                const float* __restrict__ A,
                                                const float* __restrict__ B, float beta,
                                                float* __restrict__ C) {
     constexpr int BM = WARPS_M * 4 * LANES_M * RM;
     constexpr int BN = (8 / WARPS_M) * 4 * (32 / LANES_M) * CN;
-    typedef float ATiles[2][SG_BK][BM];
-    typedef float BTiles[NSB][SG_BK][BN];
     // One copy of the tiles for both bodies (static shared memory is per
-    // declaration): static for two B stages (at most 48 KB), dynamic for
-    // three (SG_RING_SMEM_BYTES(BM, BN)).
-    __shared__ __align__(16) float s_as[NSB == 2 ? 2 : 1][SG_BK][NSB == 2 ? BM : 4];
-    __shared__ __align__(16) float s_bs[NSB == 2 ? 2 : 1][SG_BK][NSB == 2 ? BN : 4];
-    extern __shared__ __align__(16) float sg_dyn[];
-    static_assert(NSB == 3 || 2 * SG_BK * (BM + BN) * 4 <= 48 * 1024, "static shared memory limit");
-    ATiles& As = NSB == 2 ? *reinterpret_cast<ATiles*>(&s_as[0][0][0])
-                          : *reinterpret_cast<ATiles*>(sg_dyn);
-    BTiles& Bs = NSB == 2 ? *reinterpret_cast<BTiles*>(&s_bs[0][0][0])
-                          : *reinterpret_cast<BTiles*>(sg_dyn + 2 * SG_BK * BM);
+    // declaration).
+    __shared__ __align__(16) float As[2][SG_BK][BM];
+    __shared__ __align__(16) float Bs[2][SG_BK][BN];
     int tm, tn;
     sg_tile_coords<GM>(tm, tn);
     const bool full = ((K | N) & 3) == 0 && K % SG_BK == 0 &&
                       ((((unsigned long long)A) | ((unsigned long long)B)) & 15) == 0 &&
                       (tm + 1) * BM <= M && (tn + 1) * BN <= N;
     if (full) {
-        sgemm_body<RM, CN, WARPS_M, LANES_M, GM, true, NSB>(M, N, K, alpha, A, B, beta, C, As, Bs);
+        sgemm_body<RM, CN, WARPS_M, LANES_M, GM, true>(M, N, K, alpha, A, B, beta, C, As, Bs);
     } else {
-        sgemm_body<RM, CN, WARPS_M, LANES_M, GM, false, NSB>(M, N, K, alpha, A, B, beta, C, As,
-                                                            Bs);
+        sgemm_body<RM, CN, WARPS_M, LANES_M, GM, false>(M, N, K, alpha, A, B, beta, C, As, Bs);
     }
 }
 
@@ -416,24 +371,6 @@ __global__ void __launch_bounds__(SG_THREADS, MIN_BLOCKS)
     sgemm_tiled(int M, int N, int K, float alpha, const float* __restrict__ A,
                 const float* __restrict__ B, float beta, float* __restrict__ C) {
     sgemm_dispatch<RM, CN, WARPS_M, LANES_M, GM>(M, N, K, alpha, A, B, beta, C);
-}
-
-// Dynamic shared memory of the three-stage kernels: A 2 x 16 x BM, B 3 x 16 x
-// BN floats (65536 bytes for 128 x 256).
-#define SG_RING_SMEM_BYTES(BM, BN) ((2 * (BM) + 3 * (BN)) * SG_BK * 4)
-
-// sgemm_tiled with three B stages (a cp.async ring: the slice after next is
-// in flight while the current one is computed). Block (256, 1, 1), exactly;
-// grid (ceil(N/BN), ceil(M/BM), 1); dynamic shared memory
-// SG_RING_SMEM_BYTES(BM, BN) (raise the attribute first above 48 KB).
-// Name expressions used (spelled exactly so):
-//   "sgemm_ring<2, 4, 4, 4, 8>"  128 x 256, 8 x 16 per thread, 65536 B
-//   "sgemm_ring<2, 4, 2, 8, 8>"  128 x 256, warps 2 x 4, 65536 B
-template <int RM, int CN, int WARPS_M, int LANES_M, int GM>
-__global__ void __launch_bounds__(SG_THREADS, 1)
-    sgemm_ring(int M, int N, int K, float alpha, const float* __restrict__ A,
-               const float* __restrict__ B, float beta, float* __restrict__ C) {
-    sgemm_dispatch<RM, CN, WARPS_M, LANES_M, GM, 3>(M, N, K, alpha, A, B, beta, C);
 }
 
 // The default SGEMM: 128 x 256 tile, 8 x 16 outputs per thread, one block per

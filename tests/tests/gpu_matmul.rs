@@ -1902,8 +1902,6 @@ const SM90_TF32_NT: &str = "gemm_sm90_tf32_nt";
 const SGEMM_256: &str = "sgemm_128x256";
 const SGEMM_128: &str = "sgemm_128x128";
 const SGEMM_W24: &str = "sgemm_tiled<2, 4, 2, 8, 1, 8>";
-const SGEMM_RING: &str = "sgemm_ring<2, 4, 4, 4, 8>";
-const SGEMM_RING24: &str = "sgemm_ring<2, 4, 2, 8, 8>";
 const DGEMM_128: &str = "dgemm_dmma_128x128";
 const DGEMM_MT2: &str = "dgemm_dmma<32, 3, 8, 2, 0>";
 const DGEMM_BK16: &str = "dgemm_dmma<16, 4, 8, 2, 0>";
@@ -1981,21 +1979,6 @@ h200_cases! {
     sgemm_128_5x7x0_beta: SGEMM_128, (5, 7, 0), (N, N), AlphaBeta, Host;
     sgemm_w24_127x253x511_beta: SGEMM_W24, (127, 253, 511), (N, N), AlphaBeta, Host;
     sgemm_w24_129x67x255_beta0: SGEMM_W24, (129, 67, 255), (N, N), Alpha, Host;
-    // Three B stages: whole and edge tiles, one slice (K = 16), two slices,
-    // an odd count, and every shape the bounds-checked body takes.
-    sgemm_ring_1x1x1: SGEMM_RING, (1, 1, 1), (N, N), One, Host;
-    sgemm_ring_520x300x512_beta: SGEMM_RING, (520, 300, 512), (N, N), AlphaBeta, Host;
-    sgemm_ring_384x384x320_beta0: SGEMM_RING, (384, 384, 320), (N, N), Alpha, Host;
-    sgemm_ring_256x512x16_beta: SGEMM_RING, (256, 512, 16), (N, N), AlphaBeta, Host;
-    sgemm_ring_256x512x32_beta0: SGEMM_RING, (256, 512, 32), (N, N), Alpha, Host;
-    sgemm_ring_256x256x48_beta: SGEMM_RING, (256, 256, 48), (N, N), AlphaBeta, Host;
-    sgemm_ring_127x253x511_beta: SGEMM_RING, (127, 253, 511), (N, N), AlphaBeta, Host;
-    sgemm_ring_129x67x255_beta0: SGEMM_RING, (129, 67, 255), (N, N), Alpha, Host;
-    sgemm_ring_4099x7x64_beta: SGEMM_RING, (4099, 7, 64), (N, N), AlphaBeta, Host;
-    sgemm_ring_5x7x0_beta: SGEMM_RING, (5, 7, 0), (N, N), AlphaBeta, Host;
-    sgemm_ring_33x65x17_tn_beta: SGEMM_RING, (33, 65, 17), (T, N), AlphaBeta, Host;
-    sgemm_ring24_520x300x512_beta: SGEMM_RING24, (520, 300, 512), (N, N), AlphaBeta, Host;
-    sgemm_ring24_129x67x255_beta0: SGEMM_RING24, (129, 67, 255), (N, N), Alpha, Host;
 
     // DGEMM on DMMA.
     dgemm_128_1x1x1: DGEMM_128, (1, 1, 1), (N, N), One, Host;
@@ -2034,7 +2017,6 @@ h200_cases! {
     large_sm90_f16_nn_4096x4096x4096: SM90_F16_NN, (4096, 4096, 4096), (N, N), One, Host;
     large_sm90_tf32_nn_device_4096x4096x4096_beta: SM90_TF32_NT, (4096, 4096, 4096), (N, N), AlphaBeta, Device;
     large_sgemm_256_4096x4096x4096_beta: SGEMM_256, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
-    large_sgemm_ring_4096x4096x4096_beta: SGEMM_RING, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
     large_dgemm_128_4096x4096x4096_beta: DGEMM_128, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
 }
 

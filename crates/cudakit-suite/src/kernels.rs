@@ -226,8 +226,6 @@ pub const SOURCES: &[Source] = &[
             "sgemm_tiled<2, 4, 4, 4, 1, 8>",
             "sgemm_tiled<2, 4, 2, 8, 1, 8>",
             "sgemm_tiled<2, 2, 4, 4, 2, 0>",
-            "sgemm_ring<2, 4, 4, 4, 8>",
-            "sgemm_ring<2, 4, 2, 8, 8>",
         ],
         arch: None,
     },
@@ -582,21 +580,6 @@ const fn sgemm(name: &'static str, tile: [u32; 2]) -> MatmulKernel {
     )
 }
 
-/// `kernels/sgemm.cu`'s `SG_RING_SMEM_BYTES(BM, BN)`: the dynamic shared
-/// memory of the three-stage `sgemm_ring` kernels.
-pub const fn sgemm_ring_smem_bytes(bm: u32, bn: u32) -> u32 {
-    (2 * bm + 3 * bn) * 16 * 4
-}
-
-/// An sgemm.cu three-stage kernel: 256 threads, NN,
-/// `SG_RING_SMEM_BYTES(BM, BN)` of dynamic shared memory.
-const fn sgemm_ring(name: &'static str, tile: [u32; 2]) -> MatmulKernel {
-    MatmulKernel {
-        shared_bytes: sgemm_ring_smem_bytes(tile[0], tile[1]),
-        ..sgemm(name, tile)
-    }
-}
-
 /// A dgemm.cu kernel: a 128×128 tile, NN, `threads` per block and
 /// `DG_SMEM_BYTES(bk, stages)` of dynamic shared memory.
 const fn dgemm(name: &'static str, threads: u32, bk: u32, stages: u32) -> MatmulKernel {
@@ -874,8 +857,6 @@ pub const MATMUL_KERNELS: &[MatmulKernel] = &[
     sgemm("sgemm_128x256", [128, 256]),
     sgemm("sgemm_128x128", [128, 128]),
     sgemm("sgemm_tiled<2, 4, 2, 8, 1, 8>", [128, 256]),
-    sgemm_ring("sgemm_ring<2, 4, 4, 4, 8>", [128, 256]),
-    sgemm_ring("sgemm_ring<2, 4, 2, 8, 8>", [128, 256]),
     dgemm("dgemm_dmma_128x128", 256, 32, 3),
     dgemm("dgemm_dmma<32, 3, 8, 2, 0>", 512, 32, 3),
     dgemm("dgemm_dmma<16, 4, 8, 2, 0>", 512, 16, 4),
