@@ -69,7 +69,7 @@ __device__ __forceinline__ void sg_tile_coords(int& tm, int& tn) {
 // N % 4 == 0, 16-byte aligned): loads and cp.async then run without bounds
 // checks from running pointers, and the epilogue stores float4 unchecked when
 // C is 16-byte aligned.
-template <int RM, int CN, int WARPS_M, int LANES_M, int GM, bool FULL>
+template <int RM, int CN, int WARPS_M, int LANES_M, int GM, bool FULL, bool A2 = false>
 __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
                                            const float* __restrict__ A,
                                            const float* __restrict__ B, float beta,
@@ -257,38 +257,116 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     // a slice stores the next A slice, waits for the next B slice and passes
     // the barrier before its FMAs, so that the next slice's first fragments
     // load while those FMAs run.
-    float av[2][TM];
-    float bv[2][TN];
-    if (nk > 0) {
-        load_frag(av[0], bv[0], 0, 0);
-    }
-    for (int kt = 0; kt < nk; ++kt) {
-        const int cur = kt & 1;
-        const bool more = kt + 1 < nk;
-        if (more) {
-            load_tile(kt + 1);
-            load_tile_b(kt + 1, cur ^ 1);
-        }
+    if constexpr (A2) {
+        // A fragments two k steps ahead (four register sets), B fragments
+        // one step ahead (two sets). The barrier moves to step SG_BK - 2,
+        // whose A load is the next slice's step 0.
+        float av[4][TM];
+        float bv[2][TN];
+        auto load_a = [&](float (&v)[TM], int buf, int k) {
+            const int swz = ((k >> 2) & 3) << 3;
 #pragma unroll
-        for (int k = 0; k < SG_BK; ++k) {
-            const int f = k & 1;
-            if (k + 1 < SG_BK) {
-                load_frag(av[f ^ 1], bv[f ^ 1], cur, k + 1);
-            } else {
-                if (more) {
-                    store_tile(cur ^ 1);
-                    asm volatile("cp.async.wait_all;\n" ::: "memory");
-                }
-                __syncthreads();
-                if (more) {
-                    load_frag(av[f ^ 1], bv[f ^ 1], cur ^ 1, 0);
-                }
+            for (int r = 0; r < RM; ++r) {
+                const float4 q =
+                    *reinterpret_cast<const float4*>(&As[buf][k][(a_col0 + RSTEP * r) ^ swz]);
+                v[4 * r + 0] = q.x;
+                v[4 * r + 1] = q.y;
+                v[4 * r + 2] = q.z;
+                v[4 * r + 3] = q.w;
+            }
+        };
+        auto load_b = [&](float (&v)[TN], int buf, int k) {
+#pragma unroll
+            for (int c = 0; c < CN; ++c) {
+                const float4 q = *reinterpret_cast<const float4*>(&Bs[buf][k][b_col0 + CSTEP * c]);
+                v[4 * c + 0] = q.x;
+                v[4 * c + 1] = q.y;
+                v[4 * c + 2] = q.z;
+                v[4 * c + 3] = q.w;
+            }
+        };
+        if (nk > 0) {
+            load_a(av[0], 0, 0);
+            load_a(av[1], 0, 1);
+            load_b(bv[0], 0, 0);
+        }
+        for (int kt = 0; kt < nk; ++kt) {
+            const int cur = kt & 1;
+            const bool more = kt + 1 < nk;
+            if (more) {
+                load_tile(kt + 1);
+                load_tile_b(kt + 1, cur ^ 1);
             }
 #pragma unroll
-            for (int i = 0; i < TM; ++i) {
+            for (int k = 0; k < SG_BK; ++k) {
+                if (k == SG_BK - 2) {
+                    // The slice's last B fragments before the barrier: after
+                    // it, the next slice's cp.async may overwrite the other
+                    // B buffer, which the slice before this one used.
+                    load_b(bv[(k + 1) & 1], cur, k + 1);
+                    if (more) {
+                        store_tile(cur ^ 1);
+                        asm volatile("cp.async.wait_all;\n" ::: "memory");
+                    }
+                    __syncthreads();
+                    if (more) {
+                        load_a(av[(k + 2) & 3], cur ^ 1, 0);
+                    }
+                } else {
+                    if (k + 2 < SG_BK) {
+                        load_a(av[(k + 2) & 3], cur, k + 2);
+                    } else if (more) {
+                        load_a(av[(k + 2) & 3], cur ^ 1, k + 2 - SG_BK);
+                    }
+                    if (k + 1 < SG_BK) {
+                        load_b(bv[(k + 1) & 1], cur, k + 1);
+                    } else if (more) {
+                        load_b(bv[(k + 1) & 1], cur ^ 1, 0);
+                    }
+                }
 #pragma unroll
-                for (int j = 0; j < TN; ++j) {
-                    acc[i][j] = fmaf(av[f][i], bv[f][j], acc[i][j]);
+                for (int i = 0; i < TM; ++i) {
+#pragma unroll
+                    for (int j = 0; j < TN; ++j) {
+                        acc[i][j] = fmaf(av[k & 3][i], bv[k & 1][j], acc[i][j]);
+                    }
+                }
+            }
+        }
+    } else {
+        float av[2][TM];
+        float bv[2][TN];
+        if (nk > 0) {
+            load_frag(av[0], bv[0], 0, 0);
+        }
+        for (int kt = 0; kt < nk; ++kt) {
+            const int cur = kt & 1;
+            const bool more = kt + 1 < nk;
+            if (more) {
+                load_tile(kt + 1);
+                load_tile_b(kt + 1, cur ^ 1);
+            }
+    #pragma unroll
+            for (int k = 0; k < SG_BK; ++k) {
+                const int f = k & 1;
+                if (k + 1 < SG_BK) {
+                    load_frag(av[f ^ 1], bv[f ^ 1], cur, k + 1);
+                } else {
+                    if (more) {
+                        store_tile(cur ^ 1);
+                        asm volatile("cp.async.wait_all;\n" ::: "memory");
+                    }
+                    __syncthreads();
+                    if (more) {
+                        load_frag(av[f ^ 1], bv[f ^ 1], cur ^ 1, 0);
+                    }
+                }
+    #pragma unroll
+                for (int i = 0; i < TM; ++i) {
+    #pragma unroll
+                    for (int j = 0; j < TN; ++j) {
+                        acc[i][j] = fmaf(av[f][i], bv[f][j], acc[i][j]);
+                    }
                 }
             }
         }
@@ -335,7 +413,7 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
 
 // Interior blocks (whole tile in range, K % 16 == 0, A and B vectorizable)
 // take the FULL body; the others the bounds-checked one.
-template <int RM, int CN, int WARPS_M, int LANES_M, int GM>
+template <int RM, int CN, int WARPS_M, int LANES_M, int GM, bool A2 = false>
 __device__ __forceinline__ void sgemm_dispatch(int M, int N, int K, float alpha,
                                                const float* __restrict__ A,
                                                const float* __restrict__ B, float beta,
@@ -352,7 +430,7 @@ __device__ __forceinline__ void sgemm_dispatch(int M, int N, int K, float alpha,
                       ((((unsigned long long)A) | ((unsigned long long)B)) & 15) == 0 &&
                       (tm + 1) * BM <= M && (tn + 1) * BN <= N;
     if (full) {
-        sgemm_body<RM, CN, WARPS_M, LANES_M, GM, true>(M, N, K, alpha, A, B, beta, C, As, Bs);
+        sgemm_body<RM, CN, WARPS_M, LANES_M, GM, true, A2>(M, N, K, alpha, A, B, beta, C, As, Bs);
     } else {
         sgemm_body<RM, CN, WARPS_M, LANES_M, GM, false>(M, N, K, alpha, A, B, beta, C, As, Bs);
     }
@@ -366,11 +444,11 @@ __device__ __forceinline__ void sgemm_dispatch(int M, int N, int K, float alpha,
 //   "sgemm_tiled<2, 4, 4, 4, 1, 8>"  128 x 256, 8 x 16 per thread (= sgemm_128x256)
 //   "sgemm_tiled<2, 4, 2, 8, 1, 8>"  128 x 256, 8 x 16 per thread, warps 2 x 4
 //   "sgemm_tiled<2, 2, 4, 4, 2, 0>"  128 x 128, 8 x 8 per thread (= sgemm_128x128)
-template <int RM, int CN, int WARPS_M, int LANES_M, int MIN_BLOCKS, int GM>
+template <int RM, int CN, int WARPS_M, int LANES_M, int MIN_BLOCKS, int GM, bool A2 = false>
 __global__ void __launch_bounds__(SG_THREADS, MIN_BLOCKS)
     sgemm_tiled(int M, int N, int K, float alpha, const float* __restrict__ A,
                 const float* __restrict__ B, float beta, float* __restrict__ C) {
-    sgemm_dispatch<RM, CN, WARPS_M, LANES_M, GM>(M, N, K, alpha, A, B, beta, C);
+    sgemm_dispatch<RM, CN, WARPS_M, LANES_M, GM, A2>(M, N, K, alpha, A, B, beta, C);
 }
 
 // The default SGEMM: 128 x 256 tile, 8 x 16 outputs per thread, one block per
