@@ -25,7 +25,11 @@
 // fragments of k step k + 1 are read into a second register set while step
 // k's FMAs run; the last step of a slice stores the next A slice, waits for
 // the next B slice and passes the barrier before its FMAs, so the next
-// slice's first fragments load behind them.
+// slice's first fragments load behind them. With A2 (the default's whole
+// tiles), A's fragments are read two steps ahead into four register sets and
+// the barrier moves to step 14: ncu showed the first FMAs of each step waiting
+// on the shared-memory loads (short-scoreboard stalls, 0.35 per issued
+// instruction against cuBLAS's 0.19), and the earlier A loads cut that wait.
 //
 // Interior blocks (the whole tile in range, K % 16 == 0, A and B allow
 // 16-byte vectors) run a copy of the body without bounds checks, with running
@@ -39,7 +43,8 @@
 //
 // Measured on the H200 (kernels/README.md): the 128 x 256 tile with
 // 8 x 16 outputs per thread (sgemm_128x256) is the fastest shape tried
-// (46-47 TFLOP/s at 4096^3 and 8192^3, 0.91-0.92x cuBLAS in the same run).
+// (47.1 / 47.5 TFLOP/s at 4096^3 / 8192^3, 0.92 / 0.93x cuBLAS in the same
+// process).
 
 #define SG_BK 16
 
@@ -440,8 +445,10 @@ __device__ __forceinline__ void sgemm_dispatch(int M, int N, int K, float alpha,
 // grid (ceil(N/BN), ceil(M/BM), 1); no dynamic shared memory (static
 // 2*16*(BM+BN)*4 bytes, at most 48 KB). MIN_BLOCKS is the __launch_bounds__
 // minimum of blocks per SM; GM groups tile-rows for L2 reuse (0 = none).
+// A2 (whole tiles only): A fragments two k steps ahead instead of one.
 // Name expressions used (spelled exactly so):
-//   "sgemm_tiled<2, 4, 4, 4, 1, 8>"  128 x 256, 8 x 16 per thread (= sgemm_128x256)
+//   "sgemm_tiled<2, 4, 4, 4, 1, 8, true>"  128 x 256, 8 x 16 per thread (= sgemm_128x256)
+//   "sgemm_tiled<2, 4, 4, 4, 1, 8>"  the same with A one step ahead (the previous default)
 //   "sgemm_tiled<2, 4, 2, 8, 1, 8>"  128 x 256, 8 x 16 per thread, warps 2 x 4
 //   "sgemm_tiled<2, 2, 4, 4, 2, 0>"  128 x 128, 8 x 8 per thread (= sgemm_128x128)
 template <int RM, int CN, int WARPS_M, int LANES_M, int MIN_BLOCKS, int GM, bool A2 = false>
@@ -452,11 +459,12 @@ __global__ void __launch_bounds__(SG_THREADS, MIN_BLOCKS)
 }
 
 // The default SGEMM: 128 x 256 tile, 8 x 16 outputs per thread, one block per
-// SM (255 registers), tile-rows grouped by 8. Grid (ceil(N/256), ceil(M/128), 1).
+// SM (255 registers), tile-rows grouped by 8, A fragments two k steps ahead
+// on whole tiles. Grid (ceil(N/256), ceil(M/128), 1).
 extern "C" __global__ void __launch_bounds__(SG_THREADS, 1)
     sgemm_128x256(int M, int N, int K, float alpha, const float* __restrict__ A,
                   const float* __restrict__ B, float beta, float* __restrict__ C) {
-    sgemm_dispatch<2, 4, 4, 4, 8>(M, N, K, alpha, A, B, beta, C);
+    sgemm_dispatch<2, 4, 4, 4, 8, true>(M, N, K, alpha, A, B, beta, C);
 }
 
 // 128 x 128 tile, 8 x 8 outputs per thread, two blocks per SM (127 registers).

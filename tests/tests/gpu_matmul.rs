@@ -1902,8 +1902,7 @@ const SM90_TF32_NT: &str = "gemm_sm90_tf32_nt";
 const SGEMM_256: &str = "sgemm_128x256";
 const SGEMM_128: &str = "sgemm_128x128";
 const SGEMM_W24: &str = "sgemm_tiled<2, 4, 2, 8, 1, 8>";
-const SGEMM_A2: &str = "sgemm_tiled<2, 4, 4, 4, 1, 8, true>";
-const SGEMM_A2W24: &str = "sgemm_tiled<2, 4, 2, 8, 1, 8, true>";
+const SGEMM_A1: &str = "sgemm_tiled<2, 4, 4, 4, 1, 8>";
 const DGEMM_128: &str = "dgemm_dmma_128x128";
 const DGEMM_MT2: &str = "dgemm_dmma<32, 3, 8, 2, 0>";
 const DGEMM_BK16: &str = "dgemm_dmma<16, 4, 8, 2, 0>";
@@ -1981,16 +1980,14 @@ h200_cases! {
     sgemm_128_5x7x0_beta: SGEMM_128, (5, 7, 0), (N, N), AlphaBeta, Host;
     sgemm_w24_127x253x511_beta: SGEMM_W24, (127, 253, 511), (N, N), AlphaBeta, Host;
     sgemm_w24_129x67x255_beta0: SGEMM_W24, (129, 67, 255), (N, N), Alpha, Host;
-    // A fragments two k steps ahead: whole and edge tiles, one slice (K =
+    // The default's whole tiles read A two k steps ahead: one slice (K =
     // 16), two slices, an odd count.
-    sgemm_a2_520x300x512_beta: SGEMM_A2, (520, 300, 512), (N, N), AlphaBeta, Host;
-    sgemm_a2_384x384x320_beta0: SGEMM_A2, (384, 384, 320), (N, N), Alpha, Host;
-    sgemm_a2_256x512x16_beta: SGEMM_A2, (256, 512, 16), (N, N), AlphaBeta, Host;
-    sgemm_a2_256x512x32_beta0: SGEMM_A2, (256, 512, 32), (N, N), Alpha, Host;
-    sgemm_a2_256x256x48_beta: SGEMM_A2, (256, 256, 48), (N, N), AlphaBeta, Host;
-    sgemm_a2_129x67x255_beta0: SGEMM_A2, (129, 67, 255), (N, N), Alpha, Host;
-    sgemm_a2w24_520x300x512_beta: SGEMM_A2W24, (520, 300, 512), (N, N), AlphaBeta, Host;
-    sgemm_a2w24_256x512x48_beta0: SGEMM_A2W24, (256, 512, 48), (N, N), Alpha, Host;
+    sgemm_256_256x512x16_beta: SGEMM_256, (256, 512, 16), (N, N), AlphaBeta, Host;
+    sgemm_256_256x512x32_beta0: SGEMM_256, (256, 512, 32), (N, N), Alpha, Host;
+    sgemm_256_256x256x48_beta: SGEMM_256, (256, 256, 48), (N, N), AlphaBeta, Host;
+    // The previous default (A one step ahead).
+    sgemm_a1_520x300x512_beta: SGEMM_A1, (520, 300, 512), (N, N), AlphaBeta, Host;
+    sgemm_a1_129x67x255_beta0: SGEMM_A1, (129, 67, 255), (N, N), Alpha, Host;
 
     // DGEMM on DMMA.
     dgemm_128_1x1x1: DGEMM_128, (1, 1, 1), (N, N), One, Host;
@@ -2029,7 +2026,6 @@ h200_cases! {
     large_sm90_f16_nn_4096x4096x4096: SM90_F16_NN, (4096, 4096, 4096), (N, N), One, Host;
     large_sm90_tf32_nn_device_4096x4096x4096_beta: SM90_TF32_NT, (4096, 4096, 4096), (N, N), AlphaBeta, Device;
     large_sgemm_256_4096x4096x4096_beta: SGEMM_256, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
-    large_sgemm_a2_4096x4096x4096_beta: SGEMM_A2, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
     large_dgemm_128_4096x4096x4096_beta: DGEMM_128, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
 }
 
