@@ -169,3 +169,132 @@ extern "C" __global__ void __launch_bounds__(MMA_THREADS)
                     float* __restrict__ C, int M, int N, int K) {
     matmul_mma_body<true>(A, B, C, M, N, K);
 }
+
+// ---------------------------------------------------------------------------
+// tf32: f32 inputs rounded to tf32 (cvt.rna.tf32.f32: 10 explicit mantissa
+// bits, round to nearest, ties away from zero) as they are staged, then
+// mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 (sm_80 and later) with
+// f32 accumulation. The fallback for devices without sm_90's wgmma. Same
+// block tile and warp layout as above; the K step of 32 is four mma steps of
+// 8. Shared rows are MMA_BK + 4 = 36 words, so a warp's fragment reads
+// (8 rows x 4 words, bank (4g + t) mod 32) hit 32 distinct banks.
+#define MMA_LDS32 (MMA_BK + 4)
+
+__device__ __forceinline__ unsigned to_tf32(float x) {
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+    return r;
+}
+
+__device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const unsigned (&a)[4],
+                                                 const unsigned (&b)[2]) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// C = A * B with A, B in f32 read as tf32 (rounded to nearest), C in f32.
+// Block (128, 1, 1); grid (ceil(N/64), ceil(M/64), 1); no dynamic shared memory.
+extern "C" __global__ void __launch_bounds__(MMA_THREADS)
+    matmul_tf32_mma(const float* __restrict__ A, const float* __restrict__ B,
+                    float* __restrict__ C, int M, int N, int K) {
+    // As[i][k]: A's 64 x 32 slice, row-major; Bs[j][k]: B's 32 x 64 slice
+    // transposed (k contiguous, the "col" layout). Both hold tf32 bits.
+    __shared__ __align__(16) unsigned As[MMA_BM][MMA_LDS32];
+    __shared__ __align__(16) unsigned Bs[MMA_BN][MMA_LDS32];
+
+    const int tid = threadIdx.x;
+    const int lane = tid & 31;
+    const int warp = tid >> 5;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+    const int wm = (warp >> 1) * 32;
+    const int wn = (warp & 1) * 32;
+    const int m0 = blockIdx.y * MMA_BM;
+    const int n0 = blockIdx.x * MMA_BN;
+
+    float acc[2][4][4];
+#pragma unroll
+    for (int mt = 0; mt < 2; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt) {
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                acc[mt][nt][r] = 0.0f;
+            }
+        }
+    }
+
+    for (int k0 = 0; k0 < K; k0 += MMA_BK) {
+        // A: consecutive threads read consecutive k of one row.
+#pragma unroll 8
+        for (int r = 0; r < (MMA_BM * MMA_BK) / MMA_THREADS; ++r) {
+            const int idx = tid + r * MMA_THREADS;
+            const int i = idx / MMA_BK;
+            const int k = idx % MMA_BK;
+            const int gi = m0 + i;
+            const int gk = k0 + k;
+            As[i][k] = to_tf32((gi < M && gk < K) ? A[(long long)gi * K + gk] : 0.0f);
+        }
+        // B: consecutive threads read consecutive j of one row of B.
+#pragma unroll 8
+        for (int r = 0; r < (MMA_BK * MMA_BN) / MMA_THREADS; ++r) {
+            const int idx = tid + r * MMA_THREADS;
+            const int k = idx / MMA_BN;
+            const int j = idx % MMA_BN;
+            const int gk = k0 + k;
+            const int gj = n0 + j;
+            Bs[j][k] = to_tf32((gk < K && gj < N) ? B[(long long)gk * N + gj] : 0.0f);
+        }
+        __syncthreads();
+
+#pragma unroll
+        for (int ks = 0; ks < MMA_BK; ks += 8) {
+            // Fragment layouts of mma.m16n8k8 with .tf32 (PTX ISA):
+            //   A regs: {A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4]}
+            //   B regs: {B[t][g], B[t+4][g]}
+            //   D regs: {D[g][2t], D[g][2t+1], D[g+8][2t], D[g+8][2t+1]}
+            unsigned a[2][4];
+            unsigned b[4][2];
+#pragma unroll
+            for (int mt = 0; mt < 2; ++mt) {
+                const int r = wm + mt * 16 + g;
+                a[mt][0] = As[r][ks + t];
+                a[mt][1] = As[r + 8][ks + t];
+                a[mt][2] = As[r][ks + t + 4];
+                a[mt][3] = As[r + 8][ks + t + 4];
+            }
+#pragma unroll
+            for (int nt = 0; nt < 4; ++nt) {
+                const int c = wn + nt * 8 + g;
+                b[nt][0] = Bs[c][ks + t];
+                b[nt][1] = Bs[c][ks + t + 4];
+            }
+#pragma unroll
+            for (int mt = 0; mt < 2; ++mt) {
+#pragma unroll
+                for (int nt = 0; nt < 4; ++nt) {
+                    mma_m16n8k8_tf32(acc[mt][nt], a[mt], b[nt]);
+                }
+            }
+        }
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int mt = 0; mt < 2; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt) {
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                const int gi = m0 + wm + mt * 16 + g + (r >> 1) * 8;
+                const int gj = n0 + wn + nt * 8 + 2 * t + (r & 1);
+                if (gi < M && gj < N) {
+                    C[(long long)gi * N + gj] = acc[mt][nt][r];
+                }
+            }
+        }
+    }
+}

@@ -98,6 +98,7 @@ const DGEMM_RB64: &str = "gemm_regblock<double, 64, 64, 8, 4, 4>";
 const DGEMM_RB32: &str = "gemm_regblock<double, 32, 32, 8, 4, 4>";
 const MMA_F16: &str = "matmul_f16_mma";
 const MMA_BF16: &str = "matmul_bf16_mma";
+const MMA_TF32: &str = "matmul_tf32_mma";
 
 /// Every name above.
 const ALL_NAMES: &[&str] = &[
@@ -128,6 +129,7 @@ const ALL_NAMES: &[&str] = &[
     DGEMM_RB32,
     MMA_F16,
     MMA_BF16,
+    MMA_TF32,
 ];
 
 // ---------------------------------------------------------------------------
@@ -856,6 +858,16 @@ matmul_cases! {
     mma_bf16_70x90x27: MMA_BF16, (70, 90, 27), One, Device;
     mma_bf16_5x7x0: MMA_BF16, (5, 7, 0), One, Device;
     mma_bf16_1024x1024x1024: MMA_BF16, (1024, 1024, 1024), One, Device;
+    mma_tf32_1x1x1: MMA_TF32, (1, 1, 1), One, Device;
+    mma_tf32_127x253x511: MMA_TF32, (127, 253, 511), One, Device;
+    mma_tf32_33x65x17: MMA_TF32, (33, 65, 17), One, Device;
+    mma_tf32_129x130x131: MMA_TF32, (129, 130, 131), One, Device;
+    mma_tf32_4099x7x64: MMA_TF32, (4099, 7, 64), One, Device;
+    mma_tf32_5x4097x33: MMA_TF32, (5, 4097, 33), One, Device;
+    mma_tf32_256x256x256: MMA_TF32, (256, 256, 256), One, Device;
+    mma_tf32_70x90x27: MMA_TF32, (70, 90, 27), One, Device;
+    mma_tf32_5x7x0: MMA_TF32, (5, 7, 0), One, Device;
+    mma_tf32_1024x1024x1024: MMA_TF32, (1024, 1024, 1024), One, Device;
 
     // Unified memory: written and read on the host, the kernel's arguments
     // borrowed exclusively.
@@ -886,6 +898,7 @@ matmul_cases! {
     large_dgemm_rb64_4096x4096x4096_beta: DGEMM_RB64, (4096, 4096, 4096), AlphaBeta, Device;
     large_mma_f16_4096x4096x4096: MMA_F16, (4096, 4096, 4096), One, Device;
     large_mma_bf16_4096x4096x4096: MMA_BF16, (4096, 4096, 4096), One, Device;
+    large_mma_tf32_4096x4096x4096: MMA_TF32, (4096, 4096, 4096), One, Device;
     large_gemm_f32_tn_4096x4096x67_beta: GEMM_F32_TN, (4096, 4096, 67), AlphaBeta, Device;
 }
 

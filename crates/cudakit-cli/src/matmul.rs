@@ -127,6 +127,7 @@ impl Dtype {
             (Dtype::F64, "dmma") => "dgemm_dmma_128x128",
             (Dtype::F16, "mma") => "matmul_f16_mma",
             (Dtype::Bf16, "mma") => "matmul_bf16_mma",
+            (Dtype::Tf32, "mma") => "matmul_tf32_mma",
             (Dtype::F16, "wgmma") => "gemm_sm90_f16_nn",
             (Dtype::Bf16, "wgmma") => "gemm_sm90_bf16_nn",
             (Dtype::Tf32, "wgmma") => "gemm_sm90_tf32_nt",
@@ -317,7 +318,7 @@ fn resolve(
             let dtype = dtype.unwrap_or(Dtype::F32);
             let k = gemm::fastest(dtype.precision(), cc).ok_or_else(|| {
                 format!(
-                    "no kernel computes {} on sm_{}{} (tf32 needs sm_90's wgmma)",
+                    "no kernel computes {} on sm_{}{} (tf32 needs sm_80's tensor cores)",
                     dtype.name(),
                     cc.0,
                     cc.1
@@ -1409,9 +1410,11 @@ mod tests {
         }
         let (k, d) = resolve(Some(Dtype::Tf32), None, h200).unwrap();
         assert_eq!((k.name, d), ("gemm_sm90_tf32_nt", Dtype::Tf32));
-        assert!(resolve(Some(Dtype::Tf32), None, (8, 9))
+        let (k, d) = resolve(Some(Dtype::Tf32), None, (8, 9)).unwrap();
+        assert_eq!((k.name, d), ("matmul_tf32_mma", Dtype::Tf32));
+        assert!(resolve(Some(Dtype::Tf32), None, (7, 5))
             .unwrap_err()
-            .contains("tf32 needs sm_90"));
+            .contains("tf32 needs sm_80"));
         // A full name gives its own dtype; tf32 is not f32.
         let (k, d) = resolve(None, Some("gemm_sm90_tf32_nt"), h200).unwrap();
         assert_eq!((k.name, d), ("gemm_sm90_tf32_nt", Dtype::Tf32));

@@ -329,8 +329,8 @@ fn usage_errors_exit_64_with_a_message() {
             "--compare expects auto, cublas or none",
         ),
         (
-            &["matmul", "--dtype", "tf32", "--kernel", "mma"],
-            "no mma kernel for tf32",
+            &["matmul", "--dtype", "tf32", "--kernel", "sgemm"],
+            "no sgemm kernel for tf32",
         ),
         (&["matmul", "--compare"], "--compare needs a value"),
         (&["matmul", "--verify", "maybe"], "--verify expects"),

@@ -109,9 +109,10 @@ impl Precision {
 
 /// The fastest kernel measured for `precision` on a device of compute
 /// capability `cc`, or `None` when no kernel serves it there (tf32 needs
-/// sm_90's wgmma). On sm_90 the H200 kernels (kernels/README.md: 0.98–1.0×
+/// the tensor cores of sm_80 or later). On sm_90 the H200 kernels (kernels/README.md: 0.98–1.0×
 /// cuBLAS for bf16/f16/tf32, 0.89–0.92× for f32, 0.92–1.0× for f64); elsewhere
-/// the register-blocked SGEMM/DGEMM and the `mma.sync` kernels.
+/// the register-blocked SGEMM/DGEMM and the `mma.sync` kernels (f16, bf16 and
+/// tf32).
 pub fn fastest(precision: Precision, cc: (u32, u32)) -> Option<&'static MatmulKernel> {
     let h200 = [
         (Precision::F32, "sgemm_128x256"),
@@ -125,6 +126,7 @@ pub fn fastest(precision: Precision, cc: (u32, u32)) -> Option<&'static MatmulKe
         (Precision::F64, "gemm_regblock<double, 64, 64, 8, 4, 4>"),
         (Precision::F16, "matmul_f16_mma"),
         (Precision::Bf16, "matmul_bf16_mma"),
+        (Precision::Tf32, "matmul_tf32_mma"),
     ];
     let pick = |table: &[(Precision, &'static str)]| {
         table
@@ -589,7 +591,8 @@ mod tests {
         );
         // sgemm.cu needs only sm_80's cp.async.
         assert_eq!(on(Precision::F32, (8, 6)), Some("sgemm_128x256"));
-        assert_eq!(on(Precision::Tf32, (8, 9)), None);
+        assert_eq!(on(Precision::Tf32, (8, 9)), Some("matmul_tf32_mma"));
+        assert_eq!(on(Precision::Tf32, (7, 5)), None);
         assert_eq!(on(Precision::Bf16, (10, 0)), Some("matmul_bf16_mma"));
         for p in Precision::ALL {
             let k = fastest(p, (9, 0)).unwrap();

@@ -138,7 +138,7 @@ pub const SOURCES: &[Source] = &[
     Source {
         file: "matmul_mma.cu",
         text: MATMUL_MMA,
-        kernels: &["matmul_f16_mma", "matmul_bf16_mma"],
+        kernels: &["matmul_f16_mma", "matmul_bf16_mma", "matmul_tf32_mma"],
         arch: None,
     },
     Source {
@@ -407,7 +407,7 @@ impl MatmulKernel {
 
     /// Whether it runs on a device of compute capability `cc`: an
     /// `sm_XYa` kernel only on exactly X.Y; the DMMA DGEMMs need sm_90
-    /// (`mma.sync` m16n8k8/k16 `.f64`); the f16/bf16 `mma.sync` kernels and
+    /// (`mma.sync` m16n8k8/k16 `.f64`); the f16/bf16/tf32 `mma.sync` kernels and
     /// the cp.async SGEMMs sm_80; the plain CUDA-core kernels any device.
     pub fn runs_on(&self, cc: (u32, u32)) -> bool {
         match (self.arch, self.file) {
@@ -850,6 +850,20 @@ pub const MATMUL_KERNELS: &[MatmulKernel] = &[
         [128, 1, 1],
         [64, 64],
     ),
+    MatmulKernel {
+        accumulation: Accumulation::Tf32,
+        ..kernel(
+            "matmul_mma.cu",
+            MATMUL_MMA,
+            "matmul_tf32_mma",
+            Elem::F32,
+            Elem::F32,
+            Signature::Matmul,
+            NN,
+            [128, 1, 1],
+            [64, 64],
+        )
+    },
     sm90("gemm_sm90_bf16_nn", Elem::Bf16, Op::N),
     sm90("gemm_sm90_f16_nn", Elem::F16, Op::N),
     sm90("gemm_sm90_bf16_nt", Elem::Bf16, Op::T),
