@@ -236,8 +236,8 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     const int a_col0 = wm + 4 * lr;
     const int b_col0 = wn + 4 * lc;
 
-    // Fragments of k step k of buffer buf.
-    auto load_frag = [&](float (&av)[TM], float (&bv)[TN], int buf, int k) {
+    // Fragments of k step k of buffer buf: A's (TM rows) and B's (TN columns).
+    auto load_a = [&](float (&av)[TM], int buf, int k) {
         const int swz = ((k >> 2) & 3) << 3;
 #pragma unroll
         for (int r = 0; r < RM; ++r) {
@@ -248,6 +248,8 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
             av[4 * r + 2] = v.z;
             av[4 * r + 3] = v.w;
         }
+    };
+    auto load_b = [&](float (&bv)[TN], int buf, int k) {
 #pragma unroll
         for (int c = 0; c < CN; ++c) {
             const float4 v = *reinterpret_cast<const float4*>(&Bs[buf][k][b_col0 + CSTEP * c]);
@@ -257,39 +259,21 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
             bv[4 * c + 3] = v.w;
         }
     };
+    auto load_frag = [&](float (&av)[TM], float (&bv)[TN], int buf, int k) {
+        load_a(av, buf, k);
+        load_b(bv, buf, k);
+    };
 
-    // Fragments one k step ahead in a second register set; the last step of
-    // a slice stores the next A slice, waits for the next B slice and passes
-    // the barrier before its FMAs, so that the next slice's first fragments
-    // load while those FMAs run.
+    // Without A2: fragments one k step ahead in a second register set; the
+    // last step of a slice stores the next A slice, waits for the next B slice
+    // and passes the barrier before its FMAs, so that the next slice's first
+    // fragments load while those FMAs run.
     if constexpr (A2) {
         // A fragments two k steps ahead (four register sets), B fragments
         // one step ahead (two sets). The barrier moves to step SG_BK - 2,
         // whose A load is the next slice's step 0.
         float av[4][TM];
         float bv[2][TN];
-        auto load_a = [&](float (&v)[TM], int buf, int k) {
-            const int swz = ((k >> 2) & 3) << 3;
-#pragma unroll
-            for (int r = 0; r < RM; ++r) {
-                const float4 q =
-                    *reinterpret_cast<const float4*>(&As[buf][k][(a_col0 + RSTEP * r) ^ swz]);
-                v[4 * r + 0] = q.x;
-                v[4 * r + 1] = q.y;
-                v[4 * r + 2] = q.z;
-                v[4 * r + 3] = q.w;
-            }
-        };
-        auto load_b = [&](float (&v)[TN], int buf, int k) {
-#pragma unroll
-            for (int c = 0; c < CN; ++c) {
-                const float4 q = *reinterpret_cast<const float4*>(&Bs[buf][k][b_col0 + CSTEP * c]);
-                v[4 * c + 0] = q.x;
-                v[4 * c + 1] = q.y;
-                v[4 * c + 2] = q.z;
-                v[4 * c + 3] = q.w;
-            }
-        };
         if (nk > 0) {
             load_a(av[0], 0, 0);
             load_a(av[1], 0, 1);
