@@ -51,9 +51,7 @@ __device__ __forceinline__ void dg_tile_coords(int& tm, int& tn) {
 }
 
 // Dynamic shared memory in bytes for a (BK, STAGES) configuration.
-#define DG_SMEM_BYTES(BK, STAGES) DG_SMEM_BYTES_M(DG_BM, BK, STAGES)
-// The same for a BM x 128 tile (BM = 128 or 64).
-#define DG_SMEM_BYTES_M(BM, BK, STAGES) ((STAGES) * ((BM) * ((BK) + 4) + (BK) * DG_LDB) * 8)
+#define DG_SMEM_BYTES(BK, STAGES) ((STAGES) * (DG_BM * ((BK) + 4) + (BK) * DG_LDB) * 8)
 
 __device__ __forceinline__ void dg_mma_16x8x8(double (&d)[4], const double (&a)[4],
                                               const double (&b)[2]) {
@@ -88,17 +86,17 @@ __device__ __forceinline__ void dg_cp8(unsigned dst, const double* src, bool ok)
                  : "memory");
 }
 
-template <int BM, int BK, int STAGES, int KI, int MT, int GM>
+template <int BK, int STAGES, int KI, int MT, int GM>
 __device__ __forceinline__ void dgemm_body(int M, int N, int K, double alpha,
                                            const double* __restrict__ A,
                                            const double* __restrict__ B, double beta,
                                            double* __restrict__ C) {
     constexpr int LDA = BK + 4;
-    constexpr int A_STAGE = BM * LDA;  // doubles
+    constexpr int A_STAGE = DG_BM * LDA;  // doubles
     constexpr int B_STAGE = BK * DG_LDB;  // doubles
-    // Warps: (BM / (16*MT)) along M x 4 along N; warp tile (16*MT) x 32.
-    constexpr int THREADS = 32 * 4 * (BM / (16 * MT));
-    constexpr int A_CHUNKS = BM * BK / 2 / THREADS;  // 16-byte chunks per thread
+    // Warps: (128 / (16*MT)) along M x 4 along N; warp tile (16*MT) x 32.
+    constexpr int THREADS = 32 * 4 * (DG_BM / (16 * MT));
+    constexpr int A_CHUNKS = DG_BM * BK / 2 / THREADS;  // 16-byte chunks per thread
     constexpr int B_CHUNKS = BK * DG_BN / 2 / THREADS;
     static_assert(BK % KI == 0 && (KI == 8 || KI == 16), "K slice must hold whole mma steps");
     // The 512-thread shape (MT = 2) has 128 registers: unrolling more than two
@@ -117,7 +115,7 @@ __device__ __forceinline__ void dgemm_body(int M, int N, int K, double alpha,
     const int wn = (warp & 3) * 32;
     int tm, tn;
     dg_tile_coords<GM>(tm, tn);
-    const int m0 = tm * BM;
+    const int m0 = tm * DG_BM;
     const int n0 = tn * DG_BN;
 
     const bool vec_a = ((K & 1) == 0) && ((((unsigned long long)A) & 15) == 0);
@@ -127,7 +125,7 @@ __device__ __forceinline__ void dgemm_body(int M, int N, int K, double alpha,
 
     const int nk = (K + BK - 1) / BK;
 
-    // A slice: BM rows x BK/2 chunks of 2 doubles; B slice: BK rows x 64 chunks.
+    // A slice: 128 rows x BK/2 chunks of 2 doubles; B slice: BK rows x 64 chunks.
     // Per-thread copy coordinates (the same in every stage): A rows
     // a_row + A_RSTEP*i at k offset a_kc; B rows b_kr + B_RSTEP*i at column b_nc.
     static_assert(THREADS % (BK / 2) == 0 && THREADS % 64 == 0, "copy mapping");
@@ -288,8 +286,8 @@ __device__ __forceinline__ void dgemm_body(int M, int N, int K, double alpha,
 }
 
 // ---------------------------------------------------------------------------
-// Pipelined body (dgemm_pipe_body, whole tiles only): a BM x 128 tile
-// (BM = 128 in every kernel here) and BM/64 x 4 warps of 64 x 32. Each warp
+// Pipelined body (dgemm_pipe_body, whole tiles only): the same 128 x 128
+// tile and 8 warps of 64 x 32. Each warp
 // computes its tile transposed (C^T = B^T A^T: the mma's A operand comes from
 // B, its B operand from A; see the comment at the main loop), as 2 column
 // tiles of 16 by 8 row tiles of 8: 16 mmas per k step. DB = false: one
@@ -309,38 +307,37 @@ __device__ __forceinline__ void dgemm_body(int M, int N, int K, double alpha,
 // the mma's row i is column 2 (i & 7) + (i >> 3), so rows g and g + 8 are
 // the adjacent columns 2g and 2g + 1.
 //
-// Shared memory per stage: A BM rows of BK doubles, 16-byte chunks
+// Shared memory per stage: A 128 rows of BK doubles, 16-byte chunks
 // XOR-swizzled by 4 * (row & 1); B BK rows of DP_LDB = 130 doubles (the pad
 // makes the 16-byte B loads conflict-free). DP_SMEM_BYTES(16, 4) = 132096
 // bytes; every configuration used here stays within DG_SMEM_BYTES(32, 3)
 // (211968), which the fallback body needs anyway.
 #define DP_LDB 130
-#define DP_SMEM_BYTES(BK, STAGES) DP_SMEM_BYTES_M(DG_BM, BK, STAGES)
-#define DP_SMEM_BYTES_M(BM, BK, STAGES) ((STAGES) * ((BM) * (BK) + (BK) * DP_LDB) * 8)
+#define DP_SMEM_BYTES(BK, STAGES) ((STAGES) * (DG_BM * (BK) + (BK) * DP_LDB) * 8)
 
 __device__ __forceinline__ void dg_cp16_full(unsigned dst, const double* src) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
 }
 
-template <int BM, int BK, int STAGES, int KI, int GM, bool DB>
+template <int BK, int STAGES, int KI, int GM, bool DB>
 __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alpha,
                                                 const double* __restrict__ A,
                                                 const double* __restrict__ B, double beta,
                                                 double* __restrict__ C) {
     constexpr int MT = 4;
-    constexpr int THREADS = 32 * 4 * (BM / (16 * MT));  // 256 for BM = 128
-    constexpr int A_STAGE = BM * BK;  // doubles
+    constexpr int THREADS = 256;
+    constexpr int A_STAGE = DG_BM * BK;  // doubles
     constexpr int B_STAGE = BK * DP_LDB;
     constexpr int NSTEP = BK / KI;       // mma steps per slice
     constexpr int KG = KI / 8;           // groups of 8 k per mma
     constexpr int A_CPR = BK / 2;        // 16-byte chunks per A row
     constexpr int A_RSTEP = THREADS / A_CPR;
-    constexpr int A_CHUNKS = BM / A_RSTEP;
+    constexpr int A_CHUNKS = DG_BM / A_RSTEP;
     constexpr int B_RSTEP = THREADS / 64;
     constexpr int B_CHUNKS = BK / B_RSTEP;
     static_assert(BK % 16 == 0 && (KI == 8 || KI == 16) && BK % KI == 0, "slice shape");
     static_assert(STAGES >= 3, "the refill goes to the stage read two slices back");
-    static_assert(THREADS % A_CPR == 0 && BM % A_RSTEP == 0 && A_RSTEP % 2 == 0, "A copy map");
+    static_assert(THREADS % A_CPR == 0 && DG_BM % A_RSTEP == 0 && A_RSTEP % 2 == 0, "A copy map");
     static_assert(THREADS % 64 == 0 && BK % (THREADS / 64) == 0, "B copy map");
     extern __shared__ __align__(16) double dg_smem[];
     const unsigned as_base = (unsigned)__cvta_generic_to_shared(dg_smem);
@@ -355,7 +352,7 @@ __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alph
     const int wn = (warp & 3) * 32;
     int tm, tn;
     dg_tile_coords<GM>(tm, tn);
-    const int m0 = tm * BM;
+    const int m0 = tm * DG_BM;
     const int n0 = tn * DG_BN;
 
     const int nk = K / BK;
@@ -572,14 +569,14 @@ __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alph
 // Whether this block's tile can take the pipelined path: the whole 128 x 128
 // tile in range, K a multiple of BK (every slice full), and A, B and C
 // 16-byte aligned with even K and N (all copies and stores 16 bytes wide).
-template <int BM, int BK, int GM>
+template <int BK, int GM>
 __device__ __forceinline__ bool dg_pipe_eligible(int M, int N, int K, const double* A,
                                                  const double* B, const double* C) {
     int tm, tn;
     dg_tile_coords<GM>(tm, tn);
     const unsigned long long al =
         ((unsigned long long)A | (unsigned long long)B | (unsigned long long)C) & 15;
-    return al == 0 && ((K | N) & 1) == 0 && K % BK == 0 && (tm + 1) * BM <= M &&
+    return al == 0 && ((K | N) & 1) == 0 && K % BK == 0 && (tm + 1) * DG_BM <= M &&
            (tn + 1) * DG_BN <= N;
 }
 
@@ -598,10 +595,10 @@ template <int BK, int STAGES, int KI, int GM, bool DB>
 __global__ void __launch_bounds__(256, 1)
     dgemm_pipe(int M, int N, int K, double alpha, const double* __restrict__ A,
                const double* __restrict__ B, double beta, double* __restrict__ C) {
-    if (dg_pipe_eligible<DG_BM, BK, GM>(M, N, K, A, B, C)) {
-        dgemm_pipe_body<DG_BM, BK, STAGES, KI, GM, DB>(M, N, K, alpha, A, B, beta, C);
+    if (dg_pipe_eligible<BK, GM>(M, N, K, A, B, C)) {
+        dgemm_pipe_body<BK, STAGES, KI, GM, DB>(M, N, K, alpha, A, B, beta, C);
     } else {
-        dgemm_body<DG_BM, 32, 3, 16, 4, GM>(M, N, K, alpha, A, B, beta, C);
+        dgemm_body<32, 3, 16, 4, GM>(M, N, K, alpha, A, B, beta, C);
     }
 }
 
@@ -621,7 +618,7 @@ template <int BK, int STAGES, int KI, int MT, int GM>
 __global__ void __launch_bounds__(32 * 4 * (DG_BM / (16 * MT)), 1)
     dgemm_dmma(int M, int N, int K, double alpha, const double* __restrict__ A,
                const double* __restrict__ B, double beta, double* __restrict__ C) {
-    dgemm_body<DG_BM, BK, STAGES, KI, MT, GM>(M, N, K, alpha, A, B, beta, C);
+    dgemm_body<BK, STAGES, KI, MT, GM>(M, N, K, alpha, A, B, beta, C);
 }
 
 // The default DGEMM (= dgemm_pipe<16, 4, 8, 0, true>): interior tiles take
@@ -633,9 +630,9 @@ __global__ void __launch_bounds__(32 * 4 * (DG_BM / (16 * MT)), 1)
 extern "C" __global__ void __launch_bounds__(256, 1)
     dgemm_dmma_128x128(int M, int N, int K, double alpha, const double* __restrict__ A,
                        const double* __restrict__ B, double beta, double* __restrict__ C) {
-    if (dg_pipe_eligible<DG_BM, 16, 0>(M, N, K, A, B, C)) {
-        dgemm_pipe_body<DG_BM, 16, 4, 8, 0, true>(M, N, K, alpha, A, B, beta, C);
+    if (dg_pipe_eligible<16, 0>(M, N, K, A, B, C)) {
+        dgemm_pipe_body<16, 4, 8, 0, true>(M, N, K, alpha, A, B, beta, C);
     } else {
-        dgemm_body<DG_BM, 32, 3, 16, 4, 0>(M, N, K, alpha, A, B, beta, C);
+        dgemm_body<32, 3, 16, 4, 0>(M, N, K, alpha, A, B, beta, C);
     }
 }
