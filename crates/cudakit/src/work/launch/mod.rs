@@ -620,9 +620,6 @@ impl<'s, 'env> Scope<'s, 'env> {
             // the refused launch queued nothing, so it is issued once more.
             (call, rc) = issue(ctx.enter()?)?;
         }
-        if rc != cuda_sys::CUresult::CUDA_SUCCESS {
-            Context::forget_launch_current();
-        }
         ctx.check(call, rc)?;
         self.count_launch();
         self.time_end(|| Timed::Kernel(function.name().to_owned()), stream, timer)
