@@ -149,8 +149,9 @@ impl<'g> GraphExec<'g> {
         &self.label
     }
 
-    fn mark(&self, stream: &Stream<'_>) -> Result<()> {
-        let cu = self.ctx.enter()?;
+    /// Records the replay-done event on `stream`; `cu` comes from the
+    /// caller's `enter` of this context, just before.
+    fn mark(&self, cu: &cuda_sys::Driver, stream: &Stream<'_>) -> Result<()> {
         // SAFETY: a live event and stream of this context.
         self.ctx.check("cuEventRecord", unsafe {
             (cu.cuEventRecord)(self.done, stream.as_raw())
@@ -175,7 +176,7 @@ impl<'g> GraphExec<'g> {
         self.ctx.check("cuGraphUpload", unsafe {
             (cu.cuGraphUpload)(self.raw, raw)
         })?;
-        self.mark(stream)
+        self.mark(cu, stream)
     }
 
     fn check_node(&self, what: &'static str, node: GraphNode) -> Result<()> {
@@ -329,7 +330,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         ctx.check("cuGraphLaunch", unsafe {
             (cu.cuGraphLaunch)(exec.raw, raw)
         })?;
-        if let Err(e) = exec.mark(stream) {
+        if let Err(e) = exec.mark(cu, stream) {
             // The replay is queued but not marked: wait for it here, so that
             // the executable graph's drop cannot release what it uses while
             // it runs.
