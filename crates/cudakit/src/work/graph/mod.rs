@@ -1026,15 +1026,7 @@ pub(crate) fn kernel_node_params(
     pointers: &mut PointerArray,
 ) -> Result<CUDA_KERNEL_NODE_PARAMS> {
     same_context("kernel node", ctx, function.context())?;
-    function.check_params(params)?;
-    if let Some((index, argument_device)) = params.foreign_argument(ctx) {
-        return Err(Error::ArgumentContextMismatch {
-            function: function.name().to_owned(),
-            index,
-            argument_device,
-            kernel_device: ctx.device().ordinal(),
-        });
-    }
+    function.check_args(ctx, params)?;
     if config.cluster.is_some() || config.cooperative || config.priority.is_some() {
         return Err(Error::InvalidArgument(format!(
             "{}: graph kernel nodes take grid, block and shared memory only (no cluster, \

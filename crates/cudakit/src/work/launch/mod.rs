@@ -235,6 +235,26 @@ impl Function<'_> {
         }
     }
 
+    /// [`Function::check_params`], then that every buffer argument is
+    /// reachable from `ctx`, the context the kernel runs in: what a launch
+    /// and a graph kernel node both check before their configuration.
+    ///
+    /// # Errors
+    ///
+    /// As [`Function::check_params`]; [`Error::ArgumentContextMismatch`].
+    pub(crate) fn check_args(&self, ctx: &Context, params: &ParamList<'_>) -> Result<()> {
+        self.check_params(params)?;
+        if let Some((index, argument_device)) = params.foreign_argument(ctx) {
+            return Err(Error::ArgumentContextMismatch {
+                function: self.name().to_owned(),
+                index,
+                argument_device,
+                kernel_device: ctx.device().ordinal(),
+            });
+        }
+        Ok(())
+    }
+
     /// Validates `config` against the device's and this function's limits,
     /// raising the function's dynamic shared-memory limit when more than
     /// its current one is asked for and the device allows it.
@@ -497,15 +517,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         let ctx: &Context = self.context();
         same_context("launch", ctx, function.context())?;
         let raw_stream = self.use_stream(stream)?;
-        function.check_params(params)?;
-        if let Some((index, argument_device)) = params.foreign_argument(ctx) {
-            return Err(Error::ArgumentContextMismatch {
-                function: function.name().to_owned(),
-                index,
-                argument_device,
-                kernel_device: ctx.device().ordinal(),
-            });
-        }
+        function.check_args(ctx, params)?;
         function.validate(config)?;
         if *TRACE {
             eprintln!(
