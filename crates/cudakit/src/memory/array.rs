@@ -626,10 +626,9 @@ pub(crate) struct Extent {
 
 /// The `CUDA_MEMCPY3D` of a copy from `src` to `dst` of `extent`.
 pub(crate) fn memcpy3d(src: Side, dst: Side, extent: Extent) -> CUDA_MEMCPY3D {
-    // SAFETY: CUDA_MEMCPY3D is plain data (integers, pointers, enum
-    // newtypes); all-zero bytes is the header's "unused" value for each
-    // field (offsets 0, null pointers), and `reserved0/1` must be null.
-    let mut d: CUDA_MEMCPY3D = unsafe { std::mem::zeroed() };
+    // All-zero bytes (cuda-sys's `Default`) is the header's "unused" value
+    // for each field (offsets 0, null pointers; `reserved0/1` must be null).
+    let mut d = CUDA_MEMCPY3D::default();
     match src {
         Side::Host { ptr, pitch, height } => {
             d.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;

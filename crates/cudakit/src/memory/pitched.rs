@@ -349,9 +349,9 @@ impl<T: DeviceCopy> Drop for Pitched<'_, T> {
 /// The `CUDA_MEMCPY2D` of `height` rows of `width_bytes` from `src` to
 /// `dst` (array sides address the array's first row).
 pub(crate) fn memcpy2d(src: Side, dst: Side, width_bytes: usize, height: usize) -> CUDA_MEMCPY2D {
-    // SAFETY: CUDA_MEMCPY2D is plain data; all-zero bytes is the header's
-    // "unused" value of every field (offsets 0, null pointers).
-    let mut d: CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+    // All-zero bytes (cuda-sys's `Default`) is the header's "unused" value
+    // of every field (offsets 0, null pointers).
+    let mut d = CUDA_MEMCPY2D::default();
     match src {
         Side::Host { ptr, pitch, .. } => {
             d.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
