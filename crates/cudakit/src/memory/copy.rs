@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use cuda_sys::{CUdeviceptr, CUstream};
 
-use super::{byte_len, staged, DeviceCopy};
+use super::{byte_len, memset_word, staged, DeviceCopy};
 use crate::context::Context;
 use crate::error::{Error, Result};
 
@@ -174,32 +174,27 @@ pub(crate) unsafe fn fill<T: DeviceCopy>(
     value: T,
 ) -> Result<()> {
     byte_len::<T>(len, "fill")?;
-    let size = std::mem::size_of::<T>();
-    if !matches!(size, 1 | 2 | 4) {
+    let Some(word) = memset_word(value) else {
         let host = vec![value; len];
         // SAFETY: this function's contract: `dst` addresses `len` elements.
         return unsafe { htod(ctx, dst, &host) };
-    }
-    let mut raw = [0u8; 4];
-    // SAFETY: `value` is `size` (1, 2 or 4) readable bytes and `raw` has 4.
-    unsafe {
-        std::ptr::copy_nonoverlapping((&value as *const T).cast::<u8>(), raw.as_mut_ptr(), size)
     };
     let cu = ctx.enter()?;
     let _work = ctx.sync_work()?;
-    // The caller guarantees `dst` addresses `len` elements of `size` bytes.
-    let (call, rc) = match size {
+    // The caller guarantees `dst` addresses `len` elements of `size` bytes;
+    // `word` holds the element zero-extended, so the casts drop only zeros.
+    let (call, rc) = match std::mem::size_of::<T>() {
         // SAFETY: `len` 1-byte elements at `dst` (the caller's guarantee).
         1 => ("cuMemsetD8_v2", unsafe {
-            (cu.cuMemsetD8)(dst, raw[0], len)
+            (cu.cuMemsetD8)(dst, word as u8, len)
         }),
         // SAFETY: `len` 2-byte elements at `dst`.
         2 => ("cuMemsetD16_v2", unsafe {
-            (cu.cuMemsetD16)(dst, u16::from_ne_bytes([raw[0], raw[1]]), len)
+            (cu.cuMemsetD16)(dst, word as u16, len)
         }),
         // SAFETY: `len` 4-byte elements at `dst`.
         _ => ("cuMemsetD32_v2", unsafe {
-            (cu.cuMemsetD32)(dst, u32::from_ne_bytes(raw), len)
+            (cu.cuMemsetD32)(dst, word, len)
         }),
     };
     ctx.check(call, rc)?;

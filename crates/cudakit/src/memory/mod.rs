@@ -60,6 +60,27 @@ pub(crate) fn byte_len<T>(len: usize, what: &'static str) -> Result<usize> {
     })
 }
 
+/// `value`'s bytes as the word of a `cuMemsetD8/16/32` (and of a memset
+/// node): zero-extended to 32 bits for elements of 1, 2 or 4 bytes; `None`
+/// for other sizes, which a memset cannot write.
+pub(crate) fn memset_word<T: DeviceCopy>(value: T) -> Option<u32> {
+    let size = std::mem::size_of::<T>();
+    if !matches!(size, 1 | 2 | 4) {
+        return None;
+    }
+    let mut raw = [0u8; 4];
+    // SAFETY: `value` is `size` (1, 2 or 4) readable bytes, all initialised
+    // (DeviceCopy forbids padding); `raw` has 4.
+    unsafe {
+        std::ptr::copy_nonoverlapping((&value as *const T).cast::<u8>(), raw.as_mut_ptr(), size)
+    };
+    Some(match size {
+        1 => u32::from(raw[0]),
+        2 => u32::from(u16::from_ne_bytes([raw[0], raw[1]])),
+        _ => u32::from_ne_bytes(raw),
+    })
+}
+
 /// The alignment every CUDA allocation guarantees: `cuMemAlloc`,
 /// `cuMemAllocManaged` and `cuMemHostAlloc` return memory aligned for any
 /// variable, which the CUDA programming guide puts at 256 bytes at least.
@@ -210,6 +231,18 @@ impl std::fmt::LowerHex for DevicePtr {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn memset_words_zero_extend_1_2_and_4_byte_elements() {
+        use super::memset_word;
+        assert_eq!(memset_word(0xA5u8), Some(0xA5));
+        assert_eq!(memset_word(-1i8), Some(0xFF));
+        assert_eq!(memset_word(0xBEEFu16), Some(0xBEEF));
+        assert_eq!(memset_word(1.5f32), Some(1.5f32.to_bits()));
+        assert_eq!(memset_word(-2i32), Some(0xFFFF_FFFE));
+        assert_eq!(memset_word(1.0f64), None);
+        assert_eq!(memset_word(7u64), None);
+    }
+
     use super::*;
 
     #[test]

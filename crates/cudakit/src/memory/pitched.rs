@@ -23,7 +23,7 @@ use cuda_sys::{CUdeviceptr, CUmemorytype, CUstream, CUDA_MEMCPY2D};
 
 use super::array::Side;
 use super::copy::{same_len, sync_legacy};
-use super::{check_align, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc};
+use super::{check_align, memset_word, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc};
 use crate::context::arena::AllocKind;
 use crate::context::{same_context, Context};
 use crate::error::{Error, Result};
@@ -301,30 +301,25 @@ impl<'c, T: DeviceCopy> Pitched<'c, T> {
     ///
     /// Driver errors.
     pub fn fill(&self, value: T) -> Result<()> {
-        let size = std::mem::size_of::<T>();
-        if !matches!(size, 1 | 2 | 4) {
+        let Some(word) = memset_word(value) else {
             return self.copy_from_host(&vec![value; self.len()]);
-        }
-        let mut raw = [0u8; 4];
-        // SAFETY: `value` is `size` (1, 2 or 4) readable bytes; `raw` has 4.
-        unsafe {
-            std::ptr::copy_nonoverlapping((&value as *const T).cast::<u8>(), raw.as_mut_ptr(), size)
         };
         let cu = self.ctx.enter()?;
         let _work = self.ctx.sync_work()?;
         let (ptr, pitch, w, h) = (self.ptr, self.pitch, self.width, self.height);
-        let (call, rc) = match size {
+        // `word` holds the element zero-extended: the casts drop only zeros.
+        let (call, rc) = match std::mem::size_of::<T>() {
             // SAFETY: `h` rows of `w` 1-byte elements at `pitch`, inside the allocation.
             1 => ("cuMemsetD2D8_v2", unsafe {
-                (cu.cuMemsetD2D8)(ptr, pitch, raw[0], w, h)
+                (cu.cuMemsetD2D8)(ptr, pitch, word as u8, w, h)
             }),
             // SAFETY: `h` rows of `w` 2-byte elements at `pitch`.
             2 => ("cuMemsetD2D16_v2", unsafe {
-                (cu.cuMemsetD2D16)(ptr, pitch, u16::from_ne_bytes([raw[0], raw[1]]), w, h)
+                (cu.cuMemsetD2D16)(ptr, pitch, word as u16, w, h)
             }),
             // SAFETY: `h` rows of `w` 4-byte elements at `pitch`.
             _ => ("cuMemsetD2D32_v2", unsafe {
-                (cu.cuMemsetD2D32)(ptr, pitch, u32::from_ne_bytes(raw), w, h)
+                (cu.cuMemsetD2D32)(ptr, pitch, word, w, h)
             }),
         };
         self.ctx.check(call, rc)?;

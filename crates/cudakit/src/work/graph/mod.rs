@@ -75,7 +75,7 @@ use cuda_sys::{
 use crate::compile::module::Function;
 use crate::context::{same_context, Context};
 use crate::error::{Error, Result};
-use crate::memory::{byte_len, DeviceCopy, DeviceDst, DeviceSrc};
+use crate::memory::{byte_len, memset_word, DeviceCopy, DeviceDst, DeviceSrc};
 use crate::work::event::Event;
 use crate::work::launch::params::PointerArray;
 use crate::work::launch::{LaunchConfig, ParamList};
@@ -597,21 +597,10 @@ impl<'g> Graph<'g> {
     ) -> Result<GraphNode> {
         byte_len::<T>(len, "memset")?;
         let size = std::mem::size_of::<T>();
-        if !matches!(size, 1 | 2 | 4) {
+        let Some(v) = memset_word(value) else {
             return Err(Error::InvalidArgument(format!(
                 "add_memset: elements of {size} bytes; memset nodes set 1, 2 or 4 bytes"
             )));
-        }
-        let mut raw = [0u8; 4];
-        // SAFETY: `value` is `size` (1, 2 or 4) readable bytes, all
-        // initialised (DeviceCopy forbids padding); `raw` has 4.
-        unsafe {
-            std::ptr::copy_nonoverlapping((&value as *const T).cast::<u8>(), raw.as_mut_ptr(), size)
-        };
-        let v = match size {
-            1 => u32::from(raw[0]),
-            2 => u32::from(u16::from_ne_bytes([raw[0], raw[1]])),
-            _ => u32::from_ne_bytes(raw),
         };
         let deps = self.deps("add_memset", deps)?;
         let p = CUDA_MEMSET_NODE_PARAMS {
