@@ -124,15 +124,8 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// Queues a one-shot callback on the raw stream `raw` (already counted
     /// by `use_stream`).
     fn host_fn_once<F: FnOnce() + Send + 's>(&self, raw: cuda_sys::CUstream, f: F) -> Result<()> {
+        let cu = self.context().enter()?;
         let user = Box::into_raw(Box::new(Once { key: self.key(), f })).cast::<c_void>();
-        let cu = match self.context().enter() {
-            Ok(cu) => cu,
-            Err(e) => {
-                // SAFETY: made just above and never handed to the driver.
-                drop(unsafe { Box::from_raw(user.cast::<Once<F>>()) });
-                return Err(e);
-            }
-        };
         // SAFETY: a live stream of the scope; `user` is a `Box<Once<F>>`
         // that `run_once::<F>` frees after its one call. The closure's
         // borrows outlive the scope, which synchronizes the stream, and so
