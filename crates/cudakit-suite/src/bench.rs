@@ -34,6 +34,12 @@ impl Row {
     }
 }
 
+/// A raw driver call's result as cudakit's typed error, for the raw
+/// baselines.
+pub(crate) fn check(call: &'static str, rc: cudakit::sys::CUresult) -> Result<()> {
+    cudakit::error::check(call, rc).map_err(cudakit::Error::Driver)
+}
+
 /// The median of the samples (the upper one of an even count).
 pub(crate) fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();

@@ -10,12 +10,13 @@
 use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
+use cudakit::error::{NcclCode, NcclError};
 use cudakit::multi::nccl::{self, Communicator, ReduceOp};
 use cudakit::sys::nccl::{ncclDataType_t, ncclRedOp_t};
 use cudakit::sys::ncclResult_t;
-use cudakit::{Context, Error, Result};
+use cudakit::{Context, Result};
 
-use crate::bench::{alternating_medians, Row};
+use crate::bench::{alternating_medians, check, Row};
 
 fn gbps(bytes: usize, t: Duration) -> f64 {
     bytes as f64 / t.as_secs_f64() / 1e9
@@ -29,15 +30,17 @@ fn mib(bytes: usize) -> String {
     }
 }
 
-fn raw_check(call: &'static str, rc: cudakit::sys::CUresult) -> Result<()> {
-    cudakit::error::check(call, rc).map_err(Error::from)
-}
-
+/// A raw NCCL call's result as cudakit's typed error (without NCCL's
+/// message), for the raw baselines.
 fn nccl_check(call: &'static str, rc: ncclResult_t) -> Result<()> {
-    if rc == ncclResult_t::ncclSuccess {
-        Ok(())
-    } else {
-        Err(Error::InvalidArgument(format!("{call} returned {rc:?}")))
+    match NcclCode::from_raw(rc) {
+        None => Ok(()),
+        Some(code) => Err(NcclError {
+            call,
+            code,
+            detail: String::new(),
+        }
+        .into()),
     }
 }
 
@@ -94,7 +97,7 @@ pub fn peer_copies(
                             s0.as_raw(),
                         )
                     };
-                    raw_check("cuMemcpyPeerAsync", rc)?;
+                    check("cuMemcpyPeerAsync", rc)?;
                 }
                 if back {
                     // SAFETY: as above, on c1's stream.
@@ -108,7 +111,7 @@ pub fn peer_copies(
                             s1.as_raw(),
                         )
                     };
-                    raw_check("cuMemcpyPeerAsync", rc)?;
+                    check("cuMemcpyPeerAsync", rc)?;
                 }
             }
             s0.synchronize()?;

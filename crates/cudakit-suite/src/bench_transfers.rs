@@ -9,11 +9,7 @@ use std::time::{Duration, Instant};
 use cudakit::compile::program::Program;
 use cudakit::{Context, Result};
 
-use crate::bench::{median, Row};
-
-fn check(call: &'static str, rc: cudakit::sys::CUresult) -> Result<()> {
-    cudakit::error::check(call, rc).map_err(cudakit::Error::Driver)
-}
+use crate::bench::{check, median, Row};
 
 /// Times `f` `samples` times after one warm-up run.
 fn timed(samples: usize, mut f: impl FnMut() -> Result<()>) -> Result<Vec<Duration>> {
