@@ -16,7 +16,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use cudakit::compile::program::Origin;
 use cudakit::{Bf16, Context, DeviceCopy, Error, F16};
-use cudakit_suite::cublas::{Cublas, CublasError};
+use cudakit_suite::cublas::{self, Cublas, CublasError};
 use cudakit_suite::gemm::{self, Precision, Product, Transpose};
 use cudakit_suite::kernels::{MatmulKernel, Signature, MATMUL_KERNELS};
 use cudakit_suite::reference::{self, Gemm, Op, Real, Reference, Tolerance};
@@ -440,7 +440,7 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
 
     if o.compare == Compare::Cublas {
         // Before the GPU: a missing cuBLAS is this command's own error.
-        cudakit_suite::cublas::available().map_err(|e| cublas_missing(&e))?;
+        cublas::available().map_err(|e| cublas_missing(&e))?;
     }
 
     let ctx = Context::new(o.device).map_err(|e| gpu_error("cudakit matmul", &e))?;
@@ -466,7 +466,6 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
     let run = Run {
         ctx: &ctx,
         kernel,
-        precision: dtype.precision(),
         g,
         o: &o,
         seed,
@@ -579,7 +578,6 @@ impl Input for Bf16 {
 struct Run<'a> {
     ctx: &'a Context,
     kernel: &'static MatmulKernel,
-    precision: Precision,
     g: Gemm,
     o: &'a Options,
     seed: u64,
@@ -592,7 +590,6 @@ struct Header {
     driver: String,
     nvrtc: String,
     dtype: Dtype,
-    precision: Precision,
     m: usize,
     n: usize,
     k: usize,
@@ -615,7 +612,6 @@ impl Header {
             driver: version(cudakit::driver_version()),
             nvrtc: version(cudakit::compile::program::nvrtc_version()),
             dtype,
-            precision: dtype.precision(),
             m: o.m,
             n: o.n,
             k: o.k,
@@ -645,15 +641,6 @@ struct CublasRun {
     version: String,
     path: String,
     times: Vec<Duration>,
-}
-
-/// What cuBLAS computes in, for the report.
-fn cublas_compute(precision: Precision) -> &'static str {
-    match precision {
-        Precision::F64 => "CUBLAS_COMPUTE_64F",
-        Precision::Tf32 => "CUBLAS_COMPUTE_32F_FAST_TF32",
-        _ => "CUBLAS_COMPUTE_32F",
-    }
 }
 
 /// Everything measured.
@@ -696,7 +683,7 @@ impl Run<'_> {
         let [a, b] = product.operands();
         let times = cublas.time_gemm(
             stream,
-            self.precision,
+            Precision::of(self.kernel),
             [self.g.m, self.g.n, self.g.k],
             a,
             b,
@@ -1205,7 +1192,7 @@ impl Report {
                     format!(
                         "GFLOP/s at its median {} (cublasGemmEx, {}, cuBLAS {}, same run)",
                         units::duration(median(&c.times)),
-                        cublas_compute(h.precision),
+                        cublas::compute_name(h.dtype.precision()),
                         c.version
                     ),
                 );
@@ -1278,7 +1265,7 @@ impl Report {
                     .with("version", &c.version)
                     .with("path", &c.path)
                     .with("call", "cublasGemmEx")
-                    .with("compute", cublas_compute(h.precision))
+                    .with("compute", cublas::compute_name(h.dtype.precision()))
                     .with("median_ms", units::ms(median(&c.times)))
                     .with("min_ms", units::ms(min))
                     .with("times_ms", times)
@@ -1529,7 +1516,6 @@ mod tests {
             driver: "13.0".into(),
             nvrtc: "13.0".into(),
             dtype: Dtype::F32,
-            precision: Precision::F32,
             m: 2048,
             n: 2048,
             k: 2048,

@@ -316,6 +316,12 @@ impl Drop for Cublas<'_> {
     }
 }
 
+/// The name of the compute type cuBLAS runs `precision` in, for reports
+/// (`CUBLAS_COMPUTE_32F`, ...).
+pub fn compute_name(precision: Precision) -> &'static str {
+    types(precision).2.name().unwrap_or("?")
+}
+
 /// (A/B type, C type, compute type) of `precision`.
 fn types(precision: Precision) -> (cudaDataType, cudaDataType, Compute) {
     use cudaDataType as D;
