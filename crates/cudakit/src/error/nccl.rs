@@ -48,14 +48,14 @@ impl NcclCode {
     /// The raw number.
     pub fn number(self) -> i32 {
         match self {
-            NcclCode::UnhandledCudaError => 1,
-            NcclCode::SystemError => 2,
-            NcclCode::InternalError => 3,
-            NcclCode::InvalidArgument => 4,
-            NcclCode::InvalidUsage => 5,
-            NcclCode::RemoteError => 6,
-            NcclCode::InProgress => 7,
-            NcclCode::Timeout => 8,
+            NcclCode::UnhandledCudaError => ncclResult_t::ncclUnhandledCudaError.0,
+            NcclCode::SystemError => ncclResult_t::ncclSystemError.0,
+            NcclCode::InternalError => ncclResult_t::ncclInternalError.0,
+            NcclCode::InvalidArgument => ncclResult_t::ncclInvalidArgument.0,
+            NcclCode::InvalidUsage => ncclResult_t::ncclInvalidUsage.0,
+            NcclCode::RemoteError => ncclResult_t::ncclRemoteError.0,
+            NcclCode::InProgress => ncclResult_t::ncclInProgress.0,
+            NcclCode::Timeout => ncclResult_t::ncclTimeout.0,
             NcclCode::Unknown(n) => n,
         }
     }
