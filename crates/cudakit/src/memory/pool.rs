@@ -128,6 +128,20 @@ pub struct PoolUsage {
     pub used_high: u64,
 }
 
+/// The properties of a pool of `ctx`'s device memory: pinned device
+/// memory on its device, no export handles, the default size (what
+/// [`Context::create_pool`] and a graph's allocation node ask for).
+pub(crate) fn device_pool_props(ctx: &Context) -> CUmemPoolProps {
+    CUmemPoolProps {
+        allocType: CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED,
+        location: CUmemLocation {
+            r#type: CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+            id: ctx.device().ordinal(),
+        },
+        ..Default::default()
+    }
+}
+
 impl Context {
     /// The device's default pool, which `cuMemAllocAsync` allocates from
     /// (`cuDeviceGetDefaultMemPool`).
@@ -161,14 +175,7 @@ impl Context {
     pub fn create_pool(&self) -> Result<MemPool<'_>> {
         let device_bytes = self.device().total_memory()?;
         let cu = self.enter()?;
-        let props = CUmemPoolProps {
-            allocType: CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED,
-            location: CUmemLocation {
-                r#type: CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
-                id: self.device().ordinal(),
-            },
-            ..Default::default()
-        };
+        let props = device_pool_props(self);
         let mut raw: CUmemoryPool = std::ptr::null_mut();
         // SAFETY: a valid out-pointer and a zero-initialised property
         // record naming this device (no export handles, default size).

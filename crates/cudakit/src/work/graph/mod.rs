@@ -783,14 +783,7 @@ impl<'g> Graph<'g> {
         crate::memory::check_align::<T>("graph allocation")?;
         let deps = self.deps("add_mem_alloc", deps)?;
         let mut p = CUDA_MEM_ALLOC_NODE_PARAMS {
-            poolProps: cuda_sys::CUmemPoolProps {
-                allocType: cuda_sys::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED,
-                location: cuda_sys::CUmemLocation {
-                    r#type: cuda_sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
-                    id: self.ctx.device().ordinal(),
-                },
-                ..Default::default()
-            },
+            poolProps: crate::memory::pool::device_pool_props(self.ctx),
             accessDescs: std::ptr::null(),
             accessDescCount: 0,
             bytesize: bytes,
