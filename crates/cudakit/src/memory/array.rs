@@ -616,6 +616,26 @@ pub(crate) enum Side {
     Array(CUarray),
 }
 
+impl Side {
+    /// Host memory of a linear copy (no pitch).
+    pub(crate) fn host(ptr: *const c_void) -> Side {
+        Side::Host {
+            ptr,
+            pitch: 0,
+            height: 0,
+        }
+    }
+
+    /// Device memory of a linear copy (no pitch).
+    pub(crate) fn device(ptr: CUdeviceptr) -> Side {
+        Side::Device {
+            ptr,
+            pitch: 0,
+            height: 0,
+        }
+    }
+}
+
 /// The size of a copy.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Extent {

@@ -67,14 +67,14 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use cuda_sys::{
-    CUevent, CUgraph, CUgraphNode, CUgraphNodeType, CUmemorytype, CUresult, Driver,
-    CUDA_HOST_NODE_PARAMS, CUDA_KERNEL_NODE_PARAMS, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS,
-    CUDA_MEM_ALLOC_NODE_PARAMS,
+    CUevent, CUgraph, CUgraphNode, CUgraphNodeType, CUresult, Driver, CUDA_HOST_NODE_PARAMS,
+    CUDA_KERNEL_NODE_PARAMS, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS, CUDA_MEM_ALLOC_NODE_PARAMS,
 };
 
 use crate::compile::module::Function;
 use crate::context::{same_context, Context};
 use crate::error::{Error, Result};
+use crate::memory::array::{memcpy3d, Extent, Side};
 use crate::memory::{byte_len, memset_word, DeviceCopy, DeviceDst, DeviceSrc};
 use crate::work::event::Event;
 use crate::work::launch::params::PointerArray;
@@ -263,13 +263,17 @@ impl Context {
     }
 }
 
-fn memcpy_1d(bytes: usize) -> CUDA_MEMCPY3D {
-    CUDA_MEMCPY3D {
-        WidthInBytes: bytes,
-        Height: 1,
-        Depth: 1,
-        ..CUDA_MEMCPY3D::default()
-    }
+/// A linear copy of `bytes` from `src` to `dst` (one row, one slice).
+fn copy_1d(src: Side, dst: Side, bytes: usize) -> CUDA_MEMCPY3D {
+    memcpy3d(
+        src,
+        dst,
+        Extent {
+            width_bytes: bytes,
+            height: 1,
+            depth: 1,
+        },
+    )
 }
 
 impl<'g> Graph<'g> {
@@ -498,11 +502,11 @@ impl<'g> Graph<'g> {
     ) -> Result<GraphNode> {
         crate::memory::copy::same_len("add_copy_to_device", dst.len(), src.len())?;
         same_context("add_copy_to_device", self.ctx, dst.context())?;
-        let mut c = memcpy_1d(byte_len::<T>(src.len(), "copy")?);
-        c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
-        c.srcHost = src.as_ptr().cast();
-        c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
-        c.dstDevice = dst.device_ptr().as_raw();
+        let c = copy_1d(
+            Side::host(src.as_ptr().cast()),
+            Side::device(dst.device_ptr().as_raw()),
+            byte_len::<T>(src.len(), "copy")?,
+        );
         self.add_memcpy("add_copy_to_device", c, deps)
     }
 
@@ -520,11 +524,11 @@ impl<'g> Graph<'g> {
     ) -> Result<GraphNode> {
         crate::memory::copy::same_len("add_copy_to_host", src.len(), dst.len())?;
         same_context("add_copy_to_host", self.ctx, src.context())?;
-        let mut c = memcpy_1d(byte_len::<T>(dst.len(), "copy")?);
-        c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
-        c.srcDevice = src.device_ptr().as_raw();
-        c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
-        c.dstHost = dst.as_mut_ptr().cast();
+        let c = copy_1d(
+            Side::device(src.device_ptr().as_raw()),
+            Side::host(dst.as_mut_ptr().cast_const().cast()),
+            byte_len::<T>(dst.len(), "copy")?,
+        );
         self.add_memcpy("add_copy_to_host", c, deps)
     }
 
@@ -542,11 +546,11 @@ impl<'g> Graph<'g> {
         crate::memory::copy::same_len("add_copy", src.len(), dst.len())?;
         same_context("add_copy", self.ctx, src.context())?;
         same_context("add_copy", self.ctx, dst.context())?;
-        let mut c = memcpy_1d(byte_len::<T>(src.len(), "copy")?);
-        c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
-        c.srcDevice = src.device_ptr().as_raw();
-        c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
-        c.dstDevice = dst.device_ptr().as_raw();
+        let c = copy_1d(
+            Side::device(src.device_ptr().as_raw()),
+            Side::device(dst.device_ptr().as_raw()),
+            byte_len::<T>(src.len(), "copy")?,
+        );
         self.add_memcpy("add_copy", c, deps)
     }
 
@@ -563,11 +567,11 @@ impl<'g> Graph<'g> {
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
         crate::memory::copy::same_len("add_copy_host", src.len(), dst.len())?;
-        let mut c = memcpy_1d(byte_len::<T>(src.len(), "copy")?);
-        c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
-        c.srcHost = src.as_ptr().cast();
-        c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
-        c.dstHost = dst.as_mut_ptr().cast();
+        let c = copy_1d(
+            Side::host(src.as_ptr().cast()),
+            Side::host(dst.as_mut_ptr().cast_const().cast()),
+            byte_len::<T>(src.len(), "copy")?,
+        );
         self.add_memcpy("add_copy_host", c, deps)
     }
 
@@ -900,11 +904,11 @@ impl<'g> Graph<'g> {
         self.own_alloc("add_copy_from_alloc", alloc)?;
         crate::memory::copy::same_len("add_copy_from_alloc", alloc.len, dst.len())?;
         same_context("add_copy_from_alloc", self.ctx, dst.context())?;
-        let mut c = memcpy_1d(byte_len::<T>(alloc.len, "copy")?);
-        c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
-        c.srcDevice = alloc.ptr;
-        c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
-        c.dstDevice = dst.device_ptr().as_raw();
+        let c = copy_1d(
+            Side::device(alloc.ptr),
+            Side::device(dst.device_ptr().as_raw()),
+            byte_len::<T>(alloc.len, "copy")?,
+        );
         let deps = self.alloc_deps(alloc, deps);
         let node = self.add_memcpy("add_copy_from_alloc", c, &deps)?;
         alloc.users.borrow_mut().push(node.raw);
@@ -927,11 +931,11 @@ impl<'g> Graph<'g> {
         self.own_alloc("add_copy_to_alloc", alloc)?;
         crate::memory::copy::same_len("add_copy_to_alloc", src.len(), alloc.len)?;
         same_context("add_copy_to_alloc", self.ctx, src.context())?;
-        let mut c = memcpy_1d(byte_len::<T>(alloc.len, "copy")?);
-        c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
-        c.srcDevice = src.device_ptr().as_raw();
-        c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
-        c.dstDevice = alloc.ptr;
+        let c = copy_1d(
+            Side::device(src.device_ptr().as_raw()),
+            Side::device(alloc.ptr),
+            byte_len::<T>(alloc.len, "copy")?,
+        );
         let deps = self.alloc_deps(alloc, deps);
         let node = self.add_memcpy("add_copy_to_alloc", c, &deps)?;
         alloc.users.borrow_mut().push(node.raw);
@@ -1032,4 +1036,56 @@ pub(crate) fn kernel_node_params(
         kern: std::ptr::null_mut(),
         ctx: std::ptr::null_mut(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cuda_sys::CUmemorytype;
+    use std::ffi::c_void;
+
+    /// `copy_1d` fills a descriptor field for field as the copy nodes did
+    /// by hand: the whole extent in one row, pitches and heights 0.
+    #[test]
+    fn linear_copy_descriptors_match_the_hand_filled_ones() {
+        let host = [0u8; 64];
+        let (h, d) = (host.as_ptr().cast::<c_void>(), 0x7000_0000u64);
+        let by_hand = |src_host: bool, dst_host: bool| {
+            let mut c = CUDA_MEMCPY3D {
+                WidthInBytes: 64,
+                Height: 1,
+                Depth: 1,
+                ..CUDA_MEMCPY3D::default()
+            };
+            if src_host {
+                c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
+                c.srcHost = h;
+            } else {
+                c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
+                c.srcDevice = d;
+            }
+            if dst_host {
+                c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
+                c.dstHost = h.cast_mut();
+            } else {
+                c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
+                c.dstDevice = d;
+            }
+            c
+        };
+        let side = |on_host: bool| {
+            if on_host {
+                Side::host(h)
+            } else {
+                Side::device(d)
+            }
+        };
+        for (src_host, dst_host) in [(true, false), (false, true), (false, false), (true, true)] {
+            assert_eq!(
+                format!("{:?}", copy_1d(side(src_host), side(dst_host), 64)),
+                format!("{:?}", by_hand(src_host, dst_host)),
+                "host source {src_host}, host destination {dst_host}"
+            );
+        }
+    }
 }
