@@ -28,7 +28,7 @@ use cuda_sys::{
     CUDA_ARRAY3D_LAYERED, CUDA_ARRAY3D_SURFACE_LDST, CUDA_MEMCPY3D,
 };
 
-use super::copy::{same_len, sync_legacy};
+use super::copy::{file_copy, same_len, sync_legacy};
 use super::pitched::Pitched;
 use super::{DeviceCopy, DeviceDst, DeviceSrc, F16};
 use crate::context::arena::AllocKind;
@@ -469,7 +469,7 @@ impl<'c, T: ArrayElement> Array<'c, T> {
         let desc = self.linear_copy(self.host_side(src.as_ptr().cast()), true);
         // SAFETY: `src` holds every element of the array, packed, as the
         // host side says, and is borrowed for the (synchronous) call.
-        unsafe { copy3d(self.ctx, &desc, Direction::HtoD) }
+        unsafe { copy3d(self.ctx, &desc) }
     }
 
     /// Copies the array into `dst`, in row-major order (`cuMemcpy3D_v2`).
@@ -482,7 +482,7 @@ impl<'c, T: ArrayElement> Array<'c, T> {
         let desc = self.linear_copy(self.host_side(dst.as_mut_ptr().cast_const().cast()), false);
         // SAFETY: `dst` has room for every element, packed, and is borrowed
         // exclusively for the call; every bit pattern is a valid `T`.
-        unsafe { copy3d(self.ctx, &desc, Direction::DtoH) }
+        unsafe { copy3d(self.ctx, &desc) }
     }
 
     /// The contents as a vector, in row-major order.
@@ -495,7 +495,7 @@ impl<'c, T: ArrayElement> Array<'c, T> {
         let mut out: Vec<T> = Vec::with_capacity(len);
         let desc = self.linear_copy(self.host_side(out.as_mut_ptr().cast_const().cast()), false);
         // SAFETY: the vector's spare capacity holds `len` elements, packed.
-        unsafe { copy3d(self.ctx, &desc, Direction::DtoH) }?;
+        unsafe { copy3d(self.ctx, &desc) }?;
         // SAFETY: the copy wrote all `len` elements; every bit pattern is a
         // valid `T` (DeviceCopy's contract).
         unsafe { out.set_len(len) };
@@ -513,7 +513,7 @@ impl<'c, T: ArrayElement> Array<'c, T> {
         same_context("Array::copy_from_device", self.ctx, src.context())?;
         let desc = self.linear_copy(self.device_side(src.device_ptr().as_raw()), true);
         // SAFETY: `src` holds every element, packed, and is borrowed for the call.
-        unsafe { copy3d(self.ctx, &desc, Direction::DtoD) }
+        unsafe { copy3d(self.ctx, &desc) }
     }
 
     /// Copies the array into device memory, packed in row-major order
@@ -527,7 +527,7 @@ impl<'c, T: ArrayElement> Array<'c, T> {
         same_context("Array::copy_to_device", self.ctx, dst.context())?;
         let desc = self.linear_copy(self.device_side(dst.device_ptr().as_raw()), false);
         // SAFETY: `dst` has room for every element and is borrowed for the call.
-        unsafe { copy3d(self.ctx, &desc, Direction::DtoD) }
+        unsafe { copy3d(self.ctx, &desc) }
     }
 
     fn device_side(&self, ptr: CUdeviceptr) -> Side {
@@ -565,7 +565,7 @@ impl<'c, T: ArrayElement> Array<'c, T> {
         let desc = memcpy3d(src.side(), Side::Array(self.raw), self.whole());
         // SAFETY: `src` is `height` rows of `pitch` bytes holding `width`
         // elements each, borrowed for the call.
-        unsafe { copy3d(self.ctx, &desc, Direction::DtoD) }
+        unsafe { copy3d(self.ctx, &desc) }
     }
 
     /// Copies a 1D or 2D array into a pitched allocation of the same width
@@ -578,7 +578,7 @@ impl<'c, T: ArrayElement> Array<'c, T> {
         self.check_pitched("Array::copy_to_pitched", dst)?;
         let desc = memcpy3d(Side::Array(self.raw), dst.side(), self.whole());
         // SAFETY: as in `copy_from_pitched`, the other way.
-        unsafe { copy3d(self.ctx, &desc, Direction::DtoD) }
+        unsafe { copy3d(self.ctx, &desc) }
     }
 }
 
@@ -691,27 +691,17 @@ pub(crate) fn memcpy3d(src: Side, dst: Side, extent: Extent) -> CUDA_MEMCPY3D {
     d
 }
 
-/// Which counter a copy is filed under.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Direction {
-    HtoD,
-    DtoH,
-    DtoD,
-}
-
-impl Direction {
-    fn file(self, ctx: &Context, bytes: usize, time: Option<std::time::Duration>) {
-        let c = ctx.counters();
-        match self {
-            Direction::HtoD => c.htod.add(bytes, time),
-            Direction::DtoH => c.dtoh.add(bytes, time),
-            Direction::DtoD => c.dtod.add(bytes, time),
-        }
-    }
-}
-
 fn bytes_of(desc: &CUDA_MEMCPY3D) -> usize {
     desc.WidthInBytes * desc.Height * desc.Depth
+}
+
+fn file(ctx: &Context, desc: &CUDA_MEMCPY3D, time: Option<std::time::Duration>) {
+    file_copy(
+        ctx,
+        (desc.srcMemoryType, desc.dstMemoryType),
+        bytes_of(desc),
+        time,
+    );
 }
 
 /// A synchronous 3D copy (`cuMemcpy3D_v2`), done when it returns (the
@@ -723,7 +713,7 @@ fn bytes_of(desc: &CUDA_MEMCPY3D) -> usize {
 /// device memory) or of the host, of the extent and pitches it states, for
 /// the duration of the call; a host destination must be writable and valid
 /// for every bit pattern written.
-pub(crate) unsafe fn copy3d(ctx: &Context, desc: &CUDA_MEMCPY3D, dir: Direction) -> Result<()> {
+pub(crate) unsafe fn copy3d(ctx: &Context, desc: &CUDA_MEMCPY3D) -> Result<()> {
     let cu = ctx.enter()?;
     let _work = ctx.sync_work()?;
     let t = Instant::now();
@@ -731,7 +721,7 @@ pub(crate) unsafe fn copy3d(ctx: &Context, desc: &CUDA_MEMCPY3D, dir: Direction)
     let rc = unsafe { (cu.cuMemcpy3D)(desc) };
     ctx.check("cuMemcpy3D_v2", rc)?;
     sync_legacy(ctx)?;
-    dir.file(ctx, bytes_of(desc), Some(t.elapsed()));
+    file(ctx, desc, Some(t.elapsed()));
     Ok(())
 }
 
@@ -745,14 +735,13 @@ pub(crate) unsafe fn copy3d_async(
     ctx: &Context,
     stream: CUstream,
     desc: &CUDA_MEMCPY3D,
-    dir: Direction,
 ) -> Result<()> {
     let cu = ctx.enter()?;
     // SAFETY: the caller's contract; the driver reads the descriptor during
     // the call only.
     let rc = unsafe { (cu.cuMemcpy3DAsync)(desc, stream) };
     ctx.check("cuMemcpy3DAsync_v2", rc)?;
-    dir.file(ctx, bytes_of(desc), None);
+    file(ctx, desc, None);
     Ok(())
 }
 

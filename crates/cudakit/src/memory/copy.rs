@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use cuda_sys::{CUdeviceptr, CUstream};
+use cuda_sys::{CUdeviceptr, CUmemorytype, CUstream};
 
 use super::{byte_len, memset_word, staged, DeviceCopy};
 use crate::context::Context;
@@ -158,6 +158,23 @@ pub(crate) unsafe fn dtod(
     sync_legacy(ctx)?;
     ctx.counters().dtod.add(bytes, Some(t.elapsed()));
     Ok(())
+}
+
+/// Files a 2D or 3D copy of `bytes` in the context's counters by the
+/// memory types of its (source, destination): from the host under HtoD, to
+/// the host under DtoH, the others under DtoD.
+pub(crate) fn file_copy(
+    ctx: &Context,
+    sides: (CUmemorytype, CUmemorytype),
+    bytes: usize,
+    time: Option<std::time::Duration>,
+) {
+    let c = ctx.counters();
+    match sides {
+        (CUmemorytype::CU_MEMORYTYPE_HOST, _) => c.htod.add(bytes, time),
+        (_, CUmemorytype::CU_MEMORYTYPE_HOST) => c.dtoh.add(bytes, time),
+        _ => c.dtod.add(bytes, time),
+    }
 }
 
 /// Fills `len` elements at `dst` with `value`: `cuMemsetD8/16/32_v2` for

@@ -22,7 +22,7 @@ use std::time::Instant;
 use cuda_sys::{CUdeviceptr, CUmemorytype, CUstream, CUDA_MEMCPY2D};
 
 use super::array::Side;
-use super::copy::{same_len, sync_legacy};
+use super::copy::{file_copy, same_len, sync_legacy};
 use super::{check_align, memset_word, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc};
 use crate::context::arena::AllocKind;
 use crate::context::{same_context, Context};
@@ -385,13 +385,12 @@ pub(crate) fn memcpy2d(src: Side, dst: Side, width_bytes: usize, height: usize) 
 }
 
 fn file(ctx: &Context, desc: &CUDA_MEMCPY2D, time: Option<std::time::Duration>) {
-    let bytes = desc.WidthInBytes * desc.Height;
-    let c = ctx.counters();
-    match (desc.srcMemoryType, desc.dstMemoryType) {
-        (CUmemorytype::CU_MEMORYTYPE_HOST, _) => c.htod.add(bytes, time),
-        (_, CUmemorytype::CU_MEMORYTYPE_HOST) => c.dtoh.add(bytes, time),
-        _ => c.dtod.add(bytes, time),
-    }
+    file_copy(
+        ctx,
+        (desc.srcMemoryType, desc.dstMemoryType),
+        desc.WidthInBytes * desc.Height,
+        time,
+    );
 }
 
 /// A synchronous 2D copy (`cuMemcpy2D_v2`), done when it returns.

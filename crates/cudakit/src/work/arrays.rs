@@ -9,7 +9,7 @@
 
 use crate::context::same_context;
 use crate::error::Result;
-use crate::memory::array::{copy3d_async, Array, ArrayElement, Direction, Side};
+use crate::memory::array::{copy3d_async, Array, ArrayElement, Side};
 use crate::memory::copy::same_len;
 use crate::memory::pitched::{copy2d_async, Pitched};
 use crate::memory::texture::{Surface, Texture};
@@ -47,7 +47,7 @@ impl<'s> Scope<'s, '_> {
         let t = self.time_start(stream)?;
         // SAFETY: `src` holds every element, packed, and it and the array are
         // borrowed until the scope has synchronized this stream.
-        unsafe { copy3d_async(self.context(), raw, &desc, Direction::HtoD) }?;
+        unsafe { copy3d_async(self.context(), raw, &desc) }?;
         self.time_end(|| Timed::HtoD, stream, t)
     }
 
@@ -80,7 +80,7 @@ impl<'s> Scope<'s, '_> {
         // SAFETY: `dst` has room for every element and is borrowed
         // exclusively, the array shared, until the scope has synchronized
         // this stream; every bit pattern is a valid `T`.
-        unsafe { copy3d_async(self.context(), raw, &desc, Direction::DtoH) }?;
+        unsafe { copy3d_async(self.context(), raw, &desc) }?;
         self.time_end(|| Timed::DtoH, stream, t)
     }
 
