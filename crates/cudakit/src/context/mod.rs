@@ -488,12 +488,20 @@ impl Context {
             work.scopes.fetch_add(1, Ordering::AcqRel);
             return Ok(());
         }
+        self.count_device_work(
+            "device work cannot start while a host view of unified memory of the context is \
+             alive (drop the view first)",
+        )
+    }
+
+    /// On a device without concurrent managed access: counts device work
+    /// about to start, refused (`refusal`) while a host view of unified
+    /// memory is alive.
+    fn count_device_work(&self, refusal: &'static str) -> Result<()> {
+        let work = &self.shared.work;
         let _g = self.work_lock();
         if work.host_views.load(Ordering::Acquire) > 0 {
-            return Err(self.unified_access(
-                "device work cannot start while a host view of unified memory of the context \
-                 is alive (drop the view first)",
-            ));
+            return Err(self.unified_access(refusal));
         }
         work.scopes.fetch_add(1, Ordering::AcqRel);
         Ok(())
@@ -518,14 +526,10 @@ impl Context {
         let counted = if self.shared.limits.concurrent_managed_access {
             false
         } else {
-            let _g = self.work_lock();
-            if work.host_views.load(Ordering::Acquire) > 0 {
-                return Err(self.unified_access(
-                    "a synchronous copy or memset cannot run while a host view of unified \
-                     memory of the context is alive (drop the view first)",
-                ));
-            }
-            work.scopes.fetch_add(1, Ordering::AcqRel);
+            self.count_device_work(
+                "a synchronous copy or memset cannot run while a host view of unified memory \
+                 of the context is alive (drop the view first)",
+            )?;
             true
         };
         let guard = SyncWork { ctx: self, counted };
