@@ -319,14 +319,19 @@ fn version_key(name: &str) -> Vec<u64> {
         .collect()
 }
 
-/// A list that keeps the first occurrence of each candidate.
-#[derive(Default)]
-struct Unique(Vec<String>);
+/// A list that keeps the first occurrence of each item.
+struct Unique<T>(Vec<T>);
 
-impl Unique {
-    fn push(&mut self, candidate: String) {
-        if !self.0.contains(&candidate) {
-            self.0.push(candidate);
+impl<T> Default for Unique<T> {
+    fn default() -> Self {
+        Unique(Vec::new())
+    }
+}
+
+impl<T: PartialEq> Unique<T> {
+    fn push(&mut self, item: T) {
+        if !self.0.contains(&item) {
+            self.0.push(item);
         }
     }
 }
@@ -369,16 +374,13 @@ fn toolkit_folders(which: Which, s: &Surroundings<'_>) -> Vec<PathBuf> {
     roots.push(PathBuf::from("/usr/local/cuda"));
     roots.extend(s.versioned(Path::new("/usr/local"), "cuda-"));
     roots.push(PathBuf::from("/opt/cuda"));
-    let mut folders: Vec<PathBuf> = Vec::new();
+    let mut folders = Unique::default();
     for root in &roots {
         for sub in which.toolkit_subfolders() {
-            let folder = root.join(sub);
-            if !folders.contains(&folder) {
-                folders.push(folder);
-            }
+            folders.push(root.join(sub));
         }
     }
-    folders
+    folders.0
 }
 
 /// The wheel files of `which` under one site-packages folder.
@@ -432,13 +434,11 @@ fn all_site_packages(s: &Surroundings<'_>) -> Vec<PathBuf> {
             }
         }
     }
-    let mut unique: Vec<PathBuf> = Vec::new();
+    let mut unique = Unique::default();
     for path in out {
-        if !unique.contains(&path) {
-            unique.push(path);
-        }
+        unique.push(path);
     }
-    unique
+    unique.0
 }
 
 /// The site-packages folders found by reading the file system that hold an

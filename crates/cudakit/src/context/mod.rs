@@ -451,9 +451,7 @@ impl Context {
             if err.is_sticky() {
                 let _ = self.shared.poison.set(err);
             }
-            if let Ok(mut g) = self.shared.drop_errors.lock() {
-                g.push(err);
-            }
+            lock(&self.shared.drop_errors).push(err);
         }
     }
 
