@@ -9,7 +9,42 @@
 //! test configures it and reads back what it recorded. The real driver
 //! remains the ground truth: the hardware suite runs against it.
 //!
-//! Behaviour:
+//! # What it models
+//!
+//! Wave 3 of the design rests cudakit's safety on driver rules that a race
+//! or a failure path breaks; the stand-in models those rules, each written
+//! on the function that applies it, so that a test with many threads or an
+//! injected failure sees what the driver would do:
+//!
+//! - **Current context per thread** (`cuCtxSetCurrent`/`cuCtxGetCurrent`,
+//!   thread-local as in the driver). Streams, modules, functions and
+//!   allocations remember the context current when they were made. A launch
+//!   of a function of another context, or stream work on a created stream
+//!   of another context, is refused with CUDA_ERROR_INVALID_CONTEXT (201),
+//!   as is any stream work with no current context.
+//! - **Capture state per stream.** A capture is a record (id, origin
+//!   stream, mode, beginning thread, invalidated flag, member streams);
+//!   events recorded in it belong to it, and a stream that waits on such an
+//!   event joins it. Work queued on a member stream, from any thread,
+//!   becomes a node and does not run; nodes queued from a thread other
+//!   than the one that began the capture are counted
+//!   (`stub_foreign_captured`).
+//! - **The refusals of capture** (900 and invalidation for "potentially
+//!   unsafe" calls under the thread's capture mode and for waits on a
+//!   capturing stream, event or context; 901 for work on an invalidated
+//!   capture; 908 for an end from the wrong thread; 906 for the legacy
+//!   stream next to a blocking capturing stream).
+//! - **Host functions** run asynchronously on one stand-in "driver
+//!   callback" thread, FIFO; every driver entry point called on that
+//!   thread answers CUDA_ERROR_NOT_PERMITTED (800) and does nothing.
+//!   Synchronizing waits for the host functions queued before it.
+//! - **Failed waits** (`stub_fail_next_sync`, `stub_fail_syncs`): the next
+//!   stream, context or event synchronize returns a code and does not wait,
+//!   so the work it was to wait for may still be running.
+//!
+//! Every refusal is counted by reason (`stub_refusals`).
+//!
+//! # Other behaviour
 //! - `cuInit` succeeds; `cuDriverGetVersion` reports 13000; one device.
 //! - `cuMemAlloc_v2` hands out fake addresses from 0xD000_0000 upwards and
 //!   records the sizes; `cuMemFree_v2` records the frees.
@@ -20,25 +55,127 @@
 //! - One device by default (up to 4 with `stub_set_device_count`; sm_90
 //!   limits, attributes overridable with `stub_set_attribute`), a primary
 //!   context per device (a reset while an allocation is live is
-//!   recorded), real host memory for managed allocations,
-//!   and a dynamic shared-memory attribute that launches are checked
-//!   against. Streams and modules
-//!   whose every name resolves to one function are faked well enough for
-//!   cudakit's launch path to run against it.
+//!   recorded), real host memory for managed and pinned allocations, and a
+//!   dynamic shared-memory attribute that launches are checked against.
+//!   Modules have one function each, whatever the name.
+//! - Copies and memsets move bytes only where both sides are real host
+//!   memory (managed or pinned); device memory is fake.
 //! - Every other symbol of the table returns CUDA_ERROR_NOT_SUPPORTED (801).
+//!
+//! # Not modelled
+//! Unjoined forks at the end of a capture (904), isolation errors (905)
+//! and `CU_EVENT_WAIT_EXTERNAL`, sticky errors after a fault, and the
+//! "potentially unsafe" calls the stand-in does not export (arrays,
+//! textures, surfaces answer 801 anyway).
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
+use std::cell::Cell;
+use std::collections::VecDeque;
 use std::ffi::c_void;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 const CUDA_SUCCESS: i32 = 0;
 const CUDA_ERROR_INVALID_VALUE: i32 = 1;
+const CUDA_ERROR_NOT_READY: i32 = 600;
 const CUDA_ERROR_NOT_SUPPORTED: i32 = 801;
+
+/// Why the stand-in refused a call: the index into `stub_refusals`, with
+/// the code returned.
+mod reason {
+    /// CUDA_ERROR_INVALID_CONTEXT (201): no current context, or a
+    /// function or stream of another context than the current one.
+    pub const WRONG_CONTEXT: usize = 0;
+    /// CUDA_ERROR_NOT_PERMITTED (800): a driver call on the stand-in's
+    /// host-function thread.
+    pub const NOT_PERMITTED: usize = 1;
+    /// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (900): a call prohibited
+    /// during a capture (the capture is invalidated too).
+    pub const CAPTURE_UNSUPPORTED: usize = 2;
+    /// CUDA_ERROR_STREAM_CAPTURE_INVALIDATED (901): work on a stream whose
+    /// capture was invalidated (and the end of such a capture).
+    pub const CAPTURE_INVALIDATED: usize = 3;
+    /// CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD (908).
+    pub const WRONG_THREAD: usize = 4;
+    /// CUDA_ERROR_ILLEGAL_STATE (401): a capture begun on a capturing
+    /// stream, or ended on a stream that is not capturing.
+    pub const ILLEGAL_STATE: usize = 5;
+    /// CUDA_ERROR_STREAM_CAPTURE_UNMATCHED (903): a capture ended on a
+    /// member stream instead of its origin.
+    pub const UNMATCHED: usize = 6;
+    /// CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (906): the legacy stream used
+    /// while a blocking stream of its context captures.
+    pub const IMPLICIT: usize = 7;
+    /// CUDA_ERROR_STREAM_CAPTURE_MERGE (902): a wait that would merge two
+    /// captures.
+    pub const MERGE: usize = 8;
+    /// CUDA_ERROR_UNKNOWN (999): a synchronize that waited 30 s for host
+    /// functions (held by `stub_hold_host_fns`) and gave up.
+    pub const SYNC_TIMEOUT: usize = 9;
+    /// A failure injected by `stub_fail_next_sync`/`stub_fail_syncs`.
+    pub const INJECTED: usize = 10;
+    /// Number of reasons.
+    pub const COUNT: usize = 11;
+    /// The code returned for each reason (INJECTED returns its own).
+    pub const CODES: [i32; COUNT] = [201, 800, 900, 901, 908, 401, 903, 906, 902, 999, 0];
+}
+
+/// `CUstreamCaptureMode`.
+const MODE_GLOBAL: i32 = 0;
+const MODE_RELAXED: i32 = 2;
+
+/// An active capture sequence (removed when it ends).
+struct Capture {
+    id: u64,
+    origin: usize,
+    mode: i32,
+    /// The stand-in's id of the thread that began it.
+    thread: u64,
+    invalidated: bool,
+    /// The origin and every stream that joined through an event.
+    members: Vec<usize>,
+    /// The context current when it began.
+    ctx: usize,
+    /// Operations recorded as nodes, and those queued from another thread.
+    nodes: u64,
+    foreign: u64,
+}
+
+/// A stream the stand-in knows (created, or met as the legacy stream).
+struct StreamRec {
+    handle: usize,
+    ctx: usize,
+    /// Created without CU_STREAM_NON_BLOCKING: synchronizes with the legacy
+    /// stream.
+    blocking: bool,
+    /// Host functions queued on it so far, and run so far (FIFO).
+    queued: u64,
+    run: u64,
+}
+
+/// An event: its context, the capture it was last recorded in (if still
+/// active) or the host function it follows (stream, sequence number).
+struct EventRec {
+    handle: usize,
+    capture: Option<u64>,
+    after: Option<(usize, u64)>,
+}
+
+/// A host function waiting for the stand-in's callback thread.
+struct HostJob {
+    stream: usize,
+    seq: u64,
+    f: unsafe extern "C" fn(*mut c_void),
+    user: usize,
+}
 
 struct State {
     #[cfg_attr(feature = "omit-mem-alloc", allow(dead_code))]
     next_address: u64,
     allocations: Vec<(u64, usize)>,
+    /// The context current when each allocation (by address) was made.
+    allocation_ctx: Vec<(u64, usize)>,
     frees: Vec<u64>,
     /// (offset, size) of each kernel parameter, as cuFuncGetParamInfo reports.
     params: Vec<(usize, usize)>,
@@ -56,8 +193,9 @@ struct State {
     release_delay_us: u64,
     /// Device attributes overridden by `stub_set_attribute`.
     attribute_overrides: Vec<(i32, i32)>,
-    /// Managed allocations: (address, bytes), real host memory.
+    /// Managed and pinned allocations: (address, bytes), real host memory.
     managed: Vec<(u64, usize)>,
+    pinned: Vec<(u64, usize)>,
     /// The function's dynamic shared-memory attribute.
     dynamic_shared: i32,
     /// Launches refused because they asked for more dynamic shared memory
@@ -67,16 +205,36 @@ struct State {
     jitter: u64,
     /// The last stream handle handed out (each stream gets its own).
     next_stream: usize,
-    /// Streams capturing now.
-    capturing: Vec<usize>,
+    streams: Vec<StreamRec>,
+    /// Modules and functions: (handle, context).
+    modules: Vec<(usize, usize)>,
+    functions: Vec<(usize, usize)>,
+    events: Vec<EventRec>,
+    next_event: usize,
+    captures: Vec<Capture>,
+    next_capture: u64,
+    /// (nodes, foreign nodes, invalidated, members) of the last capture
+    /// that ended.
+    last_capture: [u64; 4],
+    /// Operations recorded into a capture from a thread other than the one
+    /// that began it.
+    foreign_captured: u64,
+    /// Refusals by reason (see `reason`).
+    refusals: [u64; reason::COUNT],
     /// `cuMemFreeAsync` calls, and those made on a capturing stream.
     async_frees: u64,
     captured_frees: u64,
     /// `cuLaunchHostFunc` calls made on a capturing stream.
     captured_host_fns: u64,
-    /// A code the next `cuStreamSynchronize` returns instead of success
-    /// (0: none), as the driver reports a kernel's fault there.
-    fail_next_sync: i32,
+    /// Host functions waiting for the callback thread, whether it is held
+    /// (`stub_hold_host_fns`), and those run.
+    host_queue: VecDeque<HostJob>,
+    hold_host_fns: bool,
+    host_fns_run: u64,
+    /// Synchronizes still to fail, and the code they return
+    /// (`stub_fail_syncs`).
+    fail_syncs: u64,
+    fail_code: i32,
     /// Graph nodes made by the explicit builder: (node, its dependencies).
     nodes: Vec<(usize, Vec<usize>)>,
     /// NCCL stand-in: group starts, collective calls, aborts.
@@ -88,6 +246,7 @@ struct State {
 static STATE: Mutex<State> = Mutex::new(State {
     next_address: 0xD000_0000,
     allocations: Vec::new(),
+    allocation_ctx: Vec::new(),
     frees: Vec::new(),
     params: Vec::new(),
     last_launch: Vec::new(),
@@ -99,24 +258,45 @@ static STATE: Mutex<State> = Mutex::new(State {
     release_delay_us: 0,
     attribute_overrides: Vec::new(),
     managed: Vec::new(),
+    pinned: Vec::new(),
     dynamic_shared: 48 * 1024,
     shared_refusals: 0,
     jitter: 0x9E37_79B9_7F4A_7C15,
     next_stream: 0x5_0000,
-    capturing: Vec::new(),
+    streams: Vec::new(),
+    modules: Vec::new(),
+    functions: Vec::new(),
+    events: Vec::new(),
+    next_event: 0xE_0000,
+    captures: Vec::new(),
+    next_capture: 1,
+    last_capture: [0; 4],
+    foreign_captured: 0,
+    refusals: [0; reason::COUNT],
     async_frees: 0,
     captured_frees: 0,
     captured_host_fns: 0,
-    fail_next_sync: 0,
+    host_queue: VecDeque::new(),
+    hold_host_fns: false,
+    host_fns_run: 0,
+    fail_syncs: 0,
+    fail_code: 0,
     nodes: Vec::new(),
     nccl_groups: 0,
     nccl_calls: 0,
     nccl_aborts: 0,
 });
 
+/// Signalled whenever a host function has run or the hold is lifted.
+static CHANGED: Condvar = Condvar::new();
+
 const PAGE: usize = 4096;
 
-fn state() -> std::sync::MutexGuard<'static, State> {
+/// How long a synchronize waits for held host functions before it gives up
+/// (so that a test that forgets to lift a hold fails instead of hanging).
+const SYNC_PATIENCE: Duration = Duration::from_secs(30);
+
+fn state() -> MutexGuard<'static, State> {
     match STATE.lock() {
         Ok(guard) => guard,
         Err(poisoned) => poisoned.into_inner(),
@@ -128,17 +308,266 @@ fn not_supported(symbol: &'static str) -> i32 {
     CUDA_ERROR_NOT_SUPPORTED
 }
 
+static NEXT_THREAD: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// The thread's current context, as the driver keeps it.
+    static CURRENT: Cell<usize> = const { Cell::new(0) };
+    /// The stand-in's id of this thread.
+    static THREAD: u64 = NEXT_THREAD.fetch_add(1, Ordering::Relaxed);
+    /// Whether this is the stand-in's host-function thread.
+    static ON_CALLBACK_THREAD: Cell<bool> = const { Cell::new(false) };
+    /// The thread's capture interaction mode (cuThreadExchangeStreamCaptureMode).
+    static THREAD_MODE: Cell<i32> = const { Cell::new(MODE_GLOBAL) };
+}
+
+fn current() -> usize {
+    CURRENT.with(Cell::get)
+}
+
+fn thread_id() -> u64 {
+    THREAD.with(|t| *t)
+}
+
+/// Counts a refusal and returns its code.
+fn refused(reason: usize) -> i32 {
+    let mut s = state();
+    s.refuse(reason)
+}
+
+/// The first statement of every driver entry point: on the stand-in's
+/// host-function thread the call is refused with CUDA_ERROR_NOT_PERMITTED
+/// (800) and has no effect. CUDA: "The host function must not make any
+/// CUDA API calls. Attempting to use a CUDA API may result in
+/// CUDA_ERROR_NOT_PERMITTED, but this is not required" (cuLaunchHostFunc);
+/// the stand-in always refuses, the strictest reading.
+macro_rules! entry {
+    () => {
+        if ON_CALLBACK_THREAD.with(Cell::get) {
+            return refused(reason::NOT_PERMITTED);
+        }
+    };
+}
+
+/// The legacy stream handles (0 and CU_STREAM_LEGACY).
+fn is_legacy(stream: usize) -> bool {
+    stream == 0 || stream == 1
+}
+
+impl State {
+    fn refuse(&mut self, why: usize) -> i32 {
+        self.refusals[why] += 1;
+        reason::CODES[why]
+    }
+
+    fn stream(&mut self, handle: usize) -> &mut StreamRec {
+        if let Some(i) = self.streams.iter().position(|r| r.handle == handle) {
+            return &mut self.streams[i];
+        }
+        // A stream the stand-in did not make (the legacy or per-thread
+        // stream): of the current context, blocking.
+        self.streams.push(StreamRec {
+            handle,
+            ctx: current(),
+            blocking: true,
+            queued: 0,
+            run: 0,
+        });
+        self.streams.last_mut().expect("just pushed")
+    }
+
+    fn created_stream_ctx(&self, handle: usize) -> Option<usize> {
+        if is_legacy(handle) || handle == 2 {
+            return None;
+        }
+        self.streams
+            .iter()
+            .find(|r| r.handle == handle)
+            .map(|r| r.ctx)
+    }
+
+    /// The index of the active capture `stream` is a member of.
+    fn capture_of(&self, stream: usize) -> Option<usize> {
+        self.captures
+            .iter()
+            .position(|c| c.members.contains(&stream))
+    }
+
+    fn capture_by_id(&self, id: u64) -> Option<usize> {
+        self.captures.iter().position(|c| c.id == id)
+    }
+
+    /// A "potentially unsafe" call (one not enqueued to a stream, which a
+    /// capture cannot observe: cuMemAlloc, cuMemFree, synchronous copies,
+    /// module loads...). CUDA (cuThreadExchangeStreamCaptureMode): a thread
+    /// in GLOBAL mode (the default) is prohibited from such calls if it has
+    /// an ongoing capture not begun in RELAXED mode, or if any other thread
+    /// has a concurrent capture begun in GLOBAL mode; in THREAD_LOCAL mode
+    /// only its own captures count; in RELAXED mode it is not prohibited.
+    /// A prohibited call returns 900 and invalidates the captures that
+    /// prohibited it (the driver's note on such calls: "the call will
+    /// invalidate all the conflicting captures").
+    fn unsafe_call(&mut self) -> Result<(), i32> {
+        let mode = THREAD_MODE.with(Cell::get);
+        if mode == MODE_RELAXED {
+            return Ok(());
+        }
+        let me = thread_id();
+        let mut hit = false;
+        for c in &mut self.captures {
+            let own = c.thread == me && c.mode != MODE_RELAXED;
+            let global = mode == MODE_GLOBAL && c.thread != me && c.mode == MODE_GLOBAL;
+            if own || global {
+                c.invalidated = true;
+                hit = true;
+            }
+        }
+        if hit {
+            Err(self.refuse(reason::CAPTURE_UNSUPPORTED))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The legacy stream next to a capture. CUDA (cuStreamIsCapturing):
+    /// "When a blocking stream is capturing, the legacy stream is in an
+    /// unusable state until the blocking stream capture is terminated";
+    /// using it "would have an implicit dependency on the capturing
+    /// stream(s)": 906, and the capture is invalidated.
+    fn legacy_use(&mut self) -> Result<(), i32> {
+        let cur = current();
+        let blocking: Vec<usize> = self
+            .streams
+            .iter()
+            .filter(|r| r.blocking && !is_legacy(r.handle) && r.ctx == cur)
+            .map(|r| r.handle)
+            .collect();
+        let mut hit = false;
+        for c in &mut self.captures {
+            if c.ctx == cur && c.members.iter().any(|m| blocking.contains(m)) {
+                c.invalidated = true;
+                hit = true;
+            }
+        }
+        if hit {
+            Err(self.refuse(reason::IMPLICIT))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Work queued on `stream` (a launch, an async copy or memset, a host
+    /// function, a stream-ordered allocation or free, an event record or
+    /// wait, a graph launch). Checks, in the driver's terms:
+    /// - a current context is needed (201 without one, CUDA's
+    ///   CUDA_ERROR_INVALID_CONTEXT), and a created stream must belong to
+    ///   the current context (201 otherwise: the stand-in is stricter than
+    ///   the documentation, which lists CUDA_ERROR_INVALID_CONTEXT and
+    ///   CUDA_ERROR_INVALID_HANDLE for these calls without saying which, so
+    ///   that cudakit's retry after a foreign context switch is exercised);
+    /// - on the legacy stream, the implicit-dependency rule (906);
+    /// - on a stream that is a member of a capture: 901 if the capture was
+    ///   invalidated ("The current capture sequence on the stream has been
+    ///   invalidated due to a previous error"), else the operation becomes
+    ///   a node and does not run (`Ok(true)`). CUDA records work queued on a
+    ///   capturing stream whatever thread queues it; one queued from another
+    ///   thread than the capture's is counted in `foreign_captured`.
+    fn enqueue(&mut self, stream: usize) -> Result<bool, i32> {
+        let cur = current();
+        if cur == 0 {
+            return Err(self.refuse(reason::WRONG_CONTEXT));
+        }
+        if let Some(ctx) = self.created_stream_ctx(stream) {
+            if ctx != cur {
+                return Err(self.refuse(reason::WRONG_CONTEXT));
+            }
+        }
+        if is_legacy(stream) {
+            self.legacy_use()?;
+            return Ok(false);
+        }
+        let Some(i) = self.capture_of(stream) else {
+            return Ok(false);
+        };
+        if self.captures[i].invalidated {
+            return Err(self.refuse(reason::CAPTURE_INVALIDATED));
+        }
+        let me = thread_id();
+        let c = &mut self.captures[i];
+        c.nodes += 1;
+        if c.thread != me {
+            c.foreign += 1;
+            self.foreign_captured += 1;
+        }
+        Ok(true)
+    }
+
+    /// Whether the host functions queued on `stream` so far have run.
+    fn stream_idle(&self, stream: usize) -> bool {
+        self.streams
+            .iter()
+            .find(|r| r.handle == stream)
+            .is_none_or(|r| r.run >= r.queued)
+    }
+
+    fn context_idle(&self, ctx: usize) -> bool {
+        self.streams
+            .iter()
+            .filter(|r| r.ctx == ctx)
+            .all(|r| r.run >= r.queued)
+    }
+
+    /// An injected failure for this synchronize, if one is pending.
+    fn injected(&mut self) -> Option<i32> {
+        if self.fail_syncs == 0 {
+            return None;
+        }
+        self.fail_syncs -= 1;
+        self.refusals[reason::INJECTED] += 1;
+        Some(self.fail_code)
+    }
+
+    fn managed_or_pinned(&self, address: u64, n: usize) -> bool {
+        self.managed
+            .iter()
+            .chain(self.pinned.iter())
+            .any(|&(a, b)| address >= a && address + n as u64 <= a + b as u64)
+    }
+}
+
+/// Waits, releasing the lock, until `done` holds; `None` after
+/// [`SYNC_PATIENCE`] (counted as a timeout).
+fn wait_until(
+    mut s: MutexGuard<'static, State>,
+    done: impl Fn(&State) -> bool,
+) -> Result<MutexGuard<'static, State>, i32> {
+    let deadline = Instant::now() + SYNC_PATIENCE;
+    while !done(&s) {
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(s.refuse(reason::SYNC_TIMEOUT));
+        }
+        s = match CHANGED.wait_timeout(s, deadline - now) {
+            Ok((g, _)) => g,
+            Err(p) => p.into_inner().0,
+        };
+    }
+    Ok(s)
+}
+
 include!(concat!(env!("OUT_DIR"), "/generated.rs"));
 
 /// `cuInit`.
 #[no_mangle]
 pub unsafe extern "C" fn cuInit(_flags: u32) -> i32 {
+    entry!();
     CUDA_SUCCESS
 }
 
 /// `cuDriverGetVersion`: reports 13000.
 #[no_mangle]
 pub unsafe extern "C" fn cuDriverGetVersion(version: *mut i32) -> i32 {
+    entry!();
     if version.is_null() {
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -150,6 +579,7 @@ pub unsafe extern "C" fn cuDriverGetVersion(version: *mut i32) -> i32 {
 /// `cuDeviceGetCount`: one device.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetCount(count: *mut i32) -> i32 {
+    entry!();
     if count.is_null() {
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -159,27 +589,39 @@ pub unsafe extern "C" fn cuDeviceGetCount(count: *mut i32) -> i32 {
     CUDA_SUCCESS
 }
 
-/// `cuMemAlloc_v2`: a fake address, recorded.
+/// `cuMemAlloc_v2`: a fake address, recorded with the current context (none
+/// is needed: the loader's test calls it bare). A potentially unsafe call
+/// during capture (900, see `State::unsafe_call`).
 #[cfg(not(feature = "omit-mem-alloc"))]
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut u64, bytes: usize) -> i32 {
+    entry!();
     if dptr.is_null() || bytes == 0 {
         return CUDA_ERROR_INVALID_VALUE;
     }
     let mut s = state();
+    if let Err(rc) = s.unsafe_call() {
+        return rc;
+    }
     let address = s.next_address;
     s.next_address += (bytes as u64).div_ceil(256) * 256;
     s.allocations.push((address, bytes));
+    s.allocation_ctx.push((address, current()));
     // SAFETY: the caller passes a valid out-pointer.
     unsafe { dptr.write(address) };
     CUDA_SUCCESS
 }
 
 /// `cuMemFree_v2`: recorded; managed allocations are handed back to the
-/// host allocator.
+/// host allocator. A potentially unsafe call during capture (900, nothing
+/// freed); refused on the host-function thread (800, nothing freed).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemFree_v2(dptr: u64) -> i32 {
+    entry!();
     let mut s = state();
+    if let Err(rc) = s.unsafe_call() {
+        return rc;
+    }
     if let Some(i) = s.managed.iter().position(|&(a, _)| a == dptr) {
         let (address, bytes) = s.managed.swap_remove(i);
         let layout = std::alloc::Layout::from_size_align(bytes, PAGE).expect("layout");
@@ -190,43 +632,335 @@ pub unsafe extern "C" fn cuMemFree_v2(dptr: u64) -> i32 {
     CUDA_SUCCESS
 }
 
+/// Real, page-aligned host memory of `bytes` filled with `fill`.
+fn host_memory(bytes: usize, fill: u8) -> Option<u64> {
+    let layout = std::alloc::Layout::from_size_align(bytes, PAGE).ok()?;
+    // SAFETY: a non-zero size (the callers refuse 0).
+    let p = unsafe { std::alloc::alloc(layout) };
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: `bytes` writable bytes just allocated.
+    unsafe { std::ptr::write_bytes(p, fill, bytes) };
+    Some(p as usize as u64)
+}
+
 /// `cuMemAllocManaged`: real, page-aligned host memory filled with 0xAB
-/// (so that a missing zeroing shows), recorded.
+/// (so that a missing zeroing shows), recorded. Potentially unsafe during
+/// capture (900).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAllocManaged(dptr: *mut u64, bytes: usize, _flags: u32) -> i32 {
+    entry!();
     if dptr.is_null() || bytes == 0 {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    let Ok(layout) = std::alloc::Layout::from_size_align(bytes, PAGE) else {
-        return CUDA_ERROR_INVALID_VALUE;
-    };
-    // SAFETY: a non-zero size.
-    let p = unsafe { std::alloc::alloc(layout) };
-    if p.is_null() {
-        return 2; // CUDA_ERROR_OUT_OF_MEMORY
+    if let Err(rc) = state().unsafe_call() {
+        return rc;
     }
-    // SAFETY: `bytes` writable bytes just allocated.
-    unsafe { std::ptr::write_bytes(p, 0xAB, bytes) };
-    let address = p as usize as u64;
+    let Some(address) = host_memory(bytes, 0xAB) else {
+        return 2; // CUDA_ERROR_OUT_OF_MEMORY
+    };
     let mut s = state();
     s.managed.push((address, bytes));
     s.allocations.push((address, bytes));
+    s.allocation_ctx.push((address, current()));
     // SAFETY: the caller passes a valid out-pointer.
     unsafe { dptr.write(address) };
     CUDA_SUCCESS
 }
 
-/// `cuMemsetD8_v2`: writes managed memory for real; accepts any other
-/// address.
+/// `cuMemHostAlloc`: real, page-aligned host memory (0xAB), recorded as an
+/// allocation. Potentially unsafe during capture (900).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemHostAlloc(pp: *mut *mut c_void, bytes: usize, _flags: u32) -> i32 {
+    entry!();
+    if pp.is_null() || bytes == 0 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if let Err(rc) = state().unsafe_call() {
+        return rc;
+    }
+    let Some(address) = host_memory(bytes, 0xAB) else {
+        return 2; // CUDA_ERROR_OUT_OF_MEMORY
+    };
+    let mut s = state();
+    s.pinned.push((address, bytes));
+    s.allocations.push((address, bytes));
+    s.allocation_ctx.push((address, current()));
+    // SAFETY: the caller passes a valid out-pointer.
+    unsafe { pp.write(address as usize as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuMemAllocHost_v2`: as [`cuMemHostAlloc`] without flags.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytes: usize) -> i32 {
+    entry!();
+    // SAFETY: the caller's contract, passed on.
+    unsafe { cuMemHostAlloc(pp, bytes, 0) }
+}
+
+/// `cuMemFreeHost`: hands pinned memory back. Potentially unsafe during
+/// capture (900, nothing freed); refused on the host-function thread.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> i32 {
+    entry!();
+    let mut s = state();
+    if let Err(rc) = s.unsafe_call() {
+        return rc;
+    }
+    let address = p as usize as u64;
+    let Some(i) = s.pinned.iter().position(|&(a, _)| a == address) else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    let (_, bytes) = s.pinned.swap_remove(i);
+    let layout = std::alloc::Layout::from_size_align(bytes, PAGE).expect("layout");
+    // SAFETY: allocated in cuMemHostAlloc with this layout, freed once.
+    unsafe { std::alloc::dealloc(p.cast(), layout) };
+    s.frees.push(address);
+    CUDA_SUCCESS
+}
+
+/// Writes `n` elements of `width` bytes (`value`, little-endian) at `dst`
+/// when it is real host memory.
+fn fill(s: &State, dst: u64, value: u32, width: usize, n: usize) {
+    let bytes = n * width;
+    if !s.managed_or_pinned(dst, bytes) {
+        return;
+    }
+    let pattern = value.to_le_bytes();
+    for i in 0..n {
+        // SAFETY: the range lies inside a live managed or pinned allocation.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                pattern.as_ptr(),
+                (dst as usize as *mut u8).add(i * width),
+                width,
+            )
+        };
+    }
+}
+
+/// Copies `n` bytes when both sides are real host memory (managed or
+/// pinned, or host memory of the caller for `host_src`/`host_dst`).
+fn copy(s: &State, dst: u64, dst_host: bool, src: u64, src_host: bool, n: usize) {
+    let dst_ok = dst_host || s.managed_or_pinned(dst, n);
+    let src_ok = src_host || s.managed_or_pinned(src, n);
+    if dst_ok && src_ok && n > 0 {
+        // SAFETY: both ranges are host memory the caller or the stand-in
+        // owns, `n` bytes long.
+        unsafe { std::ptr::copy(src as usize as *const u8, dst as usize as *mut u8, n) };
+    }
+}
+
+/// A synchronous copy or memset: potentially unsafe during capture (900),
+/// needs a current context (201), runs on the legacy stream (906 next to
+/// a blocking capturing stream).
+fn sync_op() -> Result<MutexGuard<'static, State>, i32> {
+    let mut s = state();
+    s.unsafe_call()?;
+    s.enqueue(0)?;
+    Ok(s)
+}
+
+/// An asynchronous copy or memset on `stream`: `Some(state)` when it is to
+/// run now, `None` when it became a node of a capture.
+fn async_op(stream: *mut c_void) -> Result<Option<MutexGuard<'static, State>>, i32> {
+    let mut s = state();
+    if s.enqueue(stream as usize)? {
+        return Ok(None);
+    }
+    Ok(Some(s))
+}
+
+/// `cuMemsetD8_v2`: synchronous (see `sync_op`); writes managed or pinned
+/// memory for real, accepts any other address.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD8_v2(dst: u64, value: u8, n: usize) -> i32 {
-    let s = state();
-    if s.managed
-        .iter()
-        .any(|&(a, b)| dst >= a && dst + n as u64 <= a + b as u64)
-    {
-        // SAFETY: the range lies inside a live managed allocation.
-        unsafe { std::ptr::write_bytes(dst as usize as *mut u8, value, n) };
+    entry!();
+    match sync_op() {
+        Ok(s) => fill(&s, dst, u32::from(value), 1, n),
+        Err(rc) => return rc,
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuMemsetD16_v2`: as [`cuMemsetD8_v2`].
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD16_v2(dst: u64, value: u16, n: usize) -> i32 {
+    entry!();
+    match sync_op() {
+        Ok(s) => fill(&s, dst, u32::from(value), 2, n),
+        Err(rc) => return rc,
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuMemsetD32_v2`: as [`cuMemsetD8_v2`].
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD32_v2(dst: u64, value: u32, n: usize) -> i32 {
+    entry!();
+    match sync_op() {
+        Ok(s) => fill(&s, dst, value, 4, n),
+        Err(rc) => return rc,
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuMemsetD8Async`: stream work (see `State::enqueue`).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD8Async(
+    dst: u64,
+    value: u8,
+    n: usize,
+    stream: *mut c_void,
+) -> i32 {
+    entry!();
+    match async_op(stream) {
+        Ok(Some(s)) => fill(&s, dst, u32::from(value), 1, n),
+        Ok(None) => {}
+        Err(rc) => return rc,
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuMemsetD16Async`: stream work.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD16Async(
+    dst: u64,
+    value: u16,
+    n: usize,
+    stream: *mut c_void,
+) -> i32 {
+    entry!();
+    match async_op(stream) {
+        Ok(Some(s)) => fill(&s, dst, u32::from(value), 2, n),
+        Ok(None) => {}
+        Err(rc) => return rc,
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuMemsetD32Async`: stream work.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD32Async(
+    dst: u64,
+    value: u32,
+    n: usize,
+    stream: *mut c_void,
+) -> i32 {
+    entry!();
+    match async_op(stream) {
+        Ok(Some(s)) => fill(&s, dst, value, 4, n),
+        Ok(None) => {}
+        Err(rc) => return rc,
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuMemcpyHtoD_v2`: synchronous (see `sync_op`).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyHtoD_v2(dst: u64, src: *const c_void, n: usize) -> i32 {
+    entry!();
+    match sync_op() {
+        Ok(s) => copy(&s, dst, false, src as usize as u64, true, n),
+        Err(rc) => return rc,
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuMemcpyDtoH_v2`: synchronous.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: u64, n: usize) -> i32 {
+    entry!();
+    match sync_op() {
+        Ok(s) => copy(&s, dst as usize as u64, true, src, false, n),
+        Err(rc) => return rc,
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuMemcpyDtoD_v2`: synchronous.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyDtoD_v2(dst: u64, src: u64, n: usize) -> i32 {
+    entry!();
+    match sync_op() {
+        Ok(s) => copy(&s, dst, false, src, false, n),
+        Err(rc) => return rc,
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuMemcpy` (unified addressing): synchronous.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpy(dst: u64, src: u64, n: usize) -> i32 {
+    entry!();
+    match sync_op() {
+        Ok(s) => copy(&s, dst, false, src, false, n),
+        Err(rc) => return rc,
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuMemcpyHtoDAsync_v2`: stream work.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2(
+    dst: u64,
+    src: *const c_void,
+    n: usize,
+    stream: *mut c_void,
+) -> i32 {
+    entry!();
+    match async_op(stream) {
+        Ok(Some(s)) => copy(&s, dst, false, src as usize as u64, true, n),
+        Ok(None) => {}
+        Err(rc) => return rc,
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuMemcpyDtoHAsync_v2`: stream work.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(
+    dst: *mut c_void,
+    src: u64,
+    n: usize,
+    stream: *mut c_void,
+) -> i32 {
+    entry!();
+    match async_op(stream) {
+        Ok(Some(s)) => copy(&s, dst as usize as u64, true, src, false, n),
+        Ok(None) => {}
+        Err(rc) => return rc,
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuMemcpyDtoDAsync_v2`: stream work.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2(
+    dst: u64,
+    src: u64,
+    n: usize,
+    stream: *mut c_void,
+) -> i32 {
+    entry!();
+    match async_op(stream) {
+        Ok(Some(s)) => copy(&s, dst, false, src, false, n),
+        Ok(None) => {}
+        Err(rc) => return rc,
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuMemcpyAsync`: stream work.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyAsync(dst: u64, src: u64, n: usize, stream: *mut c_void) -> i32 {
+    entry!();
+    match async_op(stream) {
+        Ok(Some(s)) => copy(&s, dst, false, src, false, n),
+        Ok(None) => {}
+        Err(rc) => return rc,
     }
     CUDA_SUCCESS
 }
@@ -240,6 +974,7 @@ pub unsafe extern "C" fn cuFuncGetParamInfo(
     offset: *mut usize,
     size: *mut usize,
 ) -> i32 {
+    entry!();
     let s = state();
     let Some(&(o, z)) = s.params.get(index) else {
         return CUDA_ERROR_INVALID_VALUE;
@@ -256,10 +991,16 @@ pub unsafe extern "C" fn cuFuncGetParamInfo(
 }
 
 /// `cuLaunchKernel`: dereferences `kernelParams` as the driver does and
-/// records grid, block, shared bytes and every parameter's bytes.
+/// records grid, block, shared bytes and every parameter's bytes (at
+/// capture time too: the driver copies the parameters when the node is
+/// made). Refused with CUDA_ERROR_INVALID_CONTEXT (201) when the
+/// function's context is not the thread's current one (CUDA: a function
+/// handle belongs to the module's context; the driver launches in the
+/// current context, "CUDA_ERROR_INVALID_CONTEXT" is among its codes) or
+/// there is none; then stream work (see `State::enqueue`).
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchKernel(
-    _f: *mut c_void,
+    f: *mut c_void,
     grid_x: u32,
     grid_y: u32,
     grid_z: u32,
@@ -267,14 +1008,24 @@ pub unsafe extern "C" fn cuLaunchKernel(
     block_y: u32,
     block_z: u32,
     shared: u32,
-    _stream: *mut c_void,
+    stream: *mut c_void,
     kernel_params: *mut *mut c_void,
     extra: *mut *mut c_void,
 ) -> i32 {
+    entry!();
     if !extra.is_null() {
         return CUDA_ERROR_NOT_SUPPORTED;
     }
     let mut s = state();
+    let cur = current();
+    let owner = s
+        .functions
+        .iter()
+        .find(|&&(h, _)| h == f as usize)
+        .map(|&(_, c)| c);
+    if cur == 0 || owner.is_some_and(|c| c != cur) {
+        return s.refuse(reason::WRONG_CONTEXT);
+    }
     if shared as i64 > i64::from(s.dynamic_shared) {
         s.shared_refusals += 1;
         return CUDA_ERROR_INVALID_VALUE;
@@ -298,14 +1049,63 @@ pub unsafe extern "C" fn cuLaunchKernel(
         let bytes = unsafe { std::slice::from_raw_parts(value, size) };
         record.extend_from_slice(bytes);
     }
+    if let Err(rc) = s.enqueue(stream as usize) {
+        return rc;
+    }
     s.last_launch = record;
     s.launches += 1;
     CUDA_SUCCESS
 }
 
+/// `CUlaunchConfig`, as far as the stand-in reads it.
+#[derive(Debug)]
+#[repr(C)]
+pub struct LaunchConfig {
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+    stream: *mut c_void,
+    attrs: *mut c_void,
+    num_attrs: u32,
+}
+
+/// `cuLaunchKernelEx`: as [`cuLaunchKernel`] with the configuration's
+/// dimensions and stream (attributes are ignored).
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchKernelEx(
+    config: *const LaunchConfig,
+    f: *mut c_void,
+    kernel_params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> i32 {
+    entry!();
+    if config.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: a valid configuration from the caller.
+    let c = unsafe { &*config };
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        cuLaunchKernel(
+            f,
+            c.grid[0],
+            c.grid[1],
+            c.grid[2],
+            c.block[0],
+            c.block[1],
+            c.block[2],
+            c.shared,
+            c.stream,
+            kernel_params,
+            extra,
+        )
+    }
+}
+
 /// `cuDeviceGet`: ordinals below the device count.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGet(device: *mut i32, ordinal: i32) -> i32 {
+    entry!();
     if device.is_null() || ordinal < 0 || ordinal >= state().device_count {
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -322,6 +1122,7 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(
     attribute: i32,
     _device: i32,
 ) -> i32 {
+    entry!();
     let overridden = state()
         .attribute_overrides
         .iter()
@@ -356,18 +1157,14 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(
 
 /// A fake context handle.
 const CONTEXT: usize = 0xC0_0000;
-/// A fake module handle.
+/// Fake module and function handles (one function per module).
 const MODULE: usize = 0x30_0000;
-/// A fake function handle.
 const FUNCTION: usize = 0xF0_0000;
-
-thread_local! {
-    static CURRENT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
 
 /// `cuDevicePrimaryCtxRetain`: a fake context per device, counted.
 #[no_mangle]
 pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(ctx: *mut *mut c_void, device: i32) -> i32 {
+    entry!();
     let Some(slot) = usize::try_from(device).ok().filter(|&d| d < 4) else {
         return CUDA_ERROR_INVALID_VALUE;
     };
@@ -381,6 +1178,7 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(ctx: *mut *mut c_void, device:
 /// test set (`stub_set_release_delay_us`).
 #[no_mangle]
 pub unsafe extern "C" fn cuDevicePrimaryCtxRelease_v2(device: i32) -> i32 {
+    entry!();
     let Some(slot) = usize::try_from(device).ok().filter(|&d| d < 4) else {
         return CUDA_ERROR_INVALID_VALUE;
     };
@@ -396,6 +1194,7 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRelease_v2(device: i32) -> i32 {
 /// live (it would destroy memory another user of the context holds).
 #[no_mangle]
 pub unsafe extern "C" fn cuDevicePrimaryCtxReset_v2(device: i32) -> i32 {
+    entry!();
     if !(0..4).contains(&device) {
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -411,68 +1210,294 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxReset_v2(device: i32) -> i32 {
     CUDA_SUCCESS
 }
 
-/// `cuCtxGetCurrent`.
+/// `cuCtxGetCurrent`: the calling thread's current context (thread-local,
+/// as in the driver).
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetCurrent(ctx: *mut *mut c_void) -> i32 {
+    entry!();
     // SAFETY: a valid out-pointer.
-    unsafe { ctx.write(CURRENT.with(|c| c.get()) as *mut c_void) };
+    unsafe { ctx.write(current() as *mut c_void) };
     CUDA_SUCCESS
 }
 
-/// `cuCtxSetCurrent`.
+/// `cuCtxSetCurrent`: sets the calling thread's current context only.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxSetCurrent(ctx: *mut c_void) -> i32 {
+    entry!();
     CURRENT.with(|c| c.set(ctx as usize));
     CUDA_SUCCESS
 }
 
-/// `cuCtxSynchronize`, `cuStreamSynchronize`: nothing is ever pending.
+/// `cuCtxSynchronize`: waits until every host function queued on a stream
+/// of the current context has run. Refused:
+/// - without a current context (201);
+/// - as a potentially unsafe call under the thread's capture mode (900,
+///   see `State::unsafe_call`);
+/// - while any capture of the current context is active, from any thread
+///   (900, and those captures are invalidated). CUDA programming guide,
+///   "Prohibited and Unhandled Operations": "It is invalid to synchronize
+///   or query the execution status of a stream which is being captured or
+///   a captured event ... It is also invalid to synchronize a broader
+///   handle which encompasses an active stream capture, such as a device
+///   or context handle".
+///
+/// Then a failure injected with `stub_fail_syncs` is returned without
+/// waiting (the queued work may still run).
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxSynchronize() -> i32 {
+    entry!();
+    let cur = current();
+    let mut s = state();
+    if cur == 0 {
+        return s.refuse(reason::WRONG_CONTEXT);
+    }
+    if let Err(rc) = s.unsafe_call() {
+        return rc;
+    }
+    let mut hit = false;
+    for c in s.captures.iter_mut().filter(|c| c.ctx == cur) {
+        c.invalidated = true;
+        hit = true;
+    }
+    if hit {
+        return s.refuse(reason::CAPTURE_UNSUPPORTED);
+    }
+    if let Some(rc) = s.injected() {
+        return rc;
+    }
+    match wait_until(s, |s| s.context_idle(cur)) {
+        Ok(_) => CUDA_SUCCESS,
+        Err(rc) => rc,
+    }
+}
+
+/// Refuses a wait on or a query of `stream` while it is a member of a
+/// capture: 900, and the capture is invalidated (CUDA: "It is invalid to
+/// synchronize or query the execution status of a stream which is being
+/// captured"; the sync of the legacy stream next to a blocking capturing
+/// stream is 906, see `State::legacy_use`).
+fn refuse_capturing_stream(s: &mut State, stream: usize) -> Result<(), i32> {
+    if is_legacy(stream) {
+        return s.legacy_use();
+    }
+    if let Some(i) = s.capture_of(stream) {
+        s.captures[i].invalidated = true;
+        return Err(s.refuse(reason::CAPTURE_UNSUPPORTED));
+    }
+    Ok(())
+}
+
+/// `cuStreamSynchronize`: waits until the host functions queued on the
+/// stream have run (on the legacy stream: those of every blocking stream of
+/// the current context too). Refused on a capturing stream (900, see
+/// `refuse_capturing_stream`), or with a failure injected by
+/// `stub_fail_next_sync`/`stub_fail_syncs`, returned without waiting: the
+/// work may still be running, as after a real fault.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamSynchronize(stream: *mut c_void) -> i32 {
+    entry!();
+    let stream = stream as usize;
+    let mut s = state();
+    if let Err(rc) = refuse_capturing_stream(&mut s, stream) {
+        return rc;
+    }
+    if let Some(rc) = s.injected() {
+        return rc;
+    }
+    let cur = current();
+    let waited = if is_legacy(stream) {
+        wait_until(s, |s| {
+            s.streams
+                .iter()
+                .filter(|r| r.ctx == cur && (r.blocking || r.handle == stream))
+                .all(|r| r.run >= r.queued)
+        })
+    } else {
+        wait_until(s, |s| s.stream_idle(stream))
+    };
+    match waited {
+        Ok(_) => CUDA_SUCCESS,
+        Err(rc) => rc,
+    }
+}
+
+/// `cuStreamQuery`: CUDA_ERROR_NOT_READY (600) while a host function queued
+/// on the stream has not run, else success. Refused on a capturing stream
+/// (900, see `refuse_capturing_stream`).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamQuery(stream: *mut c_void) -> i32 {
+    entry!();
+    let stream = stream as usize;
+    let mut s = state();
+    if let Err(rc) = refuse_capturing_stream(&mut s, stream) {
+        return rc;
+    }
+    if s.stream_idle(stream) {
+        CUDA_SUCCESS
+    } else {
+        CUDA_ERROR_NOT_READY
+    }
+}
+
+/// Makes the next `cuStreamSynchronize`, `cuCtxSynchronize` or
+/// `cuEventSynchronize` that would wait return `code` (a device fault such
+/// as 700 poisons the context that meets it) without waiting for the host
+/// functions queued before it; 0 cancels. A call refused for a capture
+/// reason refuses first and leaves the injection pending.
+#[no_mangle]
+pub extern "C" fn stub_fail_next_sync(code: i32) {
+    stub_fail_syncs(u64::from(code != 0), code);
+}
+
+/// As [`stub_fail_next_sync`] for the next `n` synchronizes.
+#[no_mangle]
+pub extern "C" fn stub_fail_syncs(n: u64, code: i32) {
+    let mut s = state();
+    s.fail_syncs = n;
+    s.fail_code = code;
+}
+
+/// Makes the host-function thread wait (`true`) before running the next
+/// host function, or go on (`false`): "work still running" for a test.
+/// A synchronize that meets a held host function waits for it (30 s at
+/// most, then CUDA_ERROR_UNKNOWN, counted as a timeout).
+#[no_mangle]
+pub extern "C" fn stub_hold_host_fns(hold: bool) {
+    state().hold_host_fns = hold;
+    CHANGED.notify_all();
+}
+
+/// Host functions queued and not yet run (held, or still running).
+#[no_mangle]
+pub extern "C" fn stub_host_fns_pending() -> u64 {
+    let s = state();
+    s.streams.iter().map(|r| r.queued - r.run).sum()
+}
+
+/// Host functions the callback thread has run.
+#[no_mangle]
+pub extern "C" fn stub_host_fns_run() -> u64 {
+    state().host_fns_run
+}
+
+/// Operations recorded into a capture from a thread other than the one
+/// that began it: "another thread's work entered a capture".
+#[no_mangle]
+pub extern "C" fn stub_foreign_captured() -> u64 {
+    state().foreign_captured
+}
+
+/// Copies the refusal counts by reason into `out` (capacity `cap`):
+/// 0 wrong context (201), 1 not permitted on the callback thread (800),
+/// 2 capture unsupported (900), 3 capture invalidated (901), 4 wrong
+/// thread (908), 5 illegal state (401), 6 unmatched (903), 7 implicit
+/// (906), 8 merge (902), 9 sync timeout (999), 10 injected failures.
+/// Returns the number of reasons.
+#[no_mangle]
+pub unsafe extern "C" fn stub_refusals(out: *mut u64, cap: usize) -> usize {
+    let s = state();
+    for (i, n) in s.refusals.iter().take(cap).enumerate() {
+        // SAFETY: the test passes `cap` writable u64s.
+        unsafe { out.add(i).write(*n) };
+    }
+    reason::COUNT
+}
+
+/// Copies (nodes, nodes queued from a foreign thread, invalidated 0/1,
+/// member streams) of the last capture that ended into `out` (4 u64s).
+#[no_mangle]
+pub unsafe extern "C" fn stub_last_capture(out: *mut u64) {
+    let s = state();
+    for (i, v) in s.last_capture.iter().enumerate() {
+        // SAFETY: the test passes 4 writable u64s.
+        unsafe { out.add(i).write(*v) };
+    }
+}
+
+/// Nodes recorded so far by the active capture whose origin is `stream`
+/// (`u64::MAX` if there is none).
+#[no_mangle]
+pub extern "C" fn stub_capture_nodes(stream: usize) -> u64 {
+    let s = state();
+    s.captures
+        .iter()
+        .find(|c| c.origin == stream)
+        .map_or(u64::MAX, |c| c.nodes)
+}
+
+/// Makes a stream in the current context (201 without one).
+fn new_stream(stream: *mut *mut c_void, flags: u32) -> i32 {
+    let cur = current();
+    let mut s = state();
+    if cur == 0 {
+        return s.refuse(reason::WRONG_CONTEXT);
+    }
+    s.next_stream += 0x100;
+    let handle = s.next_stream;
+    s.streams.push(StreamRec {
+        handle,
+        ctx: cur,
+        blocking: flags & 1 == 0, // CU_STREAM_NON_BLOCKING
+        queued: 0,
+        run: 0,
+    });
+    // SAFETY: a valid out-pointer (the callers' contract).
+    unsafe { stream.write(handle as *mut c_void) };
     CUDA_SUCCESS
 }
 
-/// As [`cuCtxSynchronize`], unless a test set a failure (`stub_fail_next_sync`).
-#[no_mangle]
-pub unsafe extern "C" fn cuStreamSynchronize(_stream: *mut c_void) -> i32 {
-    std::mem::take(&mut state().fail_next_sync)
-}
-
-/// Makes the next `cuStreamSynchronize` return `code` (a device fault such
-/// as 700 poisons the context that meets it).
-#[no_mangle]
-pub extern "C" fn stub_fail_next_sync(code: i32) {
-    state().fail_next_sync = code;
-}
-
-/// `cuStreamCreateWithPriority`: a fake stream.
+/// `cuStreamCreateWithPriority`: a fake stream of the current context.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamCreateWithPriority(
     stream: *mut *mut c_void,
-    _flags: u32,
+    flags: u32,
     _priority: i32,
 ) -> i32 {
-    let handle = {
-        let mut s = state();
-        s.next_stream += 0x100;
-        s.next_stream
-    };
-    // SAFETY: a valid out-pointer.
-    unsafe { stream.write(handle as *mut c_void) };
-    CUDA_SUCCESS
+    entry!();
+    new_stream(stream, flags)
+}
+
+/// `cuStreamCreate`: as [`cuStreamCreateWithPriority`].
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamCreate(stream: *mut *mut c_void, flags: u32) -> i32 {
+    entry!();
+    new_stream(stream, flags)
 }
 
 /// `cuStreamGetPriority`: 0.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetPriority(_stream: *mut c_void, priority: *mut i32) -> i32 {
+    entry!();
     // SAFETY: a valid out-pointer.
     unsafe { priority.write(0) };
     CUDA_SUCCESS
 }
 
-/// `cuStreamDestroy_v2`.
+/// `cuStreamDestroy_v2`: returns at once; host functions queued on the
+/// stream still run (CUDA: "in case the device is still doing work in the
+/// stream ... the function will return immediately and the resources ...
+/// released automatically once the device has completed all work").
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamDestroy_v2(_stream: *mut c_void) -> i32 {
+    entry!();
+    CUDA_SUCCESS
+}
+
+/// Makes a module (one function) in the current context: refused without
+/// one (201) and as a potentially unsafe call during capture (900).
+fn new_module(module: *mut *mut c_void) -> i32 {
+    let cur = current();
+    let mut s = state();
+    if cur == 0 {
+        return s.refuse(reason::WRONG_CONTEXT);
+    }
+    if let Err(rc) = s.unsafe_call() {
+        return rc;
+    }
+    let handle = MODULE + 0x10 * s.modules.len();
+    s.modules.push((handle, cur));
+    // SAFETY: a valid out-pointer (the callers' contract).
+    unsafe { module.write(handle as *mut c_void) };
     CUDA_SUCCESS
 }
 
@@ -485,34 +1510,49 @@ pub unsafe extern "C" fn cuModuleLoadDataEx(
     _options: *mut i32,
     _values: *mut *mut c_void,
 ) -> i32 {
-    // SAFETY: a valid out-pointer.
-    unsafe { module.write(MODULE as *mut c_void) };
-    CUDA_SUCCESS
+    entry!();
+    new_module(module)
 }
 
 /// `cuModuleLoadData`: as [`cuModuleLoadDataEx`].
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleLoadData(module: *mut *mut c_void, _image: *const c_void) -> i32 {
-    // SAFETY: a valid out-pointer.
-    unsafe { module.write(MODULE as *mut c_void) };
-    CUDA_SUCCESS
+    entry!();
+    new_module(module)
 }
 
-/// `cuModuleUnload`.
+/// `cuModuleUnload`: potentially unsafe during capture (900).
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleUnload(_module: *mut c_void) -> i32 {
-    CUDA_SUCCESS
+    entry!();
+    match state().unsafe_call() {
+        Ok(()) => CUDA_SUCCESS,
+        Err(rc) => rc,
+    }
 }
 
-/// `cuModuleGetFunction`: every name resolves to the one function.
+/// `cuModuleGetFunction`: every name resolves to the module's one
+/// function, which belongs to the module's context.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleGetFunction(
     f: *mut *mut c_void,
-    _module: *mut c_void,
+    module: *mut c_void,
     _name: *const i8,
 ) -> i32 {
+    entry!();
+    let mut s = state();
+    let module = module as usize;
+    let ctx = s
+        .modules
+        .iter()
+        .find(|&&(h, _)| h == module)
+        .map_or_else(current, |&(_, c)| c);
+    let handle = FUNCTION + module.saturating_sub(MODULE);
+    if !s.functions.iter().any(|&(h, _)| h == handle) {
+        s.functions.push((handle, ctx));
+    }
     // SAFETY: a valid out-pointer.
-    unsafe { f.write(FUNCTION as *mut c_void) };
+    unsafe { f.write(handle as *mut c_void) };
     CUDA_SUCCESS
 }
 
@@ -524,6 +1564,7 @@ pub unsafe extern "C" fn cuFuncGetAttribute(
     attribute: i32,
     _f: *mut c_void,
 ) -> i32 {
+    entry!();
     let v = match attribute {
         0 => 1024,                   // MAX_THREADS_PER_BLOCK
         4 => 32,                     // NUM_REGS
@@ -543,6 +1584,7 @@ pub unsafe extern "C" fn cuFuncGetAttribute(
 /// caller's set and its bookkeeping.
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncSetAttribute(_f: *mut c_void, attribute: i32, value: i32) -> i32 {
+    entry!();
     let pause = {
         let mut s = state();
         if attribute == 8 {
@@ -638,6 +1680,7 @@ pub extern "C" fn stub_unsupported_calls() -> usize {
 /// `cuDeviceTotalMem_v2`: 80 GiB.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, _dev: i32) -> i32 {
+    entry!();
     // SAFETY: a valid out-pointer.
     unsafe { bytes.write(80 << 30) };
     CUDA_SUCCESS
@@ -646,110 +1689,639 @@ pub unsafe extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, _dev: i32) -> i3
 /// `cuDeviceGetDefaultMemPool`: a fake pool.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetDefaultMemPool(pool: *mut *mut c_void, _dev: i32) -> i32 {
+    entry!();
     // SAFETY: a valid out-pointer.
     unsafe { pool.write(0x70_0000 as *mut c_void) };
     CUDA_SUCCESS
 }
 
-/// `cuMemAllocAsync`: a fake address, recorded like `cuMemAlloc_v2`.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemAllocAsync(
-    dptr: *mut u64,
-    bytes: usize,
-    _stream: *mut c_void,
-) -> i32 {
+/// A stream-ordered allocation on `stream` (see `State::enqueue`): run
+/// now, a live allocation; captured, a graph allocation node (an address
+/// the graph owns, not live until a launch, not counted).
+fn alloc_on_stream(dptr: *mut u64, bytes: usize, stream: *mut c_void) -> i32 {
     if dptr.is_null() || bytes == 0 {
         return CUDA_ERROR_INVALID_VALUE;
     }
     let mut s = state();
+    let captured = match s.enqueue(stream as usize) {
+        Ok(c) => c,
+        Err(rc) => return rc,
+    };
     let address = s.next_address;
     s.next_address += (bytes as u64).div_ceil(256) * 256;
-    s.allocations.push((address, bytes));
-    // SAFETY: a valid out-pointer.
+    if !captured {
+        s.allocations.push((address, bytes));
+        s.allocation_ctx.push((address, current()));
+    }
+    // SAFETY: a valid out-pointer (the callers' contract).
     unsafe { dptr.write(address) };
     CUDA_SUCCESS
 }
 
-/// `cuMemFreeAsync`: recorded; a free on a capturing stream is counted as
-/// captured (the driver would make it a graph node).
+/// `cuMemAllocAsync`: stream work (201 for a stream of another context
+/// than the current one, a node during capture); a fake address.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAllocAsync(dptr: *mut u64, bytes: usize, stream: *mut c_void) -> i32 {
+    entry!();
+    alloc_on_stream(dptr, bytes, stream)
+}
+
+/// `cuMemAllocFromPoolAsync`: as [`cuMemAllocAsync`].
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAllocFromPoolAsync(
+    dptr: *mut u64,
+    bytes: usize,
+    _pool: *mut c_void,
+    stream: *mut c_void,
+) -> i32 {
+    entry!();
+    alloc_on_stream(dptr, bytes, stream)
+}
+
+/// `cuMemFreeAsync`: counted; stream work (see `State::enqueue`): refused
+/// calls free nothing; on a capturing stream it is counted as captured (a
+/// graph free node) and frees nothing now.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemFreeAsync(dptr: u64, stream: *mut c_void) -> i32 {
+    entry!();
     let mut s = state();
     s.async_frees += 1;
-    if s.capturing.contains(&(stream as usize)) {
-        s.captured_frees += 1;
-    } else {
-        s.frees.push(dptr);
+    match s.enqueue(stream as usize) {
+        Ok(true) => s.captured_frees += 1,
+        Ok(false) => s.frees.push(dptr),
+        Err(rc) => return rc,
     }
     CUDA_SUCCESS
 }
 
-/// `cuStreamBeginCapture_v2`.
+/// `cuStreamBeginCapture_v2`: begins a capture on `stream`, recording its
+/// mode and the calling thread. Refused with CUDA_ERROR_ILLEGAL_STATE (401)
+/// on a stream already capturing (as origin or member), and on the legacy
+/// stream ("The legacy stream is not supported for stream capture");
+/// stream work otherwise (201 for another context's stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamBeginCapture_v2(stream: *mut c_void, _mode: i32) -> i32 {
+pub unsafe extern "C" fn cuStreamBeginCapture_v2(stream: *mut c_void, mode: i32) -> i32 {
+    entry!();
+    let stream = stream as usize;
     let mut s = state();
-    if s.capturing.contains(&(stream as usize)) {
-        return 900; // CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED-like
+    if is_legacy(stream) || s.capture_of(stream).is_some() {
+        return s.refuse(reason::ILLEGAL_STATE);
     }
-    s.capturing.push(stream as usize);
+    let cur = current();
+    if cur == 0 || s.created_stream_ctx(stream).is_some_and(|c| c != cur) {
+        return s.refuse(reason::WRONG_CONTEXT);
+    }
+    let id = s.next_capture;
+    s.next_capture += 1;
+    s.captures.push(Capture {
+        id,
+        origin: stream,
+        mode,
+        thread: thread_id(),
+        invalidated: false,
+        members: vec![stream],
+        ctx: cur,
+        nodes: 0,
+        foreign: 0,
+    });
     CUDA_SUCCESS
 }
 
-/// `cuStreamEndCapture`: a fake graph; the stream and every stream that
-/// joined (see `stub_join_capture`) stop capturing.
+/// `cuStreamEndCapture`: ends the capture whose origin is `stream`, and
+/// only that one; its member streams stop capturing. CUDA: "Capture must
+/// have been initiated on stream"; "If the mode argument to
+/// cuStreamBeginCapture was not CU_STREAM_CAPTURE_MODE_RELAXED, this call
+/// must be from the same thread" (else 908, the capture goes on); "If
+/// capture was invalidated ... then a NULL graph will be returned" (901).
+/// A stream that is not capturing: 401; a member that is not the origin:
+/// 903 (CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, "The capture was not
+/// initiated in this stream").
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamEndCapture(_stream: *mut c_void, graph: *mut *mut c_void) -> i32 {
-    state().capturing.clear();
+pub unsafe extern "C" fn cuStreamEndCapture(stream: *mut c_void, graph: *mut *mut c_void) -> i32 {
+    entry!();
+    if graph.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let stream = stream as usize;
+    let mut s = state();
+    let Some(i) = s.captures.iter().position(|c| c.origin == stream) else {
+        let why = if s.capture_of(stream).is_some() {
+            reason::UNMATCHED
+        } else {
+            reason::ILLEGAL_STATE
+        };
+        return s.refuse(why);
+    };
+    if s.captures[i].mode != MODE_RELAXED && s.captures[i].thread != thread_id() {
+        return s.refuse(reason::WRONG_THREAD);
+    }
+    let c = s.captures.swap_remove(i);
+    s.last_capture = [
+        c.nodes,
+        c.foreign,
+        u64::from(c.invalidated),
+        c.members.len() as u64,
+    ];
+    // Events recorded in it no longer belong to an active capture.
+    for e in s.events.iter_mut().filter(|e| e.capture == Some(c.id)) {
+        e.capture = None;
+        e.after = None;
+    }
+    if c.invalidated {
+        // SAFETY: a valid out-pointer.
+        unsafe { graph.write(std::ptr::null_mut()) };
+        return s.refuse(reason::CAPTURE_INVALIDATED);
+    }
     // SAFETY: a valid out-pointer.
-    unsafe { graph.write(0x60_0000 as *mut c_void) };
+    unsafe { graph.write((0x60_0000 + 0x10 * (c.id as usize % 0x1000)) as *mut c_void) };
     CUDA_SUCCESS
 }
 
-/// `cuStreamIsCapturing`: ACTIVE (1) for a capturing stream, else NONE.
+/// `cuStreamIsCapturing`: NONE (0), ACTIVE (1) or INVALIDATED (2) for the
+/// capture the stream is a member of. On the legacy stream while a
+/// blocking stream of the context captures: 906, status unwritten, no
+/// invalidation ("The blocking stream capture is not invalidated").
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamIsCapturing(stream: *mut c_void, status: *mut i32) -> i32 {
-    let active = state().capturing.contains(&(stream as usize));
+    entry!();
+    let stream = stream as usize;
+    let mut s = state();
+    if is_legacy(stream) {
+        let cur = current();
+        let blocking: Vec<usize> = s
+            .streams
+            .iter()
+            .filter(|r| r.blocking && !is_legacy(r.handle) && r.ctx == cur)
+            .map(|r| r.handle)
+            .collect();
+        if s.captures
+            .iter()
+            .any(|c| c.ctx == cur && c.members.iter().any(|m| blocking.contains(m)))
+        {
+            return s.refuse(reason::IMPLICIT);
+        }
+    }
+    let v = match s.capture_of(stream) {
+        None => 0,
+        Some(i) if s.captures[i].invalidated => 2,
+        Some(_) => 1,
+    };
     // SAFETY: a valid out-pointer.
-    unsafe { status.write(i32::from(active)) };
+    unsafe { status.write(v) };
     CUDA_SUCCESS
+}
+
+/// Writes what `cuStreamGetCaptureInfo_v2`/`_v3` report: status (as
+/// `cuStreamIsCapturing`), the capture's id, a fake graph, no
+/// dependencies.
+///
+/// # Safety
+///
+/// Each pointer is null or valid for one write.
+unsafe fn capture_info(
+    stream: *mut c_void,
+    status: *mut i32,
+    id: *mut u64,
+    graph: *mut *mut c_void,
+    deps: *mut *const c_void,
+    edges: *mut *const c_void,
+    n: *mut usize,
+) -> i32 {
+    let s = state();
+    let (v, capture_id) = match s.capture_of(stream as usize) {
+        None => (0, 0),
+        Some(i) => (
+            if s.captures[i].invalidated { 2 } else { 1 },
+            s.captures[i].id,
+        ),
+    };
+    // SAFETY: the function's contract, for each non-null pointer.
+    unsafe {
+        if !status.is_null() {
+            status.write(v);
+        }
+        if !id.is_null() && v != 0 {
+            id.write(capture_id);
+        }
+        if !graph.is_null() && v != 0 {
+            graph.write((0x60_0000 + 0x10 * (capture_id as usize % 0x1000)) as *mut c_void);
+        }
+        if !deps.is_null() && v != 0 {
+            deps.write(std::ptr::null());
+        }
+        if !edges.is_null() && v != 0 {
+            edges.write(std::ptr::null());
+        }
+        if !n.is_null() && v != 0 {
+            n.write(0);
+        }
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuStreamGetCaptureInfo_v3`: see `capture_info`.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCaptureInfo_v3(
+    stream: *mut c_void,
+    status: *mut i32,
+    id: *mut u64,
+    graph: *mut *mut c_void,
+    deps: *mut *const c_void,
+    edges: *mut *const c_void,
+    n: *mut usize,
+) -> i32 {
+    entry!();
+    // SAFETY: the caller's contract, passed on.
+    unsafe { capture_info(stream, status, id, graph, deps, edges, n) }
+}
+
+/// `cuStreamGetCaptureInfo_v2`: see `capture_info` (no edge data).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCaptureInfo_v2(
+    stream: *mut c_void,
+    status: *mut i32,
+    id: *mut u64,
+    graph: *mut *mut c_void,
+    deps: *mut *const c_void,
+    n: *mut usize,
+) -> i32 {
+    entry!();
+    // SAFETY: the caller's contract, passed on.
+    unsafe { capture_info(stream, status, id, graph, deps, std::ptr::null_mut(), n) }
+}
+
+/// `cuThreadExchangeStreamCaptureMode`: swaps the calling thread's capture
+/// interaction mode (GLOBAL by default), which `State::unsafe_call`
+/// applies.
+#[no_mangle]
+pub unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(mode: *mut i32) -> i32 {
+    entry!();
+    if mode.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: a valid in/out pointer.
+    let new = unsafe { mode.read() };
+    if !(0..=2).contains(&new) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let old = THREAD_MODE.with(|m| m.replace(new));
+    // SAFETY: as above.
+    unsafe { mode.write(old) };
+    CUDA_SUCCESS
+}
+
+/// `cuEventCreate`: a fake event.
+#[no_mangle]
+pub unsafe extern "C" fn cuEventCreate(event: *mut *mut c_void, _flags: u32) -> i32 {
+    entry!();
+    if event.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let mut s = state();
+    s.next_event += 0x10;
+    let handle = s.next_event;
+    s.events.push(EventRec {
+        handle,
+        capture: None,
+        after: None,
+    });
+    // SAFETY: a valid out-pointer.
+    unsafe { event.write(handle as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuEventDestroy_v2`.
+#[no_mangle]
+pub unsafe extern "C" fn cuEventDestroy_v2(event: *mut c_void) -> i32 {
+    entry!();
+    state().events.retain(|e| e.handle != event as usize);
+    CUDA_SUCCESS
+}
+
+/// `cuEventRecord`: stream work (see `State::enqueue`). On a capturing
+/// stream the event becomes part of that capture (CUDA: an event recorded
+/// in a capture is a capture event, which a wait can join); otherwise it
+/// completes when the host functions queued on the stream before it have
+/// run.
+#[no_mangle]
+pub unsafe extern "C" fn cuEventRecord(event: *mut c_void, stream: *mut c_void) -> i32 {
+    entry!();
+    let stream = stream as usize;
+    let mut s = state();
+    let captured = match s.enqueue(stream) {
+        Ok(c) => c,
+        Err(rc) => return rc,
+    };
+    let capture = if captured {
+        s.capture_of(stream).map(|i| s.captures[i].id)
+    } else {
+        None
+    };
+    let after = if captured {
+        None
+    } else {
+        Some((stream, s.stream(stream).queued))
+    };
+    match s.events.iter_mut().find(|e| e.handle == event as usize) {
+        Some(e) => {
+            e.capture = capture;
+            e.after = after;
+        }
+        None => s.events.push(EventRec {
+            handle: event as usize,
+            capture,
+            after,
+        }),
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuEventRecordWithFlags`: as [`cuEventRecord`].
+#[no_mangle]
+pub unsafe extern "C" fn cuEventRecordWithFlags(
+    event: *mut c_void,
+    stream: *mut c_void,
+    _flags: u32,
+) -> i32 {
+    entry!();
+    // SAFETY: the caller's contract, passed on.
+    unsafe { cuEventRecord(event, stream) }
+}
+
+/// `cuStreamWaitEvent`: with an event recorded in an active capture, a
+/// stream that is not capturing joins that capture (CUDA's cross-stream
+/// fork: it becomes a member, and its later work is captured); a stream of
+/// another capture would merge two captures (902); a stream of the same
+/// capture records a node. Otherwise stream work (see `State::enqueue`).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWaitEvent(
+    stream: *mut c_void,
+    event: *mut c_void,
+    _flags: u32,
+) -> i32 {
+    entry!();
+    let stream = stream as usize;
+    let mut s = state();
+    let capture = s
+        .events
+        .iter()
+        .find(|e| e.handle == event as usize)
+        .and_then(|e| e.capture)
+        .and_then(|id| s.capture_by_id(id));
+    let Some(ci) = capture else {
+        return match s.enqueue(stream) {
+            Ok(_) => CUDA_SUCCESS,
+            Err(rc) => rc,
+        };
+    };
+    match s.capture_of(stream) {
+        Some(j) if j != ci => return s.refuse(reason::MERGE),
+        Some(_) => {}
+        None => {
+            let cur = current();
+            if cur == 0 || s.created_stream_ctx(stream).is_some_and(|c| c != cur) {
+                return s.refuse(reason::WRONG_CONTEXT);
+            }
+            s.captures[ci].members.push(stream);
+        }
+    }
+    match s.enqueue(stream) {
+        Ok(_) => CUDA_SUCCESS,
+        Err(rc) => rc,
+    }
+}
+
+/// Refuses a wait on or query of an event recorded in an active capture:
+/// 900, and the capture is invalidated (CUDA: "It is invalid to
+/// synchronize or query the execution status of ... a captured event";
+/// the RELAXED mode's note names "cuEventQuery on an event that was last
+/// recorded inside a stream capture" as a call that conflicts with capture
+/// in every mode. The header also has CUDA_ERROR_CAPTURED_EVENT (907) for
+/// such calls; the stand-in answers 900, which cudakit treats alike).
+/// Returns what the event waits for otherwise.
+fn event_target(s: &mut State, event: usize) -> Result<Option<(usize, u64)>, i32> {
+    let Some(e) = s.events.iter().find(|e| e.handle == event) else {
+        return Ok(None);
+    };
+    let (capture, after) = (e.capture, e.after);
+    if let Some(i) = capture.and_then(|id| s.capture_by_id(id)) {
+        s.captures[i].invalidated = true;
+        return Err(s.refuse(reason::CAPTURE_UNSUPPORTED));
+    }
+    Ok(after)
+}
+
+/// `cuEventSynchronize`: waits until the host functions queued on the
+/// event's stream before it was recorded have run. Refused for a captured
+/// event (900, see `event_target`), or with a failure injected by
+/// `stub_fail_syncs`, returned without waiting.
+#[no_mangle]
+pub unsafe extern "C" fn cuEventSynchronize(event: *mut c_void) -> i32 {
+    entry!();
+    let mut s = state();
+    let target = match event_target(&mut s, event as usize) {
+        Ok(t) => t,
+        Err(rc) => return rc,
+    };
+    if let Some(rc) = s.injected() {
+        return rc;
+    }
+    let Some((stream, seq)) = target else {
+        return CUDA_SUCCESS;
+    };
+    let done = |s: &State| {
+        s.streams
+            .iter()
+            .find(|r| r.handle == stream)
+            .is_none_or(|r| r.run >= seq)
+    };
+    match wait_until(s, done) {
+        Ok(_) => CUDA_SUCCESS,
+        Err(rc) => rc,
+    }
+}
+
+/// `cuEventQuery`: CUDA_ERROR_NOT_READY (600) until the host functions
+/// before the event have run. Refused for a captured event (900).
+#[no_mangle]
+pub unsafe extern "C" fn cuEventQuery(event: *mut c_void) -> i32 {
+    entry!();
+    let mut s = state();
+    match event_target(&mut s, event as usize) {
+        Err(rc) => rc,
+        Ok(Some((stream, seq))) if s.streams.iter().any(|r| r.handle == stream && r.run < seq) => {
+            CUDA_ERROR_NOT_READY
+        }
+        Ok(_) => CUDA_SUCCESS,
+    }
+}
+
+/// `cuEventElapsedTime_v2`: 1 ms between any two events; NOT_READY (600)
+/// while either waits for a host function; 900 for a captured event.
+#[no_mangle]
+pub unsafe extern "C" fn cuEventElapsedTime_v2(
+    ms: *mut f32,
+    start: *mut c_void,
+    end: *mut c_void,
+) -> i32 {
+    entry!();
+    for e in [start, end] {
+        // SAFETY: the caller's contract.
+        let rc = unsafe { cuEventQuery(e) };
+        if rc != CUDA_SUCCESS {
+            return rc;
+        }
+    }
+    if ms.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: a valid out-pointer.
+    unsafe { ms.write(1.0) };
+    CUDA_SUCCESS
+}
+
+/// `cuEventElapsedTime` (before CUDA 12.8): as [`cuEventElapsedTime_v2`].
+#[no_mangle]
+pub unsafe extern "C" fn cuEventElapsedTime(
+    ms: *mut f32,
+    start: *mut c_void,
+    end: *mut c_void,
+) -> i32 {
+    entry!();
+    // SAFETY: the caller's contract, passed on.
+    unsafe { cuEventElapsedTime_v2(ms, start, end) }
 }
 
 /// `cuGraphDestroy`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphDestroy(_graph: *mut c_void) -> i32 {
+    entry!();
     CUDA_SUCCESS
 }
 
-/// `cuLaunchHostFunc`: on a capturing stream, counted (a graph host node);
-/// otherwise the function is called at once, as if the stream were idle.
+/// `cuGraphInstantiateWithFlags`: a fake executable graph.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphInstantiateWithFlags(
+    exec: *mut *mut c_void,
+    graph: *mut c_void,
+    _flags: u64,
+) -> i32 {
+    entry!();
+    if exec.is_null() || graph.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: a valid out-pointer.
+    unsafe { exec.write((graph as usize + 0x8_0000) as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuGraphLaunch`: stream work (see `State::enqueue`); nothing runs.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphLaunch(_exec: *mut c_void, stream: *mut c_void) -> i32 {
+    entry!();
+    match state().enqueue(stream as usize) {
+        Ok(_) => CUDA_SUCCESS,
+        Err(rc) => rc,
+    }
+}
+
+/// `cuGraphExecDestroy`.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphExecDestroy(_exec: *mut c_void) -> i32 {
+    entry!();
+    CUDA_SUCCESS
+}
+
+/// The stand-in's host-function thread: runs queued host functions in
+/// FIFO order (so FIFO per stream), unless a test holds them. Driver calls
+/// made from it are refused (see `entry!`).
+fn callback_thread() {
+    ON_CALLBACK_THREAD.with(|c| c.set(true));
+    loop {
+        let job = {
+            let mut s = state();
+            loop {
+                if !s.hold_host_fns {
+                    if let Some(job) = s.host_queue.pop_front() {
+                        break job;
+                    }
+                }
+                s = match CHANGED.wait(s) {
+                    Ok(g) => g,
+                    Err(p) => p.into_inner(),
+                };
+            }
+        };
+        // SAFETY: the function and data the caller of cuLaunchHostFunc
+        // passed, called once, as the driver calls them.
+        unsafe { (job.f)(job.user as *mut c_void) };
+        {
+            let mut s = state();
+            let r = s.stream(job.stream);
+            r.run = r.run.max(job.seq);
+            s.host_fns_run += 1;
+        }
+        CHANGED.notify_all();
+    }
+}
+
+static CALLBACK_THREAD: std::sync::Once = std::sync::Once::new();
+
+/// `cuLaunchHostFunc`: stream work (see `State::enqueue`). On a capturing
+/// stream it is counted (a graph host node) and not called. Otherwise it is
+/// queued for the stand-in's host-function thread and called there later,
+/// asynchronously, as the driver does ("The host function will be called
+/// ... on a driver thread"); synchronizing the stream waits for it.
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchHostFunc(
     stream: *mut c_void,
     f: Option<unsafe extern "C" fn(*mut c_void)>,
     user: *mut c_void,
 ) -> i32 {
-    let captured = {
-        let mut s = state();
-        let c = s.capturing.contains(&(stream as usize));
-        if c {
-            s.captured_host_fns += 1;
-        }
-        c
+    entry!();
+    let Some(f) = f else {
+        return CUDA_ERROR_INVALID_VALUE;
     };
-    if !captured {
-        if let Some(f) = f {
-            // SAFETY: the caller's function and data, called once.
-            unsafe { f(user) };
+    let stream = stream as usize;
+    let mut s = state();
+    match s.enqueue(stream) {
+        Ok(true) => {
+            s.captured_host_fns += 1;
+            return CUDA_SUCCESS;
         }
+        Ok(false) => {}
+        Err(rc) => return rc,
     }
+    let r = s.stream(stream);
+    r.queued += 1;
+    let seq = r.queued;
+    s.host_queue.push_back(HostJob {
+        stream,
+        seq,
+        f,
+        user: user as usize,
+    });
+    drop(s);
+    CALLBACK_THREAD.call_once(|| {
+        std::thread::Builder::new()
+            .name("stub-driver-callbacks".into())
+            .spawn(callback_thread)
+            .expect("spawn the stand-in's host-function thread");
+    });
+    CHANGED.notify_all();
     CUDA_SUCCESS
 }
 
-/// Marks `stream` as capturing, as a wait on an event recorded on a
-/// capturing stream makes it (joins the capture).
+/// Makes `stream` a member of the most recent active capture, as a wait on
+/// an event recorded in it does (see `cuStreamWaitEvent`).
 #[no_mangle]
 pub extern "C" fn stub_join_capture(stream: usize) {
-    state().capturing.push(stream);
+    let mut s = state();
+    if s.capture_of(stream).is_none() {
+        if let Some(c) = s.captures.last_mut() {
+            c.members.push(stream);
+        }
+    }
 }
 
 /// (all `cuMemFreeAsync` calls, those on a capturing stream, host functions
@@ -768,6 +2340,7 @@ pub unsafe extern "C" fn stub_capture_counts(out: *mut u64) {
 /// `cuGraphCreate`: a fake graph.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphCreate(graph: *mut *mut c_void, _flags: u32) -> i32 {
+    entry!();
     // SAFETY: a valid out-pointer.
     unsafe { graph.write(0x61_0000 as *mut c_void) };
     CUDA_SUCCESS
@@ -811,6 +2384,7 @@ pub unsafe extern "C" fn cuGraphAddMemAllocNode(
     n: usize,
     _params: *mut c_void,
 ) -> i32 {
+    entry!();
     // SAFETY: the driver's contract, which the caller keeps.
     unsafe { add_node(node, deps, n) }
 }
@@ -825,6 +2399,7 @@ pub unsafe extern "C" fn cuGraphAddMemsetNode(
     _params: *const c_void,
     _ctx: *mut c_void,
 ) -> i32 {
+    entry!();
     // SAFETY: as above.
     unsafe { add_node(node, deps, n) }
 }
@@ -839,6 +2414,7 @@ pub unsafe extern "C" fn cuGraphAddMemcpyNode(
     _params: *const c_void,
     _ctx: *mut c_void,
 ) -> i32 {
+    entry!();
     // SAFETY: as above.
     unsafe { add_node(node, deps, n) }
 }
@@ -852,6 +2428,7 @@ pub unsafe extern "C" fn cuGraphAddMemFreeNode(
     n: usize,
     _dptr: u64,
 ) -> i32 {
+    entry!();
     // SAFETY: as above.
     unsafe { add_node(node, deps, n) }
 }
