@@ -5,7 +5,10 @@
 //!
 //! A [`TensorMap`] is passed to a kernel by value (a 128-byte,
 //! 128-byte-aligned `const __grid_constant__ CUtensorMap` parameter) with
-//! `params![&map, ...]`; the launch checks its context like a buffer's. The
+//! `params![&map, ...]`; the launch checks its context like a buffer's.
+//! Its descriptor bytes ([`TensorMap::descriptor`]) are not an argument
+//! ([`TensorMapDescriptor`]); the raw bytes are the documented `unsafe`
+//! escape. The
 //! map borrows the memory the way a writer does (`&DeviceBuffer`,
 //! [`DeviceView`](crate::DeviceView) or `&mut UnifiedBuffer`), since a
 //! kernel may store through it with `cp.async.bulk.tensor`.
@@ -348,10 +351,68 @@ impl TiledLayout {
     }
 }
 
+/// A tensor map's 128 descriptor bytes (`CUtensorMap`), as
+/// [`TensorMap::descriptor`] hands them out.
+///
+/// They are deliberately neither [`DeviceCopy`] nor a
+/// [`KernelArg`](crate::work::launch::KernelArg), so they cannot be passed
+/// to a kernel: a map is passed as itself (`params![&map]`), which keeps the
+/// map, and through it the memory it describes, borrowed until the scope
+/// has synchronized, and checks its context before the launch. Passing the
+/// descriptor does not compile:
+///
+/// ```compile_fail,E0277
+/// use cudakit::memory::tensor_map::{TensorDataType, TensorMap, TiledLayout};
+/// # fn main() -> cudakit::Result<()> {
+/// let ctx = cudakit::Context::new(0)?;
+/// let buffer = ctx.alloc::<f32>(64 * 64)?;
+/// let layout = TiledLayout::matrix(TensorDataType::F32, 64, 64, 64, 16, 16);
+/// let map = TensorMap::tiled(&buffer, layout)?;
+/// let params = cudakit::params![*map.descriptor()]; // error[E0277]: not a KernelArg
+/// # drop(params); Ok(()) }
+/// ```
+///
+/// The map passed as itself does:
+///
+/// ```no_run
+/// use cudakit::memory::tensor_map::{TensorDataType, TensorMap, TiledLayout};
+/// # fn main() -> cudakit::Result<()> {
+/// let ctx = cudakit::Context::new(0)?;
+/// let buffer = ctx.alloc::<f32>(64 * 64)?;
+/// let layout = TiledLayout::matrix(TensorDataType::F32, 64, 64, 64, 16, 16);
+/// let map = TensorMap::tiled(&buffer, layout)?;
+/// let params = cudakit::params![&map];
+/// # drop(params); Ok(()) }
+/// ```
+///
+/// [`TensorMapDescriptor::as_raw`] gives the driver's struct, for FFI (and
+/// its `opaque` words, which are a `[u64; 16]`). Bytes that reach a kernel
+/// by that road escape every check: they hold the address of the memory
+/// the map describes, which may be freed once the map's borrow ends,
+/// whatever work is still queued. See the `# Safety` section of
+/// [`Scope::launch`](crate::Scope::launch).
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct TensorMapDescriptor(CUtensorMap);
+
+impl TensorMapDescriptor {
+    /// The descriptor as the driver API's `CUtensorMap`.
+    pub fn as_raw(&self) -> &CUtensorMap {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for TensorMapDescriptor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TensorMapDescriptor")
+            .finish_non_exhaustive()
+    }
+}
+
 /// A tiled tensor map over memory it borrows for `'a` (see the module
 /// docs). Pass it to a kernel as `&map`.
 pub struct TensorMap<'a> {
-    raw: CUtensorMap,
+    raw: TensorMapDescriptor,
     ctx: &'a Context,
     layout: TiledLayout,
     _borrow: PhantomData<&'a ()>,
@@ -437,15 +498,17 @@ impl<'a> TensorMap<'a> {
         };
         ctx.check("cuTensorMapEncodeTiled", rc)?;
         Ok(TensorMap {
-            raw,
+            raw: TensorMapDescriptor(raw),
             ctx,
             layout,
             _borrow: PhantomData,
         })
     }
 
-    /// The descriptor.
-    pub fn as_raw(&self) -> &CUtensorMap {
+    /// The descriptor. A [`TensorMapDescriptor`] is not a kernel argument:
+    /// pass the map itself (`params![&map]`). See [`TensorMapDescriptor`]
+    /// for the explicit escape.
+    pub fn descriptor(&self) -> &TensorMapDescriptor {
         &self.raw
     }
 

@@ -38,6 +38,12 @@
 //! # drop((params, host)); Ok(()) }
 //! ```
 //!
+//! A texture's or surface's handle ([`Texture::handle`],
+//! [`Surface::handle`]) is not a kernel argument: passing
+//! [`TextureHandle`] or [`SurfaceHandle`] does not compile, and the raw
+//! number behind it is the documented `unsafe` escape (see the `# Safety`
+//! section of [`Scope::launch`](crate::Scope::launch)).
+//!
 //! # Sampling
 //!
 //! [`TextureDesc`] chooses, per dimension, the address mode for coordinates
@@ -455,9 +461,12 @@ impl<'a> Texture<'a> {
         )
     }
 
-    /// The handle, as kernels receive it.
-    pub fn as_raw(&self) -> CUtexObject {
-        self.raw
+    /// The object's handle. A [`TextureHandle`] is not a kernel argument:
+    /// pass the texture itself (`params![&texture]`), which keeps it and the
+    /// memory it samples borrowed, and checked for its context, until the
+    /// work is done. See [`TextureHandle`] for the explicit escape.
+    pub fn handle(&self) -> TextureHandle {
+        TextureHandle(self.raw)
     }
 
     /// The context.
@@ -543,9 +552,12 @@ impl<'a> Surface<'a> {
         })
     }
 
-    /// The handle, as kernels receive it.
-    pub fn as_raw(&self) -> CUsurfObject {
-        self.raw
+    /// The object's handle. A [`SurfaceHandle`] is not a kernel argument:
+    /// pass the surface itself (`params![&mut surface]`), which keeps it and
+    /// its array borrowed exclusively, and checked for its context, until
+    /// the work is done. See [`SurfaceHandle`] for the explicit escape.
+    pub fn handle(&self) -> SurfaceHandle {
+        SurfaceHandle(self.raw)
     }
 
     /// The context.
@@ -570,6 +582,116 @@ impl Drop for Surface<'_> {
             let rc = unsafe { (cu.cuSurfObjectDestroy)(self.raw) };
             self.ctx.record_drop_error("cuSurfObjectDestroy", rc);
         }
+    }
+}
+
+/// A texture object's handle (`CUtexObject`), as [`Texture::handle`] hands
+/// it out.
+///
+/// It is deliberately neither [`DeviceCopy`](crate::DeviceCopy) nor a
+/// [`KernelArg`](crate::work::launch::KernelArg), so it cannot be passed to
+/// a kernel: a texture is passed as itself (`params![&texture]`), which
+/// keeps the texture, and through it the memory it samples, borrowed until
+/// the scope has synchronized, and checks its context before the launch.
+/// Passing the handle does not compile:
+///
+/// ```compile_fail,E0277
+/// use cudakit::memory::array::ArrayShape;
+/// use cudakit::memory::texture::{Texture, TextureDesc};
+/// # fn main() -> cudakit::Result<()> {
+/// let ctx = cudakit::Context::new(0)?;
+/// let array = ctx.array::<f32>(ArrayShape::d2(64, 64))?;
+/// let texture = Texture::from_array(&array, &TextureDesc::new())?;
+/// let params = cudakit::params![texture.handle()]; // error[E0277]: not a KernelArg
+/// # drop(params); Ok(()) }
+/// ```
+///
+/// The texture passed as itself does:
+///
+/// ```no_run
+/// use cudakit::memory::array::ArrayShape;
+/// use cudakit::memory::texture::{Texture, TextureDesc};
+/// # fn main() -> cudakit::Result<()> {
+/// let ctx = cudakit::Context::new(0)?;
+/// let array = ctx.array::<f32>(ArrayShape::d2(64, 64))?;
+/// let texture = Texture::from_array(&array, &TextureDesc::new())?;
+/// let params = cudakit::params![&texture];
+/// # drop(params); Ok(()) }
+/// ```
+///
+/// [`TextureHandle::as_raw`] gives the number, for FFI and for handles
+/// stored in device-side data structures. A raw handle that reaches a
+/// kernel (as a `u64`, or inside a struct) escapes every check: the object
+/// is destroyed when its [`Texture`] drops, and the memory it samples may be
+/// freed once the texture's borrow ends, whatever work is still queued. See
+/// the `# Safety` section of [`Scope::launch`](crate::Scope::launch).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TextureHandle(CUtexObject);
+
+impl TextureHandle {
+    /// The handle as the driver API's `CUtexObject` (the kernel's
+    /// `cudaTextureObject_t`).
+    pub fn as_raw(self) -> CUtexObject {
+        self.0
+    }
+}
+
+impl std::fmt::Debug for TextureHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TextureHandle({:#x})", self.0)
+    }
+}
+
+/// A surface object's handle (`CUsurfObject`), as [`Surface::handle`] hands
+/// it out.
+///
+/// Like [`TextureHandle`], it is neither [`DeviceCopy`](crate::DeviceCopy)
+/// nor a [`KernelArg`](crate::work::launch::KernelArg): a surface is passed
+/// as itself (`params![&mut surface]`, a writer's borrow of the surface and
+/// so of its array). Passing the handle does not compile:
+///
+/// ```compile_fail,E0277
+/// use cudakit::memory::array::ArrayShape;
+/// use cudakit::memory::texture::Surface;
+/// # fn main() -> cudakit::Result<()> {
+/// let ctx = cudakit::Context::new(0)?;
+/// let mut array = ctx.surface_array::<f32>(ArrayShape::d2(64, 64))?;
+/// let surface = Surface::new(&mut array)?;
+/// let params = cudakit::params![surface.handle()]; // error[E0277]: not a KernelArg
+/// # drop(params); Ok(()) }
+/// ```
+///
+/// The surface passed as itself does:
+///
+/// ```no_run
+/// use cudakit::memory::array::ArrayShape;
+/// use cudakit::memory::texture::Surface;
+/// # fn main() -> cudakit::Result<()> {
+/// let ctx = cudakit::Context::new(0)?;
+/// let mut array = ctx.surface_array::<f32>(ArrayShape::d2(64, 64))?;
+/// let mut surface = Surface::new(&mut array)?;
+/// let params = cudakit::params![&mut surface];
+/// # drop(params); Ok(()) }
+/// ```
+///
+/// [`SurfaceHandle::as_raw`] is the explicit escape, with the obligations
+/// of a raw texture handle (and a writer's: nothing else may read or write
+/// the array while a kernel may write it): see the `# Safety` section of
+/// [`Scope::launch`](crate::Scope::launch).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SurfaceHandle(CUsurfObject);
+
+impl SurfaceHandle {
+    /// The handle as the driver API's `CUsurfObject` (the kernel's
+    /// `cudaSurfaceObject_t`).
+    pub fn as_raw(self) -> CUsurfObject {
+        self.0
+    }
+}
+
+impl std::fmt::Debug for SurfaceHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SurfaceHandle({:#x})", self.0)
     }
 }
 
@@ -705,6 +827,16 @@ mod tests {
             .read_mode(ReadMode::NormalizedFloat)
             .raw(fmt::<u8>());
         assert_eq!(promoted.flags, 0);
+    }
+
+    #[test]
+    fn handles_show_their_number_and_give_it_back() {
+        let t = TextureHandle(0x1234);
+        assert_eq!(t.as_raw(), 0x1234);
+        assert_eq!(format!("{t:?}"), "TextureHandle(0x1234)");
+        let s = SurfaceHandle(0xabc);
+        assert_eq!(s.as_raw(), 0xabc);
+        assert_eq!(format!("{s:?}"), "SurfaceHandle(0xabc)");
     }
 
     #[test]

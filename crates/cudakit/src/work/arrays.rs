@@ -5,7 +5,10 @@
 //! through it the memory it samples, stay borrowed until the scope ends); a
 //! [`Surface`] as `&mut surface` (a writer: the surface borrows its array
 //! exclusively, and the launch borrows the surface exclusively, so nothing
-//! else reads or writes the array while the kernel may write it).
+//! else reads or writes the array while the kernel may write it). Their
+//! handles ([`TextureHandle`](crate::memory::texture::TextureHandle),
+//! [`SurfaceHandle`](crate::memory::texture::SurfaceHandle)) are not
+//! arguments.
 
 use crate::context::same_context;
 use crate::error::Result;
@@ -158,7 +161,7 @@ impl<'a> KernelArg<'a> for &'a Texture<'_> {
     fn push_into(self, list: &mut ParamList<'a>) {
         push_object(
             list,
-            self.as_raw(),
+            self.handle().as_raw(),
             "texture",
             "cudaTextureObject_t",
             self.context(),
@@ -173,7 +176,7 @@ impl<'a> KernelArg<'a> for &'a mut Surface<'_> {
     fn push_into(self, list: &mut ParamList<'a>) {
         push_object(
             list,
-            self.as_raw(),
+            self.handle().as_raw(),
             "surface",
             "cudaSurfaceObject_t",
             self.context(),

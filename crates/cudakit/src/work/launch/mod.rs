@@ -19,9 +19,11 @@
 //!   `cuFuncGetParamInfo` (CUDA 12.4+), read once per function. Where the
 //!   driver lacks it, the check is reported as unavailable
 //!   ([`ParamCheck::Unavailable`]), never faked;
-//! - argument kinds, at compile time: only plain data and cudakit buffers
-//!   can be arguments, and buffers stay borrowed (exclusively where the
-//!   host can see the memory) until the [`Scope`] has synchronized.
+//! - argument kinds, at compile time: only plain data, cudakit buffers,
+//!   textures, surfaces and tensor maps can be arguments (not their raw
+//!   addresses, handles or descriptor bytes), and each stays borrowed
+//!   (exclusively where the host can see the memory, or a kernel writes it
+//!   through a surface) until the [`Scope`] has synchronized.
 //!
 //! Not checkable: what the kernel does with its pointers (how far it
 //! indexes, whether it writes through one it should only read), and
@@ -497,6 +499,25 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// it points at alive, of the kernel's context (or a peer the kernel
     /// may reach), and unaliased by host access until the scope has
     /// synchronized; buffers passed as themselves get all of that checked.
+    ///
+    /// Raw object handles and descriptor bytes are plain values in the same
+    /// way: a texture or surface object's handle passed as a number
+    /// (`TextureHandle::as_raw`, `SurfaceHandle::as_raw`, any `u64` that a
+    /// kernel treats as a `cudaTextureObject_t` or `cudaSurfaceObject_t`), and
+    /// a tensor map's bytes passed by value (`TensorMapDescriptor::as_raw`
+    /// and its `opaque` words, any 128 bytes a kernel treats as a
+    /// `CUtensorMap`). For each, the caller must keep the object (the
+    /// [`Texture`](crate::Texture), [`Surface`](crate::Surface) or
+    /// [`TensorMap`](crate::memory::tensor_map::TensorMap)) and the memory
+    /// it reads or writes alive until the scope has synchronized; a texture
+    /// or surface object must have been made in the kernel's context (an
+    /// object is valid only there: peer access does not extend it), and a
+    /// tensor map's memory must be reachable from it; and memory written
+    /// through a surface handle or a tensor map must not be read or written
+    /// by the host or other work meanwhile.
+    /// Objects passed as themselves (`&texture`, `&mut surface`, `&map`)
+    /// get all of that checked.
+    ///
     /// cudakit checks everything it can see; this is what it cannot.
     ///
     /// # Errors

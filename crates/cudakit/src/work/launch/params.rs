@@ -195,14 +195,19 @@ impl<'a> ParamList<'a> {
     /// device `ctx` has no peer access to, as (index, device ordinal of its
     /// context).
     pub(crate) fn foreign_argument(&self, ctx: &Context) -> Option<(usize, i32)> {
-        let id = ctx.id();
+        self.foreign_to(ctx.id(), |device| ctx.peer_enabled(device))
+    }
+
+    /// [`Self::foreign_argument`] for the context whose identity is `id`
+    /// and which has peer access to the devices `peer` accepts. Peer access
+    /// extends only device pointers: a tensor map, texture or surface
+    /// object of another context is foreign whatever `peer` says.
+    fn foreign_to(&self, id: usize, peer: impl Fn(i32) -> bool) -> Option<(usize, i32)> {
         self.entries()
             .iter()
             .enumerate()
             .find_map(|(index, e)| match e.kind {
-                ArgKind::DevicePointer { device, .. }
-                    if e.context != id && !ctx.peer_enabled(device) =>
-                {
+                ArgKind::DevicePointer { device, .. } if e.context != id && !peer(device) => {
                     Some((index, device))
                 }
                 ArgKind::TensorMap { device } if e.context != id => Some((index, device)),
@@ -643,7 +648,7 @@ impl sealed::Sealed for &crate::memory::tensor_map::TensorMap<'_> {}
 impl<'a> KernelArg<'a> for &'a crate::memory::tensor_map::TensorMap<'_> {
     #[inline]
     fn push_into(self, list: &mut ParamList<'a>) {
-        let raw = self.as_raw();
+        let raw = self.descriptor().as_raw();
         // SAFETY: a CUtensorMap is 16 u64 words, all initialised, no padding
         // (size 128 = 16 * 8).
         let bytes = unsafe {
@@ -864,6 +869,59 @@ mod tests {
         });
         assert!(params![].is_empty());
         assert!(a.describe_table().contains("u32"));
+    }
+
+    /// A list holding one argument of `kind`, recorded as belonging to the
+    /// context whose identity is `context`, after a plain value.
+    fn one_of(kind: ArgKind, context: usize) -> ParamList<'static> {
+        let mut list = ParamList::new().arg(1u32);
+        let bytes = [0u8; 128];
+        let size = if matches!(kind, ArgKind::TensorMap { .. }) {
+            128
+        } else {
+            8
+        };
+        list.push_bytes(&bytes[..size], size, "arg", kind, context);
+        list
+    }
+
+    #[test]
+    fn objects_and_tensor_maps_of_another_context_are_foreign_even_with_peer_access() {
+        const MINE: usize = 0x1000;
+        const OTHER: usize = 0x2000;
+        let texture = ArgKind::Object {
+            object: "texture",
+            device: 1,
+        };
+        let surface = ArgKind::Object {
+            object: "surface",
+            device: 1,
+        };
+        let map = ArgKind::TensorMap { device: 1 };
+        let pointer = ArgKind::DevicePointer { len: 4, device: 1 };
+        for kind in [texture, surface, map, pointer] {
+            // Of the kernel's own context: never foreign.
+            assert_eq!(one_of(kind, MINE).foreign_to(MINE, |_| false), None);
+            // Of another context, no peer access: foreign, at index 1,
+            // naming the device of the argument's context.
+            assert_eq!(
+                one_of(kind, OTHER).foreign_to(MINE, |_| false),
+                Some((1, 1)),
+                "{kind:?}"
+            );
+        }
+        // Peer access to device 1 admits its pointers, and nothing else.
+        let peer = |device: i32| device == 1;
+        assert_eq!(one_of(pointer, OTHER).foreign_to(MINE, peer), None);
+        for kind in [texture, surface, map] {
+            assert_eq!(
+                one_of(kind, OTHER).foreign_to(MINE, peer),
+                Some((1, 1)),
+                "{kind:?} with peer access"
+            );
+        }
+        // Values carry no context.
+        assert_eq!(ParamList::new().arg(7u64).foreign_to(MINE, |_| false), None);
     }
 
     fn hex(b: &[u8]) -> String {
