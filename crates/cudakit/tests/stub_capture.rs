@@ -23,6 +23,44 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Calls a no-argument export of the stand-in.
+fn call0<R>(lib: &libloading::Library, name: &[u8]) -> R {
+    // SAFETY: each caller names an export of the stand-in that takes no
+    // arguments and returns R.
+    let f = unsafe { lib.get::<unsafe extern "C" fn() -> R>(name) }.expect("stand-in export");
+    // SAFETY: no arguments.
+    unsafe { f() }
+}
+
+/// (nodes, nodes queued from another thread, invalidated, members) of the
+/// last capture the stand-in saw end.
+fn last_capture(lib: &libloading::Library) -> [u64; 4] {
+    // SAFETY: exported by the stand-in with this signature.
+    let f = unsafe { lib.get::<unsafe extern "C" fn(*mut u64)>(b"stub_last_capture\0") }
+        .expect("stub_last_capture");
+    let mut out = [0u64; 4];
+    // SAFETY: four writable u64s.
+    unsafe { f(out.as_mut_ptr()) };
+    out
+}
+
+/// The stand-in's refusal counts by reason (see `stub_refusals`).
+fn refusals(lib: &libloading::Library) -> [u64; 11] {
+    // SAFETY: exported by the stand-in with this signature.
+    let f =
+        unsafe { lib.get::<unsafe extern "C" fn(*mut u64, usize) -> usize>(b"stub_refusals\0") }
+            .expect("stub_refusals");
+    let mut out = [0u64; 11];
+    // SAFETY: `out.len()` writable u64s.
+    let n = unsafe { f(out.as_mut_ptr(), out.len()) };
+    assert_eq!(n, out.len(), "the stand-in's reasons changed");
+    out
+}
+
+/// `stub_refusals` indices.
+const NOT_PERMITTED: usize = 1;
+const CAPTURE_UNSUPPORTED: usize = 2;
+
 #[test]
 fn captures_belong_to_their_scope() {
     let _serial = serial();
@@ -82,12 +120,17 @@ fn captures_belong_to_their_scope() {
             assert_eq!((frees, captured), (0, 0), "no free during the capture");
             Ok(())
         });
-        // The host_fn on a joined stream was refused inside; the capture
-        // reports the first refused operation, if the scope records it.
+        // Every refusal inside was cudakit's, before the driver, and `f`
+        // returned Ok: the capture must give its graph back.
+        let graph = graph.expect("the capture, whose refusals were all made before the driver");
         drop(graph);
         Ok(())
     });
     outcome.expect("scope");
+    let [nodes, foreign, invalidated, _] = last_capture(&lib);
+    assert_eq!(invalidated, 0, "the driver invalidated the capture");
+    assert_eq!(foreign, 0, "another thread's work entered the capture");
+    assert!(nodes >= 1, "the host node was not captured");
     let [frees, captured, host_fns] = read();
     assert_eq!(host_fns, 1, "one host node, on the capture's own stream");
     assert_eq!(captured, 0, "no free was recorded into the graph");
@@ -182,4 +225,142 @@ fn a_refusal_on_another_thread_does_not_fail_a_capture() {
             "the capture failed for another thread's refusal: {graph:?}"
         );
     });
+}
+
+/// Captures are exclusive (DESIGN.md, wave 3): while one thread captures a
+/// stream, another thread's scope using the same stream must be refused or
+/// wait; its work must never become a node of the capture (the stand-in,
+/// like CUDA, records work queued on a capturing stream from any thread,
+/// and counts what came from a thread other than the capture's), and its
+/// waits must not invalidate the capture (a stream sync during a capture is
+/// 900 and invalidates it, from any thread).
+#[test]
+fn another_threads_work_never_enters_a_capture() {
+    let _serial = serial();
+    let path = stub::build_stub("");
+    std::env::set_var("CUDAKIT_LIBCUDA", &path);
+    // SAFETY: the stand-in library's initialisers are Rust statics only.
+    let lib = unsafe { libloading::Library::new(&path) }.expect("open the stand-in");
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let module = ctx
+        .load_module_image(b".version 8.8\n.target sm_90\n.address_size 64\n")
+        .expect("module");
+    let f = module.function("k").expect("function");
+    let a = ctx.stream().expect("stream");
+    let cfg = cudakit::LaunchConfig::new(1, 32);
+    let foreign_before: u64 = call0(&lib, b"stub_foreign_captured\0");
+    let refused_before = refusals(&lib)[CAPTURE_UNSUPPORTED];
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let mut failed = Vec::new();
+    std::thread::scope(|t| {
+        t.spawn(|| {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                // Refused (the stream is another scope's capture) or
+                // issued; either is fine, entering the capture is not.
+                // SAFETY: the stand-in runs nothing.
+                let _ = ctx.scope(|s| unsafe { s.launch(&a, &f, &cfg, &cudakit::params![]) });
+            }
+        });
+        for _ in 0..300 {
+            let outcome = ctx.scope(|s| {
+                s.capture(&a, || {
+                    std::thread::yield_now();
+                    Ok(())
+                })
+                .map(drop)
+            });
+            if let Err(e) = outcome {
+                failed.push(e.to_string());
+            }
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let foreign: u64 = call0(&lib, b"stub_foreign_captured\0");
+    assert_eq!(
+        foreign - foreign_before,
+        0,
+        "another thread's work was recorded into a capture"
+    );
+    assert_eq!(
+        refusals(&lib)[CAPTURE_UNSUPPORTED],
+        refused_before,
+        "another thread's wait invalidated a capture"
+    );
+    assert!(failed.is_empty(), "captures failed: {failed:?}");
+}
+
+/// Driver threads run no cudakit drops (DESIGN.md, wave 3): a host
+/// callback that owns a buffer is called on the stand-in's driver thread,
+/// where every driver call is refused (800, nothing freed); the buffer
+/// must be dropped on a thread cudakit controls, and freed.
+#[test]
+fn host_callbacks_drop_nothing_on_the_driver_thread() {
+    let _serial = serial();
+    let path = stub::build_stub("");
+    std::env::set_var("CUDAKIT_LIBCUDA", &path);
+    // SAFETY: the stand-in library's initialisers are Rust statics only.
+    let lib = unsafe { libloading::Library::new(&path) }.expect("open the stand-in");
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let stream = ctx.stream().expect("stream");
+    let buf = ctx.alloc::<f32>(16).expect("buffer");
+    let live_before: usize = call0(&lib, b"stub_live_allocations\0");
+    let refused_before = refusals(&lib)[NOT_PERMITTED];
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    ctx.scope(|s| {
+        s.host_fn(&stream, {
+            let calls = &calls;
+            move || {
+                let _owned = &buf;
+                calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        })
+    })
+    .expect("scope with a host callback");
+    assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert_eq!(
+        refusals(&lib)[NOT_PERMITTED],
+        refused_before,
+        "a driver call was made on the driver's callback thread"
+    );
+    let live_after: usize = call0(&lib, b"stub_live_allocations\0");
+    assert_eq!(
+        live_after + 1,
+        live_before,
+        "the callback's buffer was not freed"
+    );
+    assert!(ctx.drop_errors().is_empty(), "{:?}", ctx.drop_errors());
+}
+
+/// A buffer dropped inside a capture: `cuMemFree_v2` is "potentially
+/// unsafe" during a capture (900, and the capture is invalidated), so
+/// cudakit must defer the free until the capture has ended, and the capture
+/// must succeed.
+#[test]
+fn a_buffer_dropped_during_a_capture_is_freed_after_it() {
+    let _serial = serial();
+    let path = stub::build_stub("");
+    std::env::set_var("CUDAKIT_LIBCUDA", &path);
+    // SAFETY: the stand-in library's initialisers are Rust statics only.
+    let lib = unsafe { libloading::Library::new(&path) }.expect("open the stand-in");
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let a = ctx.stream().expect("stream");
+    let buf = ctx.alloc::<f32>(16).expect("buffer");
+    let live_before: usize = call0(&lib, b"stub_live_allocations\0");
+    let refused_before = refusals(&lib)[CAPTURE_UNSUPPORTED];
+    let outcome = ctx.scope(|s| {
+        s.capture(&a, move || {
+            drop(buf);
+            Ok(())
+        })
+        .map(drop)
+    });
+    assert_eq!(
+        refusals(&lib)[CAPTURE_UNSUPPORTED],
+        refused_before,
+        "a free reached the driver during the capture"
+    );
+    outcome.expect("the capture");
+    let live_after: usize = call0(&lib, b"stub_live_allocations\0");
+    assert_eq!(live_after + 1, live_before, "the buffer was never freed");
+    assert!(ctx.drop_errors().is_empty(), "{:?}", ctx.drop_errors());
 }
