@@ -793,11 +793,38 @@ impl<'m> Function<'m> {
 
     /// Sets one attribute (`cuFuncSetAttribute`).
     ///
+    /// Setting `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` here (to
+    /// raise or to lower it) also updates the limit the launch path keeps
+    /// for the function, under the same lock as
+    /// [`Function::set_max_dynamic_shared_memory`]: a later launch that asks
+    /// for more than the new value raises it again before the driver, rather
+    /// than trusting an older, higher copy.
+    ///
     /// # Errors
     ///
     /// Driver errors (an attribute that cannot be set, a value out of
     /// range); [`Error::ContextPoisoned`].
     pub fn set_attribute(&self, attribute: Attr, value: i32) -> Result<()> {
+        if attribute != Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES {
+            return self.set_attribute_unlocked(attribute, value);
+        }
+        // The attribute and the launch path's copy of it change together,
+        // under one lock (as in `set_max_dynamic_shared_memory`): a copy
+        // above the real attribute would let a launch skip the raise it
+        // needs.
+        let _guard = self.state.lock_dynamic_shared();
+        self.set_attribute_unlocked(attribute, value)?;
+        // The driver accepted `value`, so it is not negative.
+        self.state
+            .dynamic_shared_limit
+            .store(u32::try_from(value).unwrap_or(0), Ordering::Release);
+        Ok(())
+    }
+
+    /// `cuFuncSetAttribute` alone. The dynamic shared-memory attribute is
+    /// set through it only with `dynamic_shared_lock` held, the cached
+    /// limit stored after it.
+    fn set_attribute_unlocked(&self, attribute: Attr, value: i32) -> Result<()> {
         let ctx = self.module.ctx;
         let cu = ctx.enter()?;
         // SAFETY: a function of a live module, arguments by value; the
@@ -861,7 +888,7 @@ impl<'m> Function<'m> {
         // under one lock: a copy above the real attribute would let a launch
         // skip the raise it needs.
         let _guard = self.state.lock_dynamic_shared();
-        self.set_attribute(Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, value)?;
+        self.set_attribute_unlocked(Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, value)?;
         self.state
             .dynamic_shared_limit
             .store(bytes, Ordering::Release);
@@ -881,7 +908,7 @@ impl<'m> Function<'m> {
             return Ok(());
         }
         let value = i32::try_from(bytes).unwrap_or(i32::MAX);
-        self.set_attribute(Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, value)?;
+        self.set_attribute_unlocked(Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, value)?;
         self.state
             .dynamic_shared_limit
             .store(bytes, Ordering::Release);
@@ -1029,13 +1056,25 @@ impl<'m, T: DeviceCopy> Global<'m, T> {
         self.len * std::mem::size_of::<T>()
     }
 
-    /// Copies `src` into the variable (`cuMemcpyHtoD_v2`); lengths must
-    /// match. Not ordered with work queued on streams: call it when no
-    /// kernel that reads the variable is running.
+    /// Copies `src` into the variable (`cuMemcpyHtoD_v2`, or the staged
+    /// pipeline for a large pageable `src`); lengths must match.
+    ///
+    /// Synchronous, like every host copy of cudakit: when any scope of the
+    /// context (on any thread) has queued work that has not been
+    /// synchronized, it first waits for the whole context
+    /// (`cuCtxSynchronize`), so kernels queued before the call, which may
+    /// read the variable, finish with its old value; it returns once the
+    /// new value has landed, so kernels queued after it read the new one.
+    /// It is refused where its wait would break a stream capture
+    /// ([`Error::IllegalDuringCapture`]), and, on a device without
+    /// concurrent managed access, while a host view of unified memory of
+    /// the context is alive ([`Error::UnifiedAccess`]).
     ///
     /// # Errors
     ///
-    /// [`Error::LengthMismatch`]; driver errors; [`Error::ContextPoisoned`].
+    /// [`Error::LengthMismatch`]; [`Error::IllegalDuringCapture`];
+    /// [`Error::UnifiedAccess`]; driver errors (also those of the wait, a
+    /// fault of earlier work included); [`Error::ContextPoisoned`].
     pub fn copy_from_host(&self, src: &[T]) -> Result<()> {
         copy::same_len("Global::copy_from_host", self.len, src.len())?;
         // SAFETY: the global holds `self.len` elements at `self.ptr` (its
