@@ -244,32 +244,61 @@ impl Context {
     ///
     /// From the moment it is called, launches of this context refuse
     /// `peer`'s buffers. Work queued concurrently by another thread between
-    /// the wait and the driver call is the caller's to avoid.
+    /// the wait and the driver call is the caller's to avoid. When the wait
+    /// or the driver call fails, access stays enabled in the driver, and so
+    /// in cudakit's record: [`Context::peer_access_enabled`] is `true`
+    /// again once the error is returned.
     ///
     /// # Errors
     ///
-    /// Driver errors; a poisoned context.
+    /// Driver errors (of the wait or of `cuCtxDisablePeerAccess`); a
+    /// poisoned context.
     pub fn disable_peer_access(&self, peer: &Context) -> Result<()> {
         let to = peer.device().ordinal();
-        self.record_peer(to, false);
         if self.device() == peer.device() {
+            self.record_peer(to, false);
             return Ok(());
         }
-        self.synchronize()?;
-        let cu = self.enter()?;
-        // SAFETY: this context is current; `peer.as_raw()` is a retained
-        // primary context.
-        let rc = unsafe { (cu.cuCtxDisablePeerAccess)(peer.as_raw()) };
-        if rc == CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED {
-            return Ok(());
-        }
-        self.check("cuCtxDisablePeerAccess", rc)
+        let was_enabled = self.peer_enabled(to);
+        with_record_cleared(
+            was_enabled,
+            |enabled| self.record_peer(to, enabled),
+            || {
+                self.synchronize()?;
+                let cu = self.enter()?;
+                // SAFETY: this context is current; `peer.as_raw()` is a
+                // retained primary context.
+                let rc = unsafe { (cu.cuCtxDisablePeerAccess)(peer.as_raw()) };
+                if rc == CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED {
+                    return Ok(());
+                }
+                self.check("cuCtxDisablePeerAccess", rc)
+            },
+        )
     }
 
     /// Whether [`Context::enable_peer_access`] to `peer` is in force.
     pub fn peer_access_enabled(&self, peer: &Context) -> bool {
         self.peer_enabled(peer.device().ordinal())
     }
+}
+
+/// Runs `disable` (the wait and `cuCtxDisablePeerAccess`) with the peer
+/// record cleared, so that launches refuse the peer's buffers from the
+/// start; when it fails, the driver still has access enabled, and the
+/// record is set back to what it was (`was_enabled`). Only a successful
+/// disable leaves the record cleared.
+fn with_record_cleared(
+    was_enabled: bool,
+    record: impl Fn(bool),
+    disable: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    record(false);
+    let result = disable();
+    if result.is_err() && was_enabled {
+        record(true);
+    }
+    result
 }
 
 /// Copies `src` to `dst`, which may be of different devices, synchronously
@@ -365,5 +394,51 @@ impl<'s, 'env> Scope<'s, 'env> {
         ctx.check("cuMemcpyPeerAsync", rc)?;
         ctx.counters().dtod.add(bytes, None);
         self.time_end(|| Timed::DtoD, stream, t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    fn refused() -> Error {
+        Error::PeerAccessUnsupported {
+            from: 0,
+            to: 1,
+            reason: "refused for the test",
+        }
+    }
+
+    #[test]
+    fn a_failed_disable_keeps_the_record_and_a_successful_one_clears_it() {
+        // The record as `Context::record_peer` keeps it, and what the
+        // record said while the disable ran.
+        let record = Cell::new(true);
+        let during = Cell::new(true);
+        let err = with_record_cleared(
+            true,
+            |on| record.set(on),
+            || {
+                during.set(record.get());
+                Err(refused())
+            },
+        );
+        assert!(err.is_err());
+        assert!(!during.get(), "launches refuse the peer while it runs");
+        assert!(
+            record.get(),
+            "the driver refused: access is still enabled, and so recorded"
+        );
+
+        let ok = with_record_cleared(true, |on| record.set(on), || Ok(()));
+        assert!(ok.is_ok());
+        assert!(!record.get(), "cleared after a successful disable");
+
+        // A failure never enables what was not enabled.
+        let err = with_record_cleared(false, |on| record.set(on), || Err(refused()));
+        assert!(err.is_err());
+        assert!(!record.get());
     }
 }
