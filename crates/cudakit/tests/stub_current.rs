@@ -71,15 +71,69 @@ fn launches_and_stream_ordered_memory_keep_to_their_context() {
     // Dropping a buffer of c1 makes c1 current (the drop hands the memory
     // back in its own context). The next launch on c0 must not take c0 for
     // current on the strength of the old record.
+    // SAFETY: exported by the stand-in with this signature.
+    let refusals =
+        unsafe { lib.get::<unsafe extern "C" fn(*mut u64, usize) -> usize>(b"stub_refusals\0") }
+            .expect("stub_refusals");
+    let wrong_context = || {
+        let mut r = [0u64; 11];
+        // SAFETY: `r.len()` writable u64s.
+        unsafe { refusals(r.as_mut_ptr(), r.len()) };
+        r[0]
+    };
+    // SAFETY: exported by the stand-in with this signature.
+    let launch_count = unsafe { lib.get::<unsafe extern "C" fn() -> u64>(b"stub_launch_count\0") }
+        .expect("stub_launch_count");
     let other = c1.alloc::<f32>(16).expect("alloc on device 1");
     assert_eq!(current(), c1.as_raw());
+    // SAFETY: no arguments.
+    let (refused_before, launched_before) = (wrong_context(), unsafe { launch_count() });
     assert_eq!(launch(), c0.as_raw(), "launched with c1 current");
+    // SAFETY: no arguments.
+    let launched = unsafe { launch_count() } - launched_before;
+    assert_eq!(
+        launched, 1,
+        "the launch did not reach the driver exactly once"
+    );
+    assert!(
+        wrong_context() - refused_before <= 1,
+        "more than one launch was refused for the wrong context"
+    );
     drop(other);
     assert_eq!(current(), c1.as_raw());
     assert_eq!(
         launch(),
         c0.as_raw(),
         "launched with c1 current after c1's drop"
+    );
+
+    // A launch after foreign code switched the thread's context behind
+    // cudakit's record (c0 is recorded as current): the stand-in refuses
+    // the fast path's launch (201, the function is c0's and c1 is
+    // current), and cudakit must enter c0 and issue it once more
+    // (`Context::should_retry_elsewhere`).
+    assert_eq!(launch(), c0.as_raw());
+    // SAFETY: foreign code's own switch.
+    let rc = unsafe { (cu.cuCtxSetCurrent)(c1.as_raw()) };
+    assert_eq!(rc, cudakit::sys::CUresult::CUDA_SUCCESS);
+    // SAFETY: no arguments.
+    let (refused_before, launched_before) = (wrong_context(), unsafe { launch_count() });
+    let mut during = std::ptr::null_mut();
+    // SAFETY: the stand-in runs nothing.
+    c0.scope(|s| {
+        // SAFETY: the stand-in runs nothing.
+        unsafe { s.launch(&stream, &f, &cfg, &params![&buf])? };
+        during = current();
+        Ok(())
+    })
+    .expect("the retried launch");
+    assert_eq!(during, c0.as_raw());
+    // SAFETY: no arguments.
+    assert_eq!(unsafe { launch_count() }, launched_before + 1);
+    assert_eq!(
+        wrong_context(),
+        refused_before + 1,
+        "the fast path did not meet the foreign switch (the retry went untested)"
     );
 
     // Stream-ordered memory after foreign code switched the thread's context
