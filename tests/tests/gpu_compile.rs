@@ -679,20 +679,46 @@ fn lto_ir_goes_through_nvjitlink() {
     let (helper, main) = pieces(&ctx, Output::LtoIr);
     assert!(helper.lto_ir().is_some() && main.lto_ir().is_some());
     let mut linker = Linker::new(&ctx, &LinkOptions::new().lto(true)).unwrap();
-    let outcome = linker
+    let added = linker
         .add_compiled(&helper)
         .and_then(|l| l.add_compiled(&main))
         .map(|_| ());
-    let outcome = outcome.and_then(|()| linker.complete().map(drop));
-    println!("LTO-IR through the Linker: {outcome:?}");
-    match outcome {
-        // Loaded as a module: the link produced a valid image (gpu_linking
-        // runs such a kernel and checks its output).
+    match added {
         Ok(()) => {}
         Err(Error::JitLinkUnavailable { .. }) => {
             cudakit_suite::not_run("libnvJitLink.so.13 is not on this machine")
         }
-        Err(other) => panic!("linking LTO-IR failed: {other}"),
+        Err(other) => panic!("adding LTO-IR failed: {other}"),
+    }
+    // The driver linker refuses LTO-IR: the link must have switched.
+    assert!(
+        linker.uses_nvjitlink(),
+        "LTO-IR inputs were added but the link did not switch to nvJitLink"
+    );
+    let module = linker
+        .complete()
+        .unwrap_or_else(|e| panic!("linking LTO-IR failed: {e}"));
+    println!("LTO-IR link info log:\n{}", module.info_log());
+    // The linked kernel runs and computes what the CPU computes.
+    let mut rng = Rng::new();
+    let stream = ctx.stream().unwrap();
+    let f = module.function("apply<float>").unwrap();
+    let bias = module.global::<f32>("bias").unwrap();
+    assert_eq!(bias.to_vec().unwrap(), vec![0.5]);
+    let b = exact_f32(&mut rng);
+    bias.copy_from_host(&[b]).unwrap();
+    let xs = random_floats(&mut rng, N);
+    let x = ctx.upload(&xs).unwrap();
+    let config = LaunchConfig::for_elements(N, 256).unwrap();
+    ctx.scope(|s| {
+        let p = params![&x, N as u32];
+        // SAFETY: apply reads and writes x[0..n).
+        unsafe { s.launch(&stream, &f, &config, &p) }
+    })
+    .unwrap();
+    let got = x.to_vec().unwrap();
+    for i in 0..N {
+        assert_eq!(got[i], 2.0 * xs[i] + b, "nvJitLink: apply[{i}]");
     }
 }
 
