@@ -685,12 +685,13 @@ impl<'c> Module<'c> {
 
 impl Drop for Module<'_> {
     fn drop(&mut self) {
-        if let Some(cu) = self.ctx.enter_for_drop() {
-            // SAFETY: unloads the module loaded at construction, once; no
-            // function or global of it is alive (they borrow the module).
-            let rc = unsafe { (cu.cuModuleUnload)(self.raw) };
-            self.ctx.record_drop_error("cuModuleUnload", rc);
-        }
+        let raw = self.raw as usize;
+        // SAFETY: unloads the module loaded at construction, once (now, or
+        // after this thread's capture, or off a driver callback thread); no
+        // function or global of it is alive (they borrow the module).
+        self.ctx.release("cuModuleUnload", None, move |cu| unsafe {
+            (cu.cuModuleUnload)(raw as cuda_sys::CUmodule)
+        });
     }
 }
 

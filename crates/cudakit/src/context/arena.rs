@@ -36,17 +36,28 @@ pub enum AllocKind {
     /// Device memory allocated and freed in stream order from a memory
     /// pool (`cuMemAllocAsync`, `cuMemAllocFromPoolAsync`, `cuMemFreeAsync`).
     StreamOrdered,
+    /// Device memory the driver allocates for a graph's memory-allocation
+    /// nodes (`cuGraphAddMemAllocNode`): recorded when an executable graph
+    /// that allocates it is instantiated, freed when it is destroyed.
+    Graph,
+    /// Memory kept on purpose: the driver refused its free, or a wait for
+    /// work that may still use it failed, so it was not handed back (freeing
+    /// what the GPU may still touch is a use-after-free). The record keeps
+    /// its size and caller; [`AllocRecord::leaked`] says why.
+    Leaked,
 }
 
 impl AllocKind {
     /// Every kind, in a stable order.
-    pub const ALL: [AllocKind; 6] = [
+    pub const ALL: [AllocKind; 8] = [
         AllocKind::Device,
         AllocKind::Pinned,
         AllocKind::Unified,
         AllocKind::HostStorage,
         AllocKind::Staging,
         AllocKind::StreamOrdered,
+        AllocKind::Graph,
+        AllocKind::Leaked,
     ];
 
     fn index(self) -> usize {
@@ -57,6 +68,8 @@ impl AllocKind {
             AllocKind::HostStorage => 3,
             AllocKind::Staging => 4,
             AllocKind::StreamOrdered => 5,
+            AllocKind::Graph => 6,
+            AllocKind::Leaked => 7,
         }
     }
 }
@@ -72,6 +85,9 @@ pub struct AllocRecord {
     pub bytes: usize,
     /// Where the allocation was asked for (`#[track_caller]`).
     pub location: &'static Location<'static>,
+    /// For a [`AllocKind::Leaked`] record: the kind it was, and the driver
+    /// call that was refused or the wait that failed.
+    pub leaked: Option<(AllocKind, &'static str)>,
 }
 
 /// Counters of one kind.
@@ -191,6 +207,7 @@ impl Arena {
             kind,
             bytes,
             location,
+            leaked: None,
         };
         g.records.insert(id, record);
         id
@@ -206,6 +223,40 @@ impl Arena {
         c.live_count -= 1;
         c.live_bytes -= record.bytes as u64;
         c.total_frees += 1;
+    }
+
+    /// Marks a live allocation as kept on purpose ([`AllocKind::Leaked`]):
+    /// `why` (a refused driver call, a failed wait) kept it from being
+    /// handed back. It stays in [`Arena::live`] and the leak report.
+    /// Unknown ids are ignored.
+    pub fn record_leak(&self, id: u64, why: &'static str) {
+        let mut g = self.lock();
+        let Some(mut record) = g.records.remove(&id) else {
+            return;
+        };
+        if record.kind != AllocKind::Leaked {
+            let c = &mut g.stats.kinds[record.kind.index()];
+            c.live_count -= 1;
+            c.live_bytes -= record.bytes as u64;
+            let l = &mut g.stats.kinds[AllocKind::Leaked.index()];
+            l.live_count += 1;
+            l.live_bytes += record.bytes as u64;
+            l.peak_bytes = l.peak_bytes.max(l.live_bytes);
+            l.total_allocs += 1;
+            l.total_bytes += record.bytes as u64;
+            record.leaked = Some((record.kind, why));
+            record.kind = AllocKind::Leaked;
+        }
+        g.records.insert(id, record);
+    }
+
+    /// Records memory kept on purpose that was never an allocation of the
+    /// arena (a host callback's box whose wait failed): a new
+    /// [`AllocKind::Leaked`] record, in the leak report from now on.
+    #[track_caller]
+    pub fn record_kept(&self, bytes: usize, why: &'static str) {
+        let id = self.record_alloc(AllocKind::HostStorage, bytes, Location::caller());
+        self.record_leak(id, why);
     }
 
     /// The counters now.
@@ -233,10 +284,15 @@ impl Arena {
         let bytes: usize = live.iter().map(|r| r.bytes).sum();
         let mut out = format!("{} live allocation(s), {} bytes:\n", live.len(), bytes);
         for r in &live {
+            let why = match r.leaked {
+                Some((was, why)) => format!(" (was {was:?}, kept: {why})"),
+                None => String::new(),
+            };
             out.push_str(&format!(
-                "  #{} {:?} {} bytes at {}:{}:{}\n",
+                "  #{} {:?}{} {} bytes at {}:{}:{}\n",
                 r.id,
                 r.kind,
+                why,
                 r.bytes,
                 r.location.file(),
                 r.location.line(),

@@ -29,6 +29,8 @@
 pub mod arena;
 pub mod device;
 pub mod metrics;
+pub(crate) mod release;
+pub(crate) mod stream_state;
 
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -40,6 +42,7 @@ use once_cell::sync::OnceCell;
 use self::arena::{Arena, ArenaStats};
 use self::device::{Device, DeviceLimits};
 use self::metrics::{Metrics, MetricsCounters};
+use self::stream_state::StreamState;
 use crate::driver::cu;
 use crate::error::{check, DriverCode, DriverError, Error, Result};
 
@@ -95,16 +98,21 @@ struct WorkTracker {
     lock: Mutex<()>,
     scopes: AtomicUsize,
     host_views: AtomicUsize,
-    /// Stream captures in progress (see `Context::begin_capture`), and the
-    /// first operation refused during one.
+    /// Stream captures in progress on the context (see
+    /// `Context::begin_capture`): while any runs, the context cannot be
+    /// synchronized as a whole (CUDA refuses to synchronize a context with
+    /// an active capture, and the refusal invalidates it), so waits go
+    /// stream by stream through `pending`.
     captures: AtomicUsize,
-    /// The captures running now: their stream, owner scope and thread, and
-    /// the first operation refused on that thread during the capture.
-    capture_owners: Mutex<Vec<CaptureOwner>>,
-    /// Stream-ordered frees of buffers dropped while their stream was
-    /// capturing, as (address, stream, arena id): run when the last
-    /// capture of the context has ended, so that no capture records them.
-    deferred_frees: Mutex<Vec<(u64, usize, u64)>>,
+    /// The streams that scopes have queued work on and not yet waited for,
+    /// as (scope id, raw stream, its capture state): what a synchronous
+    /// operation waits for while a capture runs. Locked before any stream's
+    /// state, never after.
+    pending: Mutex<Vec<(u64, usize, Arc<StreamState>)>>,
+    /// Releases that drops on driver callback threads handed over (see
+    /// `release`), and how many there are.
+    from_callbacks: Mutex<Vec<release::Release>>,
+    callback_releases: AtomicUsize,
 }
 
 // SAFETY: CUcontext is a handle the driver API accepts from any thread; all
@@ -122,6 +130,9 @@ thread_local! {
     /// for none), for [`Context::enter_for_launch`] and the calls that use
     /// it (launches, [`Context::issue_on_stream`]).
     static LAUNCH_CURRENT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The first operation refused on this thread during its capture (see
+    /// `Context::refuse_during_capture`).
+    static VIOLATION: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
 }
 
 /// Locks `m`, taking over a lock poisoned by a panic: every mutex of the
@@ -313,6 +324,11 @@ impl Context {
     #[inline]
     pub(crate) fn enter(&self) -> Result<&'static Driver> {
         self.refuse_poisoned()?;
+        if release::in_driver_callback() {
+            return Err(Error::InsideHostCallback {
+                operation: "a cudakit call",
+            });
+        }
         let cu = cu()?;
         let mut current: CUcontext = ptr::null_mut();
         // SAFETY: a valid out-pointer.
@@ -403,28 +419,6 @@ impl Context {
         self.check(call, rc)
     }
 
-    /// [`Context::issue_on_stream`] for drops: a poisoned context is not
-    /// refused (resources are still handed back) and errors are recorded.
-    pub(crate) fn issue_on_stream_for_drop(
-        &self,
-        call: &'static str,
-        mut op: impl FnMut(&'static Driver) -> cuda_sys::CUresult,
-    ) {
-        if self.believed_current() {
-            if let Ok(cu) = cu() {
-                let rc = op(cu);
-                if rc == cuda_sys::CUresult::CUDA_SUCCESS || !self.should_retry_elsewhere(true, rc)
-                {
-                    self.record_drop_error(call, rc);
-                    return;
-                }
-            }
-        }
-        if let Some(cu) = self.enter_for_drop() {
-            self.record_drop_error(call, op(cu));
-        }
-    }
-
     /// Drops this thread's record of the current context (after a failed
     /// launch, whatever the cause).
     pub(crate) fn forget_launch_current() {
@@ -458,6 +452,9 @@ impl Context {
     /// For drops: makes the context current without refusing a poisoned one
     /// (resources are still handed back). `None` when not even that works.
     pub(crate) fn enter_for_drop(&self) -> Option<&'static Driver> {
+        if release::in_driver_callback() {
+            return None;
+        }
         let cu = cu().ok()?;
         // SAFETY: the primary context is retained for as long as `self`.
         let rc = unsafe { (cu.cuCtxSetCurrent)(self.shared.raw) };
@@ -566,144 +563,79 @@ impl Context {
         })
     }
 
-    /// Counts a stream capture that is starting (graph capture, see
-    /// `crate::work::graph`). While any is in progress, synchronous
-    /// operations are refused before the driver sees them.
-    pub(crate) fn begin_capture(&self, stream: cuda_sys::CUstream, owner: usize) {
-        self.capture_owners().push(CaptureOwner {
-            stream: stream as usize,
-            scope: owner,
-            thread: std::thread::current().id(),
-            violation: None,
-        });
+    /// Counts a stream capture that begins on this thread (graph capture,
+    /// see `crate::work::graph`). The caller holds the stream's lock.
+    pub(crate) fn begin_capture(&self) {
         self.shared.work.captures.fetch_add(1, Ordering::AcqRel);
+        release::capture_begun();
+        VIOLATION.with(|v| v.set(None));
     }
 
-    fn capture_owners(&self) -> std::sync::MutexGuard<'_, Vec<CaptureOwner>> {
-        lock(&self.shared.work.capture_owners)
-    }
-
-    /// During a capture on this context: refuses work of the scope `owner`
-    /// on `stream` when the stream is captured by another scope, or has
-    /// joined a capture (through an event) while `owner` owns none, so
-    /// that no scope's work lands in another scope's graph.
-    pub(crate) fn check_capture_use(&self, stream: cuda_sys::CUstream, owner: usize) -> Result<()> {
-        if !self.capturing() {
-            return Ok(());
-        }
-        let (origin_owner, owns_one) = {
-            let list = self.capture_owners();
-            (
-                list.iter()
-                    .find(|c| c.stream == stream as usize)
-                    .map(|c| c.scope),
-                list.iter().any(|c| c.scope == owner),
-            )
-        };
-        let refuse = |operation| Error::IllegalDuringCapture {
-            operation,
-            device: self.shared.device.ordinal(),
-        };
-        match origin_owner {
-            Some(o) if o == owner => return Ok(()),
-            Some(_) => return Err(refuse("work on a stream that another scope is capturing")),
-            None if owns_one => return Ok(()),
-            None => {}
-        }
-        if self.stream_is_capturing(stream)? {
-            Err(refuse(
-                "work on a stream that joined another scope's capture",
-            ))
-        } else {
-            Ok(())
-        }
-    }
-
-    /// Whether `stream`, a live stream of this context that the caller
-    /// borrows, is capturing: as the origin of a capture or as a stream
-    /// that joined one through an event (`cuStreamIsCapturing`).
-    pub(crate) fn stream_is_capturing(&self, stream: cuda_sys::CUstream) -> Result<bool> {
-        let cu = self.enter()?;
-        let mut status = cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-        // SAFETY: the function's contract: a live stream of this context;
-        // and a valid out-pointer.
-        self.check("cuStreamIsCapturing", unsafe {
-            (cu.cuStreamIsCapturing)(stream, &mut status)
-        })?;
-        Ok(status != cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
-    }
-
-    /// Uncounts a capture; returns the first operation refused during
-    /// captures of the context, if any.
-    pub(crate) fn end_capture(&self, stream: cuda_sys::CUstream) -> Option<&'static str> {
-        let violation = {
-            let mut list = self.capture_owners();
-            match list.iter().position(|c| c.stream == stream as usize) {
-                Some(i) => list.swap_remove(i).violation,
-                None => None,
-            }
-        };
-        let left = self.shared.work.captures.fetch_sub(1, Ordering::AcqRel) - 1;
-        if left == 0 {
-            self.run_deferred_frees();
-        }
+    /// Uncounts a capture of this thread that has ended; returns the first
+    /// operation refused on this thread while it ran, if any. After the
+    /// thread's last capture, the releases that waited for it run.
+    pub(crate) fn end_capture(&self) -> Option<&'static str> {
+        let violation = VIOLATION.with(|v| v.take());
+        self.shared.work.captures.fetch_sub(1, Ordering::AcqRel);
+        release::capture_ended();
         violation
     }
 
-    /// Defers the stream-ordered free of `ptr` on `stream` (arena record
-    /// `id`) until no capture runs on the context: issued now, while its
-    /// stream captures, the free would become a node of the graph instead of
-    /// running.
-    pub(crate) fn defer_stream_free(&self, ptr: u64, stream: cuda_sys::CUstream, id: u64) {
-        lock(&self.shared.work.deferred_frees).push((ptr, stream as usize, id));
-    }
-
-    fn run_deferred_frees(&self) {
-        let list = std::mem::take(&mut *lock(&self.shared.work.deferred_frees));
-        if list.is_empty() {
-            return;
-        }
-        let Some(cu) = self.enter_for_drop() else {
-            return;
-        };
-        for (ptr, stream, id) in list {
-            // SAFETY: an allocation of `cuMemAllocAsync`/`FromPoolAsync`
-            // whose buffer was dropped (so nothing of cudakit uses it) while
-            // its stream captured; freed once, on that stream, which is
-            // still alive (the buffer borrowed it, and the capture that
-            // included it was inside the scope that borrows it) and no
-            // longer capturing (every capture of the context has ended).
-            let rc = unsafe { (cu.cuMemFreeAsync)(ptr, stream as cuda_sys::CUstream) };
-            self.record_drop_error("cuMemFreeAsync", rc);
-            self.arena().record_free(id);
-        }
-    }
-
-    /// Whether a stream of the context is capturing.
+    /// Whether a stream of the context is capturing (on any thread).
     #[inline]
     pub(crate) fn capturing(&self) -> bool {
         self.shared.work.captures.load(Ordering::Acquire) > 0
     }
 
-    /// Refuses `operation` while a capture is in progress, recording it so
-    /// that the capture ends with the error even if the caller drops it.
+    /// Refuses `operation` on a thread that is capturing (in thread-local
+    /// mode the driver would refuse it there and invalidate the capture),
+    /// recording it so that the capture ends with the error even if the
+    /// caller drops it. Other threads' captures do not matter.
     #[inline]
     pub(crate) fn refuse_during_capture(&self, operation: &'static str) -> Result<()> {
-        if !self.capturing() {
+        if !release::thread_capturing() {
             return Ok(());
         }
-        // The refusal fails the captures of this thread (a capture is
-        // thread-local); another thread's capture is not affected.
-        let me = std::thread::current().id();
-        for c in self.capture_owners().iter_mut() {
-            if c.thread == me {
-                c.violation.get_or_insert(operation);
+        VIOLATION.with(|v| {
+            if v.get().is_none() {
+                v.set(Some(operation));
             }
-        }
+        });
         Err(Error::IllegalDuringCapture {
             operation,
             device: self.shared.device.ordinal(),
         })
+    }
+
+    /// Registers `state` (the stream `raw`) as used by the scope `scope`
+    /// until it has waited (`end_pending`).
+    pub(crate) fn begin_pending(&self, scope: u64, raw: cuda_sys::CUstream, state: &Arc<StreamState>) {
+        lock(&self.shared.work.pending).push((scope, raw as usize, state.clone()));
+    }
+
+    /// Removes the scope's registrations (after it waited for its streams).
+    pub(crate) fn end_pending(&self, scope: u64) {
+        lock(&self.shared.work.pending).retain(|(s, _, _)| *s != scope);
+    }
+
+    /// Waits for the work scopes have queued, stream by stream, without
+    /// synchronizing any capture: a stream captured now is waited for up to
+    /// the fence recorded as it entered the capture (what it holds after
+    /// that is captured, and does not run). For when a capture runs on the
+    /// context and `cuCtxSynchronize` is not allowed.
+    fn synchronize_pending(&self) -> Result<()> {
+        let cu = self.enter()?;
+        // Held across the waits: a scope removes its streams under this lock
+        // before its borrows of them end, so every stream listed stays alive.
+        let pending = lock(&self.shared.work.pending);
+        let mut first = Ok(());
+        for (_, raw, state) in pending.iter() {
+            let r = stream_state::wait_stream(self, cu, *raw as cuda_sys::CUstream, state);
+            if first.is_ok() {
+                first = r;
+            }
+        }
+        first
     }
 
     fn unified_access(&self, reason: &'static str) -> Error {
@@ -718,14 +650,24 @@ impl Context {
         &self.shared.staging
     }
 
-    /// Waits for all work of the context (`cuCtxSynchronize`).
+    /// Waits for all work of the context (`cuCtxSynchronize`). While a
+    /// stream of the context is being captured on another thread, CUDA
+    /// refuses to synchronize the context (and the refusal would invalidate
+    /// that capture): then it waits instead for every stream that scopes
+    /// have queued work on, a captured one up to the point where its capture
+    /// began (its captured work does not run).
     ///
     /// # Errors
     ///
     /// Driver errors, including the sticky error of a faulted kernel (which
-    /// poisons the context); [`Error::ContextPoisoned`].
+    /// poisons the context); [`Error::ContextPoisoned`];
+    /// [`Error::IllegalDuringCapture`] on a thread that is capturing.
     pub fn synchronize(&self) -> Result<()> {
         self.refuse_during_capture("cuCtxSynchronize")?;
+        self.drain_callback_releases();
+        if self.capturing() {
+            return self.synchronize_pending();
+        }
         let cu = self.enter()?;
         // SAFETY: the context is current.
         self.check("cuCtxSynchronize", unsafe { (cu.cuCtxSynchronize)() })
@@ -934,11 +876,3 @@ pub(crate) trait ContextResource: std::any::Any + Send + Sync {
     fn as_any(&self) -> &dyn std::any::Any;
 }
 
-/// A capture running on a context (see `Context::begin_capture`).
-struct CaptureOwner {
-    stream: usize,
-    scope: usize,
-    thread: std::thread::ThreadId,
-    /// The first operation refused on `thread` while the capture ran.
-    violation: Option<&'static str>,
-}

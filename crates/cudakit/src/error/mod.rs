@@ -303,6 +303,34 @@ pub enum Error {
         /// The device whose context was capturing.
         device: i32,
     },
+    /// Work on a stream that a capture of another scope (or another thread)
+    /// owns: queued there, it would have become a node of that graph. It
+    /// was refused before the driver saw it; that capture goes on.
+    #[error("{operation}: the stream belongs to a graph capture of another scope on device {device}; refused, that capture goes on")]
+    StreamCaptured {
+        /// What was refused.
+        operation: &'static str,
+        /// The device of the stream.
+        device: i32,
+    },
+    /// A cudakit call made inside a host callback (a host function or a
+    /// graph host node), where CUDA forbids driver calls; refused before
+    /// the driver saw it.
+    #[error("{operation}: cudakit cannot call the driver inside a host callback (CUDA forbids it there); do it after the scope ends")]
+    InsideHostCallback {
+        /// What was refused.
+        operation: &'static str,
+    },
+    /// A wait for queued work failed (or was refused) while the work may
+    /// still run: what it uses was kept, not freed, and is reported as
+    /// leaked ([`AllocKind::Leaked`](crate::AllocKind::Leaked)).
+    #[error("{call} failed while work may still run; what it uses was kept (leaked on purpose): {cause}")]
+    WaitFailed {
+        /// The wait that failed.
+        call: &'static str,
+        /// Its error.
+        cause: DriverError,
+    },
     /// A graph node was given a dependency that belongs to another graph.
     #[error("{what}: dependency {index} is a node of another graph")]
     ForeignGraphNode {

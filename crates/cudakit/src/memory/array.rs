@@ -584,16 +584,16 @@ impl<'c, T: ArrayElement> Array<'c, T> {
 
 impl<T: ArrayElement> Drop for Array<'_, T> {
     fn drop(&mut self) {
-        if let Some(cu) = self.ctx.enter_for_drop() {
-            // SAFETY: destroys the array created in `create`, once. No
-            // device work can still use it: work borrows the array (or a
-            // texture or surface that borrows it) inside a scope, which
-            // synchronizes before it ends, or in a graph, whose executable
-            // graphs borrow it and wait for their replays when dropped.
-            let rc = unsafe { (cu.cuArrayDestroy)(self.raw) };
-            self.ctx.record_drop_error("cuArrayDestroy", rc);
-        }
-        self.ctx.arena().record_free(self.id);
+        let raw = self.raw as usize;
+        // SAFETY: destroys the array created in `create`, once (now, or
+        // after this thread's capture, or off a driver callback thread). No
+        // device work can still use it: work borrows the array (or a texture
+        // or surface that borrows it) inside a scope, which waits before it
+        // ends, and a graph's replays run only in scopes that its borrows
+        // outlive.
+        self.ctx.release("cuArrayDestroy", Some(self.id), move |cu| unsafe {
+            (cu.cuArrayDestroy)(raw as cuda_sys::CUarray)
+        });
     }
 }
 

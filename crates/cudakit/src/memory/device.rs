@@ -193,14 +193,15 @@ impl<'c, T: DeviceCopy> DeviceBuffer<'c, T> {
 
 impl<T: DeviceCopy> Drop for DeviceBuffer<'_, T> {
     fn drop(&mut self) {
-        if let Some(cu) = self.ctx.enter_for_drop() {
-            // SAFETY: frees the allocation made in `uninit_at`, once. No
-            // device work can still use it: asynchronous work borrows the
-            // buffer inside a scope, which synchronizes before it ends.
-            let rc = unsafe { (cu.cuMemFree)(self.ptr) };
-            self.ctx.record_drop_error("cuMemFree_v2", rc);
-        }
-        self.ctx.arena().record_free(self.id);
+        let ptr = self.ptr;
+        // SAFETY: frees the allocation made in `uninit_at`, once (now, or
+        // after this thread's capture, or off a driver callback thread). No
+        // device work can still use it: work borrows the buffer inside a
+        // scope, which waits for it before the borrow ends, and a graph's
+        // replays run only in scopes that its borrows outlive.
+        self.ctx.release("cuMemFree_v2", Some(self.id), move |cu| unsafe {
+            (cu.cuMemFree)(ptr)
+        });
     }
 }
 

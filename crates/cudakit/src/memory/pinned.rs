@@ -137,12 +137,13 @@ impl<T: DeviceCopy> DerefMut for PinnedBuffer<'_, T> {
 
 impl<T: DeviceCopy> Drop for PinnedBuffer<'_, T> {
     fn drop(&mut self) {
-        if let Some(cu) = self.ctx.enter_for_drop() {
-            // SAFETY: frees the memory from cuMemHostAlloc, once; no copy can
-            // be in flight (scopes synchronize before their borrows end).
-            let rc = unsafe { (cu.cuMemFreeHost)(self.ptr.cast()) };
-            self.ctx.record_drop_error("cuMemFreeHost", rc);
-        }
-        self.ctx.arena().record_free(self.id);
+        let ptr = self.ptr as usize;
+        // SAFETY: frees the memory from cuMemHostAlloc, once (now, or after
+        // this thread's capture, or off a driver callback thread); no copy
+        // can be in flight (scopes wait before their borrows end, and a
+        // graph's replays run only in scopes that its borrows outlive).
+        self.ctx.release("cuMemFreeHost", Some(self.id), move |cu| unsafe {
+            (cu.cuMemFreeHost)(ptr as *mut std::ffi::c_void)
+        });
     }
 }

@@ -329,15 +329,14 @@ impl<'c, T: DeviceCopy> Pitched<'c, T> {
 
 impl<T: DeviceCopy> Drop for Pitched<'_, T> {
     fn drop(&mut self) {
-        if let Some(cu) = self.ctx.enter_for_drop() {
-            // SAFETY: frees the allocation made in `create`, once; no device
-            // work can still use it (work borrows it inside a scope, which
-            // synchronizes before it ends, or in a graph, whose executable
-            // graphs wait for their replays when dropped).
-            let rc = unsafe { (cu.cuMemFree)(self.ptr) };
-            self.ctx.record_drop_error("cuMemFree_v2", rc);
-        }
-        self.ctx.arena().record_free(self.id);
+        let ptr = self.ptr;
+        // SAFETY: frees the allocation made in `create`, once (now, or after
+        // this thread's capture, or off a driver callback thread); no device
+        // work can still use it (scopes wait before their borrows end; a
+        // graph's replays run only in scopes that its borrows outlive).
+        self.ctx.release("cuMemFree_v2", Some(self.id), move |cu| unsafe {
+            (cu.cuMemFree)(ptr)
+        });
     }
 }
 

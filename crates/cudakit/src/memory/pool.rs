@@ -59,6 +59,9 @@ use super::{
     byte_len, check_align, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, DeviceView, Sealed,
 };
 use crate::context::arena::AllocKind;
+use std::sync::Arc;
+
+use crate::context::stream_state::{SharedStreamState, StreamState};
 use crate::context::{same_context, Context};
 use crate::error::{Error, Result};
 
@@ -72,6 +75,9 @@ pub trait OrderedStream: Sealed {
     fn context(&self) -> &Context;
     /// The raw handle.
     fn as_raw(&self) -> CUstream;
+    /// The stream's capture state (opaque; cudakit's own).
+    #[doc(hidden)]
+    fn capture_state(&self) -> SharedStreamState;
 }
 
 /// A stream-ordered memory pool of a device: the default one
@@ -382,6 +388,16 @@ impl<'c> MemPool<'c> {
         self.ctx.refuse_during_capture(
             "a stream-ordered allocation outside a graph builder (use Graph::add_mem_alloc)",
         )?;
+        let state = stream.capture_state().0;
+        // Held across the enqueue: no capture can begin on the stream in
+        // between, and work of another thread's capture is refused.
+        let g = state.lock();
+        if g.capture.is_some() {
+            return Err(Error::StreamCaptured {
+                operation: "a stream-ordered allocation on a captured stream (use Graph::add_mem_alloc)",
+                device: self.ctx.device().ordinal(),
+            });
+        }
         let mut ptr: CUdeviceptr = 0;
         let raw_stream = stream.as_raw();
         // The stream (created, never the legacy stream) names the device the
@@ -398,6 +414,7 @@ impl<'c> MemPool<'c> {
                 unsafe { (cu.cuMemAllocAsync)(&mut ptr, bytes, raw_stream) }
             }
         })?;
+        drop(g);
         let id = self
             .ctx
             .arena()
@@ -405,6 +422,7 @@ impl<'c> MemPool<'c> {
         Ok(PoolBuffer {
             ctx: stream.context(),
             stream: stream.as_raw(),
+            state,
             ptr,
             len,
             id,
@@ -418,13 +436,13 @@ impl Drop for MemPool<'_> {
         if !self.owned {
             return;
         }
-        if let Some(cu) = self.ctx.enter_for_drop() {
-            // SAFETY: destroys the pool made by create_pool, once; the
-            // driver releases it once allocations still live from it are
-            // freed.
-            let rc = unsafe { (cu.cuMemPoolDestroy)(self.raw) };
-            self.ctx.record_drop_error("cuMemPoolDestroy", rc);
-        }
+        let raw = self.raw as usize;
+        // SAFETY: destroys the pool made by create_pool, once (now, or after
+        // this thread's capture, or off a driver callback thread); the
+        // driver releases it once allocations still live from it are freed.
+        self.ctx.release("cuMemPoolDestroy", None, move |cu| unsafe {
+            (cu.cuMemPoolDestroy)(raw as cuda_sys::CUmemoryPool)
+        });
     }
 }
 
@@ -435,6 +453,9 @@ pub struct PoolBuffer<'a, T: DeviceCopy> {
     ctx: &'a Context,
     /// Borrowed for 'a: the buffer is freed on it.
     stream: CUstream,
+    /// The stream's capture state: the free is issued under its lock, or
+    /// deferred to the end of its capture.
+    state: Arc<StreamState>,
     ptr: CUdeviceptr,
     len: usize,
     id: u64,
@@ -498,65 +519,85 @@ impl<'a, T: DeviceCopy> PoolBuffer<'a, T> {
     /// the buffer is dropped instead (freed after a capture of its
     /// stream), and errors are recorded as a drop records them.
     pub fn free(self) -> Result<()> {
-        // While the context captures, the drop's path hands the memory back:
-        // after the capture if its stream captures (issued now, the free
-        // would be recorded into the graph and run again at every replay).
-        if self.ctx.capturing() {
+        // Where the free cannot be issued now (a captured stream, a
+        // capturing thread, a driver callback), the drop's path defers it.
+        if crate::context::release::thread_capturing()
+            || crate::context::release::in_driver_callback()
+            || self.state.lock().capture.is_some()
+        {
             drop(self);
             return Ok(());
         }
         let this = std::mem::ManuallyDrop::new(self);
         let (ptr, stream) = (this.ptr, this.stream);
+        let g = this.state.lock();
+        if g.capture.is_some() {
+            drop(g);
+            drop(std::mem::ManuallyDrop::into_inner(this));
+            return Ok(());
+        }
         // SAFETY: frees the allocation made by MemPool::alloc, once (the
         // buffer is consumed and its Drop suppressed; a failed call freed
         // nothing, so a retry does not free twice), on its live stream,
-        // which does not capture (checked above), after every work that
-        // used it (scopes borrow it until synced).
+        // which is not captured (its state, locked by `g` across the call,
+        // says so), after every work that used it (scopes borrow it until
+        // they waited).
         let result = this.ctx.issue_on_stream("cuMemFreeAsync", |cu| unsafe {
             (cu.cuMemFreeAsync)(ptr, stream)
         });
-        if let Err(Error::ContextPoisoned { .. }) = result {
-            // Refused before the driver saw it: the drop hands it back as on
-            // any context that refuses work (errors recorded), so that
-            // nothing leaks.
-            drop(std::mem::ManuallyDrop::into_inner(this));
-            return result;
+        drop(g);
+        match &result {
+            Err(Error::ContextPoisoned { .. }) => {
+                // Refused before the driver saw it: the drop hands it back
+                // as on any context that refuses work (errors recorded).
+                drop(std::mem::ManuallyDrop::into_inner(this));
+            }
+            Ok(()) => this.ctx.arena().record_free(this.id),
+            Err(_) => this.ctx.arena().record_leak(this.id, "cuMemFreeAsync"),
         }
-        this.ctx.arena().record_free(this.id);
         result
     }
 }
 
 impl<T: DeviceCopy> Drop for PoolBuffer<'_, T> {
     fn drop(&mut self) {
-        if self.ctx.capturing() {
-            if let Some(cu) = self.ctx.enter_for_drop() {
-                let mut status = cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-                // SAFETY: a live stream (borrowed for 'a) and a valid
-                // out-pointer.
-                let rc = unsafe { (cu.cuStreamIsCapturing)(self.stream, &mut status) };
-                if rc != cuda_sys::CUresult::CUDA_SUCCESS
-                    || status != cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
-                {
-                    // Issued now, the free would be captured instead of run:
-                    // the context runs it when its captures have ended.
-                    self.ctx.defer_stream_free(self.ptr, self.stream, self.id);
-                    return;
-                }
-            }
-        }
-        let (ptr, stream) = (self.ptr, self.stream);
-        // SAFETY: frees the allocation made by MemPool::alloc, once (a
-        // refused call freed nothing, so its retry does not free twice), on
-        // its stream (alive: borrowed for 'a; not capturing, checked above
-        // when a capture runs); work that used the buffer was queued in
-        // scopes that have synchronized, or in graphs whose executable
-        // graphs waited for their replays when dropped.
-        self.ctx
-            .issue_on_stream_for_drop("cuMemFreeAsync", |cu| unsafe {
-                (cu.cuMemFreeAsync)(ptr, stream)
+        let (ptr, stream, id) = (self.ptr, self.stream, self.id);
+        if crate::context::release::in_driver_callback() {
+            // On a driver thread no driver call is allowed. The buffer was
+            // moved into a host callback, so no queued work uses it (moving
+            // it needed every borrow, and so every scope that used it, to
+            // have ended): freed later on the legacy stream, by a thread of
+            // cudakit's (see `crate::context::release`).
+            // SAFETY: as said; freed once.
+            self.ctx.release("cuMemFreeAsync", Some(id), move |cu| unsafe {
+                (cu.cuMemFreeAsync)(ptr, std::ptr::null_mut())
             });
-        self.ctx.arena().record_free(self.id);
+            return;
+        }
+        let mut g = self.state.lock();
+        if g.capture.is_some() {
+            // Issued now, the free would be captured instead of run: the
+            // capture's end issues it on this stream.
+            g.deferred_frees.push((ptr, id));
+            return;
+        }
+        let rc = match self.ctx.enter_for_drop() {
+            // SAFETY: frees the allocation made by MemPool::alloc, once, on
+            // its stream (alive: borrowed for 'a; not captured: its state,
+            // locked by `g` across the call, says so; a stream-ordered free
+            // on a stream that is not captured is allowed on a capturing
+            // thread); work that used the buffer was queued in scopes that
+            // have waited for it.
+            Some(cu) => unsafe { (cu.cuMemFreeAsync)(ptr, stream) },
+            None => cuda_sys::CUresult::CUDA_ERROR_NOT_INITIALIZED,
+        };
+        drop(g);
+        self.ctx.record_drop_error("cuMemFreeAsync", rc);
+        if rc == cuda_sys::CUresult::CUDA_SUCCESS {
+            self.ctx.arena().record_free(id);
+        } else {
+            self.ctx.arena().record_leak(id, "cuMemFreeAsync");
+        }
     }
 }
 

@@ -487,15 +487,15 @@ impl<'a> Texture<'a> {
 
 impl Drop for Texture<'_> {
     fn drop(&mut self) {
-        if let Some(cu) = self.ctx.enter_for_drop() {
-            // SAFETY: destroys the object made in `create`, once; no queued
-            // work can still use it (a launch borrows the texture inside a
-            // scope, which synchronizes before it ends; a graph kernel node
-            // borrows it for the graph's life, and executable graphs wait for
-            // their replays when dropped).
-            let rc = unsafe { (cu.cuTexObjectDestroy)(self.raw) };
-            self.ctx.record_drop_error("cuTexObjectDestroy", rc);
-        }
+        let raw = self.raw;
+        // SAFETY: destroys the object made in `create`, once (now, or after
+        // this thread's capture, or off a driver callback thread); no queued
+        // work can still use it (a launch borrows the texture inside a scope,
+        // which waits before it ends; a graph kernel node borrows it for the
+        // graph's `'g`, and replays run only in scopes that `'g` outlives).
+        self.ctx.release("cuTexObjectDestroy", None, move |cu| unsafe {
+            (cu.cuTexObjectDestroy)(raw)
+        });
     }
 }
 
@@ -573,15 +573,13 @@ impl<'a> Surface<'a> {
 
 impl Drop for Surface<'_> {
     fn drop(&mut self) {
-        if let Some(cu) = self.ctx.enter_for_drop() {
-            // SAFETY: destroys the object made in `new`, once; no queued
-            // work can still use it (a launch borrows the surface inside a
-            // scope, which synchronizes before it ends; a graph kernel node
-            // borrows it for the graph's life, and executable graphs wait for
-            // their replays when dropped).
-            let rc = unsafe { (cu.cuSurfObjectDestroy)(self.raw) };
-            self.ctx.record_drop_error("cuSurfObjectDestroy", rc);
-        }
+        let raw = self.raw;
+        // SAFETY: destroys the object made in `new`, once (now, or after
+        // this thread's capture, or off a driver callback thread); no queued
+        // work can still use it (as for a texture).
+        self.ctx.release("cuSurfObjectDestroy", None, move |cu| unsafe {
+            (cu.cuSurfObjectDestroy)(raw)
+        });
     }
 }
 

@@ -331,15 +331,14 @@ fn host_location() -> CUmemLocation {
 
 impl<T: DeviceCopy> Drop for UnifiedBuffer<'_, T> {
     fn drop(&mut self) {
-        if let Some(cu) = self.ctx.enter_for_drop() {
-            // SAFETY: frees the allocation from cuMemAllocManaged, once; no
-            // device work can still use it (scopes synchronize first;
-            // executable graphs that borrow it wait for their replays when
-            // dropped).
-            let rc = unsafe { (cu.cuMemFree)(self.ptr) };
-            self.ctx.record_drop_error("cuMemFree_v2", rc);
-        }
-        self.ctx.arena().record_free(self.id);
+        let ptr = self.ptr;
+        // SAFETY: frees the allocation from cuMemAllocManaged, once (now, or
+        // after this thread's capture, or off a driver callback thread); no
+        // device work can still use it (scopes wait first; a graph's replays
+        // run only in scopes that its borrows outlive).
+        self.ctx.release("cuMemFree_v2", Some(self.id), move |cu| unsafe {
+            (cu.cuMemFree)(ptr)
+        });
     }
 }
 

@@ -377,7 +377,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         let bytes = byte_len::<T>(src.len(), "copy")?;
         other.enter()?;
         let raw = self.use_stream(stream)?;
-        let t = self.time_start(stream)?;
+        let t = self.time_start(&raw)?;
         let cu = ctx.enter()?;
         // SAFETY: both buffers are borrowed until the scope has synchronized
         // this stream; both hold `bytes` bytes; both contexts are retained.
@@ -388,12 +388,12 @@ impl<'s, 'env> Scope<'s, 'env> {
                 src.device_ptr().as_raw(),
                 sc.as_raw(),
                 bytes,
-                raw,
+                *raw,
             )
         };
         ctx.check("cuMemcpyPeerAsync", rc)?;
         ctx.counters().dtod.add(bytes, None);
-        self.time_end(|| Timed::DtoD, stream, t)
+        self.time_end(|| Timed::DtoD, &raw, t)
     }
 }
 

@@ -47,11 +47,11 @@ impl<'s> Scope<'s, '_> {
             true,
         );
         let raw = self.use_stream(stream)?;
-        let t = self.time_start(stream)?;
+        let t = self.time_start(&raw)?;
         // SAFETY: `src` holds every element, packed, and it and the array are
         // borrowed until the scope has synchronized this stream.
-        unsafe { copy3d_async(self.context(), raw, &desc) }?;
-        self.time_end(|| Timed::HtoD, stream, t)
+        unsafe { copy3d_async(self.context(), *raw, &desc) }?;
+        self.time_end(|| Timed::HtoD, &raw, t)
     }
 
     /// Copies `src` into `dst`, in row-major order, on `stream`
@@ -79,12 +79,12 @@ impl<'s> Scope<'s, '_> {
             false,
         );
         let raw = self.use_stream(stream)?;
-        let t = self.time_start(stream)?;
+        let t = self.time_start(&raw)?;
         // SAFETY: `dst` has room for every element and is borrowed
         // exclusively, the array shared, until the scope has synchronized
         // this stream; every bit pattern is a valid `T`.
-        unsafe { copy3d_async(self.context(), raw, &desc) }?;
-        self.time_end(|| Timed::DtoH, stream, t)
+        unsafe { copy3d_async(self.context(), *raw, &desc) }?;
+        self.time_end(|| Timed::DtoH, &raw, t)
     }
 
     /// Copies packed rows from `src` into a pitched allocation on `stream`
@@ -103,11 +103,11 @@ impl<'s> Scope<'s, '_> {
         same_context("copy_to_pitched", self.context(), dst.context())?;
         let desc = dst.packed_copy(dst.host_rows(src.as_ptr().cast()), true);
         let raw = self.use_stream(stream)?;
-        let t = self.time_start(stream)?;
+        let t = self.time_start(&raw)?;
         // SAFETY: `src` holds `height` packed rows; both are borrowed until
         // the scope has synchronized this stream.
-        unsafe { copy2d_async(self.context(), raw, &desc) }?;
-        self.time_end(|| Timed::HtoD, stream, t)
+        unsafe { copy2d_async(self.context(), *raw, &desc) }?;
+        self.time_end(|| Timed::HtoD, &raw, t)
     }
 
     /// Copies a pitched allocation's rows, packed, into `dst` on `stream`
@@ -126,12 +126,12 @@ impl<'s> Scope<'s, '_> {
         same_context("copy_from_pitched", self.context(), src.context())?;
         let desc = src.packed_copy(src.host_rows(dst.as_mut_ptr().cast_const().cast()), false);
         let raw = self.use_stream(stream)?;
-        let t = self.time_start(stream)?;
+        let t = self.time_start(&raw)?;
         // SAFETY: `dst` has room for `height` packed rows, borrowed
         // exclusively until the scope has synchronized this stream; every
         // bit pattern is a valid `T`.
-        unsafe { copy2d_async(self.context(), raw, &desc) }?;
-        self.time_end(|| Timed::DtoH, stream, t)
+        unsafe { copy2d_async(self.context(), *raw, &desc) }?;
+        self.time_end(|| Timed::DtoH, &raw, t)
     }
 }
 

@@ -1,19 +1,28 @@
 //! Events: ordering between streams, and timing.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use cuda_sys::{CUevent, CUevent_flags};
+use cuda_sys::{CUevent, CUevent_flags, CUstream};
 
-use crate::context::same_context;
+use crate::context::stream_state::CaptureRecord;
 use crate::context::Context;
-use crate::error::Result;
+use crate::context::{lock, same_context};
+use crate::error::{Error, Result};
 use crate::work::stream::Stream;
 
 /// An event (`cuEventCreate`), destroyed on drop (`cuEventDestroy_v2`).
+///
+/// An event recorded on a stream that a capture owns becomes a node of
+/// that capture: a stream that waits for it joins the capture (a fork), and
+/// until the capture ends the event cannot be waited for or queried (the
+/// driver would invalidate the capture; cudakit refuses first).
 pub struct Event<'c> {
     ctx: &'c Context,
     raw: CUevent,
     timing: bool,
+    /// The capture its last record belongs to, if it was recorded in one.
+    recorded_in: Mutex<Option<Arc<CaptureRecord>>>,
 }
 
 // SAFETY: event handles may be used from any thread.
@@ -63,7 +72,12 @@ impl<'c> Event<'c> {
         ctx.check("cuEventCreate", unsafe {
             (cu.cuEventCreate)(&mut raw, flags.0 as u32)
         })?;
-        Ok(Event { ctx, raw, timing })
+        Ok(Event {
+            ctx,
+            raw,
+            timing,
+            recorded_in: Mutex::new(None),
+        })
     }
 
     /// The context.
@@ -81,18 +95,60 @@ impl<'c> Event<'c> {
         self.timing
     }
 
-    /// Records the event on `stream` (`cuEventRecord`).
+    /// Records the event on `stream` (`cuEventRecord`). On a stream that a
+    /// capture owns, only the capturing thread may record (the record
+    /// becomes a node of its graph).
     ///
     /// # Errors
     ///
-    /// [`Error::ContextMismatch`](crate::Error::ContextMismatch); driver errors.
+    /// [`Error::ContextMismatch`](crate::Error::ContextMismatch);
+    /// [`Error::StreamCaptured`] on a stream captured by another thread;
+    /// driver errors.
     pub fn record(&self, stream: &Stream<'_>) -> Result<()> {
         same_context("Event::record", self.ctx, stream.context())?;
+        let g = stream.state().lock();
+        if !g.usable_by_thread() {
+            return Err(Error::StreamCaptured {
+                operation: "Event::record",
+                device: self.ctx.device().ordinal(),
+            });
+        }
         let cu = self.ctx.enter()?;
-        // SAFETY: a live event and a live stream of the same context.
+        // SAFETY: a live event and a live stream of the same context; the
+        // stream's capture lock (`g`) is held across the call.
         self.ctx.check("cuEventRecord", unsafe {
             (cu.cuEventRecord)(self.raw, stream.as_raw())
-        })
+        })?;
+        *lock(&self.recorded_in) = g.capture.clone();
+        Ok(())
+    }
+
+    /// Records the event on `raw`, a live stream of the context that is not
+    /// captured (the caller holds its capture lock): for timing.
+    pub(crate) fn record_on(&self, raw: CUstream) -> Result<()> {
+        let cu = self.ctx.enter()?;
+        // SAFETY: a live event and stream of this context (the caller's
+        // contract).
+        self.ctx.check("cuEventRecord", unsafe {
+            (cu.cuEventRecord)(self.raw, raw)
+        })?;
+        *lock(&self.recorded_in) = None;
+        Ok(())
+    }
+
+    /// The capture the event's last record belongs to, while it runs.
+    pub(crate) fn capture(&self) -> Option<Arc<CaptureRecord>> {
+        lock(&self.recorded_in).clone().filter(|c| !c.ended())
+    }
+
+    fn refuse_captured(&self, operation: &'static str) -> Result<()> {
+        if self.capture().is_some() {
+            return Err(Error::StreamCaptured {
+                operation,
+                device: self.ctx.device().ordinal(),
+            });
+        }
+        Ok(())
     }
 
     /// Waits until the work before the event's record has finished
@@ -100,8 +156,11 @@ impl<'c> Event<'c> {
     ///
     /// # Errors
     ///
-    /// Driver errors (a faulted kernel's sticky error poisons the context).
+    /// Driver errors (a faulted kernel's sticky error poisons the context);
+    /// [`Error::StreamCaptured`] for an event recorded in a capture that
+    /// goes on.
     pub fn synchronize(&self) -> Result<()> {
+        self.refuse_captured("Event::synchronize")?;
         let cu = self.ctx.enter()?;
         // SAFETY: a live event.
         self.ctx.check("cuEventSynchronize", unsafe {
@@ -115,6 +174,7 @@ impl<'c> Event<'c> {
     ///
     /// Driver errors other than `CUDA_ERROR_NOT_READY`.
     pub fn query(&self) -> Result<bool> {
+        self.refuse_captured("Event::query")?;
         let cu = self.ctx.enter()?;
         // SAFETY: a live event.
         let rc = unsafe { (cu.cuEventQuery)(self.raw) };
@@ -162,16 +222,50 @@ impl<'c> Event<'c> {
 impl Stream<'_> {
     /// Makes later work on this stream wait for `event` (`cuStreamWaitEvent`).
     ///
+    /// Waiting for an event recorded inside a capture makes this stream
+    /// join that capture (its later work becomes nodes of the graph, until
+    /// it joins back and the capture ends): only the capturing thread may do
+    /// that.
+    ///
     /// # Errors
     ///
-    /// [`Error::ContextMismatch`](crate::Error::ContextMismatch); driver errors.
+    /// [`Error::ContextMismatch`](crate::Error::ContextMismatch);
+    /// [`Error::StreamCaptured`] where this stream, or the event's capture,
+    /// belongs to another thread's capture; driver errors.
     pub fn wait(&self, event: &Event<'_>) -> Result<()> {
         same_context("Stream::wait", self.context(), event.context())?;
-        let cu = self.context().enter()?;
-        // SAFETY: a live stream and a live event of the same context; flags 0.
-        self.context().check("cuStreamWaitEvent", unsafe {
+        let ctx = self.context();
+        let mut g = self.state().lock();
+        let joins = event.capture();
+        let foreign_join = joins
+            .as_ref()
+            .is_some_and(|c| c.thread != std::thread::current().id());
+        if !g.usable_by_thread() || foreign_join {
+            return Err(Error::StreamCaptured {
+                operation: "Stream::wait",
+                device: ctx.device().ordinal(),
+            });
+        }
+        let cu = ctx.enter()?;
+        let joining = match (&joins, &g.capture) {
+            (Some(c), None) => {
+                // The stream enters the capture: its fence first (what it
+                // holds before the join is all of its work that will run).
+                g.record_event(ctx, cu, self.as_raw())?;
+                Some(c.clone())
+            }
+            _ => None,
+        };
+        // SAFETY: a live stream and a live event of the same context; flags
+        // 0; the stream's capture lock (`g`) is held across the call.
+        ctx.check("cuStreamWaitEvent", unsafe {
             (cu.cuStreamWaitEvent)(self.as_raw(), event.as_raw(), 0)
-        })
+        })?;
+        if let Some(c) = joining {
+            lock(&c.joined).push(self.state().clone());
+            g.capture = Some(c);
+        }
+        Ok(())
     }
 
     /// Records `event` at this point of the stream (`cuEventRecord`).
@@ -186,10 +280,11 @@ impl Stream<'_> {
 
 impl Drop for Event<'_> {
     fn drop(&mut self) {
-        if let Some(cu) = self.ctx.enter_for_drop() {
-            // SAFETY: destroys the event created in Event::new, once.
-            let rc = unsafe { (cu.cuEventDestroy)(self.raw) };
-            self.ctx.record_drop_error("cuEventDestroy_v2", rc);
-        }
+        let raw = self.raw as usize;
+        // SAFETY: destroys the event created in Event::new, once (now, or
+        // after this thread's capture, or off a driver callback thread).
+        self.ctx.release("cuEventDestroy_v2", None, move |cu| unsafe {
+            (cu.cuEventDestroy)(raw as CUevent)
+        });
     }
 }

@@ -20,4 +20,7 @@ impl crate::memory::OrderedStream for stream::Stream<'_> {
     fn as_raw(&self) -> cuda_sys::CUstream {
         stream::Stream::as_raw(self)
     }
+    fn capture_state(&self) -> crate::context::stream_state::SharedStreamState {
+        crate::context::stream_state::SharedStreamState(self.state().clone())
+    }
 }

@@ -27,15 +27,17 @@
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
+use std::ffi::c_void;
 use std::marker::PhantomData;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use cuda_sys::CUstream;
 
+use crate::context::release::in_driver_callback;
 use crate::context::same_context;
+use crate::context::stream_state::{wait_stream, StreamInner, StreamState};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::memory::{byte_len, copy, DeviceCopy, DeviceDst, DeviceSrc, UnifiedBuffer};
@@ -51,10 +53,30 @@ pub(crate) enum Timed {
     DtoD,
 }
 
+/// Something a scope owns on behalf of work it queued (a host function's
+/// boxed closure), type-erased: freed by the scope after it waited for the
+/// stream, on the scope's own thread, or kept forever (leaked on purpose)
+/// when the wait failed.
+pub(crate) struct Owned {
+    /// The stream the work was queued on.
+    pub(crate) stream: CUstream,
+    pub(crate) ptr: *mut c_void,
+    /// Bytes, for the arena's leak record.
+    pub(crate) bytes: usize,
+    /// Frees the box.
+    pub(crate) free: unsafe fn(*mut c_void),
+    /// Makes sure the work will never touch the box's contents again (a
+    /// host function not yet started is cancelled, one running is waited
+    /// for), so that what the box borrows may end.
+    pub(crate) cancel: unsafe fn(*mut c_void),
+}
+
 /// The handle a scope's closure queues work through. See the module docs.
 pub struct Scope<'s, 'env: 's> {
     ctx: &'env Context,
-    streams: RefCell<Vec<CUstream>>,
+    /// Unique among the process's scopes (never reused, unlike an address).
+    id: u64,
+    streams: RefCell<Vec<(CUstream, Arc<StreamState>)>>,
     /// Whether the scope is counted as having queued work (see
     /// `Context::begin_scope_work`).
     counted: Cell<bool>,
@@ -62,14 +84,52 @@ pub struct Scope<'s, 'env: 's> {
     /// when it ends (one shared atomic update per scope, not per launch).
     launches: Cell<u64>,
     timings: RefCell<Vec<(Timed, Event<'env>, Event<'env>)>>,
+    /// Host-function closures queued by the scope, freed after its wait.
+    owned: RefCell<Vec<Owned>>,
+    /// What replays of executable graphs launched by the scope use (their
+    /// graphs' host-node callbacks), kept alive until the scope's wait even
+    /// if the graph is dropped (or forgotten) first.
+    keep_alive: RefCell<Vec<Arc<dyn Any + Send + Sync>>>,
     _scope: PhantomData<&'s mut &'s ()>,
 }
 
 impl std::fmt::Debug for Scope<'_, '_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Scope")
+            .field("id", &self.id)
             .field("streams", &self.streams.borrow().len())
             .finish()
+    }
+}
+
+static NEXT_SCOPE: AtomicU64 = AtomicU64::new(1);
+
+/// A stream in use by one enqueue of a scope: its capture lock is held from
+/// the capture check to the driver call, so no capture can begin or end in
+/// between (see `crate::context::stream_state`). Dereferences to the raw
+/// stream; dropped right after the enqueue.
+pub(crate) struct StreamUse<'a> {
+    raw: CUstream,
+    guard: MutexGuard<'a, StreamInner>,
+}
+
+impl StreamUse<'_> {
+    /// Whether the stream is captured (by the scope using it: any other
+    /// capture was refused).
+    pub(crate) fn captured(&self) -> bool {
+        self.guard.capture.is_some()
+    }
+
+    /// The locked state.
+    pub(crate) fn inner(&mut self) -> &mut StreamInner {
+        &mut self.guard
+    }
+}
+
+impl std::ops::Deref for StreamUse<'_> {
+    type Target = CUstream;
+    fn deref(&self) -> &CUstream {
+        &self.raw
     }
 }
 
@@ -82,16 +142,27 @@ impl Context {
     ///
     /// The first error of `f`, or else the first error of synchronizing
     /// (a faulted kernel's sticky error, which poisons the context).
+    ///
+    /// # Panics
+    ///
+    /// Never on its own; but should every wait for the scope's work fail
+    /// while that work may still run (a wait refused twice, the second time
+    /// on a fresh thread, with an error that is not sticky), the process is
+    /// aborted: returning would end borrows that queued copies and kernels
+    /// may still write through, and there is no safe way to go on.
     pub fn scope<'env, R>(
         &'env self,
         f: impl for<'s> FnOnce(&'s Scope<'s, 'env>) -> Result<R>,
     ) -> Result<R> {
         let scope = Scope {
             ctx: self,
+            id: NEXT_SCOPE.fetch_add(1, Ordering::Relaxed),
             streams: RefCell::new(Vec::new()),
             counted: Cell::new(false),
             launches: Cell::new(0),
             timings: RefCell::new(Vec::new()),
+            owned: RefCell::new(Vec::new()),
+            keep_alive: RefCell::new(Vec::new()),
             _scope: PhantomData,
         };
         let guard = SyncOnUnwind(&scope);
@@ -120,20 +191,43 @@ impl<'s, 'env> Scope<'s, 'env> {
         self.ctx
     }
 
-    /// Remembers a stream for the final synchronization.
-    pub(crate) fn use_stream(&self, stream: &'s Stream<'_>) -> Result<CUstream> {
+    /// Takes `stream` for one enqueue: refuses a stream of another context,
+    /// or one that a capture of another scope owns; remembers it for the
+    /// final wait; holds its capture lock until the returned guard drops.
+    pub(crate) fn use_stream<'a>(&self, stream: &'a Stream<'_>) -> Result<StreamUse<'a>> {
         same_context("scope", self.ctx, stream.context())?;
         if !self.counted.get() {
             self.ctx.begin_scope_work()?;
             self.counted.set(true);
         }
         let raw = stream.as_raw();
-        self.ctx.check_capture_use(raw, self.key())?;
-        let mut streams = self.streams.borrow_mut();
-        if !streams.contains(&raw) {
-            streams.push(raw);
+        let state = stream.state();
+        {
+            let mut streams = self.streams.borrow_mut();
+            if !streams.iter().any(|(s, _)| *s == raw) {
+                streams.push((raw, state.clone()));
+                // Before the stream's lock: `pending` is always locked first.
+                self.ctx.begin_pending(self.id, raw, state);
+            }
         }
-        Ok(raw)
+        let guard = state.lock();
+        if !guard.usable_by_scope(self.id) {
+            return Err(Error::StreamCaptured {
+                operation: "work on a stream that another scope is capturing",
+                device: self.ctx.device().ordinal(),
+            });
+        }
+        Ok(StreamUse { raw, guard })
+    }
+
+    /// Hands the scope something that queued work uses (see [`Owned`]).
+    pub(crate) fn own(&self, owned: Owned) {
+        self.owned.borrow_mut().push(owned);
+    }
+
+    /// Keeps `what` alive until the scope has waited for its streams.
+    pub(crate) fn keep_alive(&self, what: Arc<dyn Any + Send + Sync>) {
+        self.keep_alive.borrow_mut().push(what);
     }
 
     /// Counts a launch (filed in the context's metrics when the scope ends).
@@ -142,16 +236,17 @@ impl<'s, 'env> Scope<'s, 'env> {
         self.launches.set(self.launches.get() + 1);
     }
 
-    /// Starts timing an operation on `stream` when kernel timing is on.
-    pub(crate) fn time_start(&self, stream: &Stream<'_>) -> Result<Option<Event<'env>>> {
+    /// Starts timing an operation on the stream in use when kernel timing
+    /// is on.
+    pub(crate) fn time_start(&self, on: &StreamUse<'_>) -> Result<Option<Event<'env>>> {
         // Nothing runs during a graph capture, so nothing is timed (the
         // events would be captured, never completed); graph launches are
         // timed instead (`crate::work::graph`).
-        if !self.ctx.kernel_timing() || self.ctx.capturing() {
+        if !self.ctx.kernel_timing() || on.captured() {
             return Ok(None);
         }
         let start = Event::new(self.ctx, true)?;
-        start.record(stream)?;
+        start.record_on(on.raw)?;
         Ok(Some(start))
     }
 
@@ -160,31 +255,80 @@ impl<'s, 'env> Scope<'s, 'env> {
     pub(crate) fn time_end(
         &self,
         what: impl FnOnce() -> Timed,
-        stream: &Stream<'_>,
+        on: &StreamUse<'_>,
         start: Option<Event<'env>>,
     ) -> Result<()> {
         if let Some(start) = start {
             let end = Event::new(self.ctx, true)?;
-            end.record(stream)?;
+            end.record_on(on.raw)?;
             self.timings.borrow_mut().push((what(), start, end));
         }
         Ok(())
     }
 
-    /// Waits for every stream used and files the timings.
+    /// Waits for every stream used, frees what the work owned, files the
+    /// timings. A wait that fails is tried once more on a fresh thread (a
+    /// thread that is capturing may not wait); if that fails too and the
+    /// error is not sticky, the work may still run: see [`Context::scope`].
     fn finish(&self) -> Result<()> {
-        let streams: Vec<CUstream> = std::mem::take(&mut *self.streams.borrow_mut());
+        let streams: Vec<(CUstream, Arc<StreamState>)> =
+            std::mem::take(&mut *self.streams.borrow_mut());
         let mut first_err = None;
-        if let Some(cu) = self.ctx.enter_for_drop() {
-            for raw in streams {
-                // SAFETY: every stream was borrowed for the scope's lifetime,
-                // so it is still alive.
-                let rc = unsafe { (cu.cuStreamSynchronize)(raw) };
-                if let Err(e) = self.ctx.check("cuStreamSynchronize", rc) {
-                    first_err.get_or_insert(e);
+        // Streams whose wait failed with a sticky error: the context is
+        // unusable and its work stopped, but what was queued for them is not
+        // freed (kept, leaked on purpose), in case the driver still calls it.
+        let mut failed: Vec<CUstream> = Vec::new();
+        // Inside a driver callback every driver call was refused, so nothing
+        // of the scope was queued and there is nothing to wait for.
+        if !streams.is_empty() && !in_driver_callback() {
+            match self.ctx.enter_for_drop() {
+                Some(cu) => {
+                    for (raw, state) in &streams {
+                        if let Err(e) = wait_stream(self.ctx, cu, *raw, state) {
+                            if !self.wait_elsewhere(*raw, state) {
+                                failed.push(*raw);
+                            }
+                            first_err.get_or_insert(e);
+                        }
+                    }
+                }
+                None => {
+                    for (raw, state) in &streams {
+                        if !self.wait_elsewhere(*raw, state) {
+                            failed.push(*raw);
+                        }
+                    }
                 }
             }
         }
+        self.ctx.end_pending(self.id);
+        let owned = std::mem::take(&mut *self.owned.borrow_mut());
+        for o in owned {
+            if failed.contains(&o.stream) {
+                // SAFETY: `o` was made by the callback module with matching
+                // functions; after `cancel` the driver never runs the
+                // closure, and the box itself is never freed.
+                unsafe { (o.cancel)(o.ptr) };
+                self.ctx.arena().record_kept(
+                    o.bytes,
+                    "a host callback whose stream's wait failed",
+                );
+            } else {
+                // SAFETY: as above; the stream's wait covered the callback
+                // (it ran, or the driver dropped it), so nothing uses the
+                // box any more, and it is freed once, here.
+                unsafe { (o.free)(o.ptr) };
+            }
+        }
+        if failed.is_empty() {
+            self.keep_alive.borrow_mut().clear();
+        } else {
+            // Kept forever: a replay may still reach them.
+            for k in std::mem::take(&mut *self.keep_alive.borrow_mut()) {
+                std::mem::forget(k);
+            }
+        }
+        self.ctx.drain_callback_releases();
         if self.counted.replace(false) {
             self.ctx.end_scope_work();
         }
@@ -215,7 +359,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                 }
             }
         }
-        if let Some(e) = take_callback_panic(self.key()) {
+        if let Some(e) = take_callback_panic(self.id) {
             first_err.get_or_insert(e);
         }
         match first_err {
@@ -224,10 +368,39 @@ impl<'s, 'env> Scope<'s, 'env> {
         }
     }
 
-    /// An identity of the scope, unique among live scopes (its address: a
-    /// scope does not move while its closure runs).
-    pub(crate) fn key(&self) -> usize {
-        self as *const Self as *const () as usize
+    /// The second try of a failed wait, on a fresh thread (one that is not
+    /// capturing and not a driver callback). `true` when the stream's work
+    /// is known to be over: waited for, or stopped by a sticky error. A
+    /// non-sticky failure here leaves work running under borrows that are
+    /// about to end: the process is aborted (see [`Context::scope`]).
+    fn wait_elsewhere(&self, raw: CUstream, state: &Arc<StreamState>) -> bool {
+        let ctx = self.ctx;
+        let raw_addr = raw as usize;
+        let outcome = std::thread::scope(|t| {
+            t.spawn(|| match ctx.enter_for_drop() {
+                Some(cu) => wait_stream(ctx, cu, raw_addr as CUstream, state),
+                None => Err(Error::InvalidArgument("no driver".into())),
+            })
+            .join()
+        });
+        match outcome {
+            Ok(Ok(())) => true,
+            Ok(Err(e)) if e.is_sticky() => false,
+            other => {
+                eprintln!(
+                    "cudakit: a scope could not wait for its work on device {} ({other:?}); \
+                     the work may still write memory whose borrows end now, so the process \
+                     is aborted",
+                    ctx.device().ordinal()
+                );
+                std::process::abort();
+            }
+        }
+    }
+
+    /// An identity of the scope, unique among the process's scopes.
+    pub(crate) fn key(&self) -> u64 {
+        self.id
     }
 
     /// Copies host memory to the device on `stream`
@@ -248,20 +421,20 @@ impl<'s, 'env> Scope<'s, 'env> {
         same_context("copy_to_device", self.ctx, dst.context())?;
         let raw = self.use_stream(stream)?;
         let bytes = byte_len::<T>(src.len(), "copy")?;
-        let t = self.time_start(stream)?;
+        let t = self.time_start(&raw)?;
         // SAFETY: `src` and `dst` are borrowed until the scope has
         // synchronized this stream; both hold `bytes` bytes. Large pageable
         // sources go through the staged pipeline, ordered after the stream.
         unsafe {
             copy::htod_ordered(
                 self.ctx,
-                raw,
+                *raw,
                 dst.device_ptr().as_raw(),
                 src.as_ptr().cast(),
                 bytes,
             )
         }?;
-        self.time_end(|| Timed::HtoD, stream, t)
+        self.time_end(|| Timed::HtoD, &raw, t)
     }
 
     /// Copies device memory to the host on `stream`
@@ -281,20 +454,20 @@ impl<'s, 'env> Scope<'s, 'env> {
         same_context("copy_to_host", self.ctx, src.context())?;
         let raw = self.use_stream(stream)?;
         let bytes = byte_len::<T>(dst.len(), "copy")?;
-        let t = self.time_start(stream)?;
+        let t = self.time_start(&raw)?;
         // SAFETY: `dst` is borrowed exclusively, `src` shared, until the
         // scope has synchronized this stream; both hold `bytes` bytes; every
         // bit pattern is a valid T.
         unsafe {
             copy::dtoh_ordered(
                 self.ctx,
-                raw,
+                *raw,
                 dst.as_mut_ptr().cast(),
                 src.device_ptr().as_raw(),
                 bytes,
             )
         }?;
-        self.time_end(|| Timed::DtoH, stream, t)
+        self.time_end(|| Timed::DtoH, &raw, t)
     }
 
     /// Copies device memory to device memory on `stream`
@@ -314,19 +487,19 @@ impl<'s, 'env> Scope<'s, 'env> {
         same_context("copy", self.ctx, dst.context())?;
         let raw = self.use_stream(stream)?;
         let bytes = byte_len::<T>(src.len(), "copy")?;
-        let t = self.time_start(stream)?;
+        let t = self.time_start(&raw)?;
         // SAFETY: both borrowed until the scope has synchronized this
         // stream; both hold `bytes` bytes.
         unsafe {
             copy::dtod_async(
                 self.ctx,
-                raw,
+                *raw,
                 dst.device_ptr().as_raw(),
                 src.device_ptr().as_raw(),
                 bytes,
             )
         }?;
-        self.time_end(|| Timed::DtoD, stream, t)
+        self.time_end(|| Timed::DtoD, &raw, t)
     }
 
     /// Prefetches a unified buffer to the device (`to_device`) or the host
@@ -344,7 +517,7 @@ impl<'s, 'env> Scope<'s, 'env> {
     ) -> Result<()> {
         same_context("prefetch", self.ctx, buffer.context())?;
         let raw = self.use_stream(stream)?;
-        buffer.prefetch_on(raw, to_device)
+        buffer.prefetch_on(*raw, to_device)
     }
 }
 
@@ -352,16 +525,16 @@ impl<'s, 'env> Scope<'s, 'env> {
 // reported when their scope ends
 
 /// Panics caught in callbacks, as (scope key, message), not yet reported.
-static PANICS: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+static PANICS: Mutex<Vec<(u64, String)>> = Mutex::new(Vec::new());
 /// How many entries `PANICS` holds: scopes look at the lock only when
 /// some panic is pending, so the scope's end costs one load otherwise.
 static PENDING: AtomicUsize = AtomicUsize::new(0);
 
-fn panics() -> std::sync::MutexGuard<'static, Vec<(usize, String)>> {
+fn panics() -> std::sync::MutexGuard<'static, Vec<(u64, String)>> {
     crate::context::lock(&PANICS)
 }
 
-fn message(payload: &(dyn Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = payload.downcast_ref::<String>() {
@@ -373,17 +546,14 @@ fn message(payload: &(dyn Any + Send)) -> String {
 
 /// Records a panic caught in a host callback of the scope `key`; the
 /// scope's end reports it.
-pub(crate) fn record_callback_panic(key: usize, payload: Box<dyn Any + Send>) {
-    let text = message(&*payload);
-    // Dropping a payload can panic in turn; that panic is caught too.
-    let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+pub(crate) fn record_callback_panic(key: u64, text: String) {
     panics().push((key, text));
     PENDING.fetch_add(1, Ordering::AcqRel);
 }
 
 /// The first panic caught in a callback of the scope `key`, as the error
 /// its end returns. Called by every scope as it ends.
-pub(crate) fn take_callback_panic(key: usize) -> Option<Error> {
+pub(crate) fn take_callback_panic(key: u64) -> Option<Error> {
     if PENDING.load(Ordering::Acquire) == 0 {
         return None;
     }

@@ -1,17 +1,27 @@
 //! Streams: non-blocking, with a priority.
 
+use std::sync::Arc;
+
 use cuda_sys::{CUstream, CUstream_flags};
 
+use crate::context::stream_state::StreamState;
 use crate::context::Context;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// A non-blocking stream (`CU_STREAM_NON_BLOCKING`: it does not wait for
 /// the legacy default stream). Destroyed on drop (`cuStreamDestroy_v2`);
 /// work still queued on it completes.
+///
+/// Streams are `Sync`: several threads may queue work on one stream. Every
+/// enqueue holds the stream's capture lock from its capture check to the
+/// driver call (see `crate::context::stream_state`), so that while a scope
+/// captures the stream no other scope's or thread's work can enter the
+/// graph: it is refused with [`Error::StreamCaptured`].
 pub struct Stream<'c> {
     ctx: &'c Context,
     raw: CUstream,
     priority: i32,
+    state: Arc<StreamState>,
 }
 
 // SAFETY: a stream handle may be used from any thread (the driver API is
@@ -66,6 +76,7 @@ impl Context {
             ctx: self,
             raw,
             priority: actual,
+            state: StreamState::new(raw),
         })
     }
 }
@@ -86,26 +97,51 @@ impl<'c> Stream<'c> {
         self.priority
     }
 
+    /// The stream's capture state (see `crate::context::stream_state`).
+    pub(crate) fn state(&self) -> &Arc<StreamState> {
+        &self.state
+    }
+
+    /// Refuses a wait or query of a stream that belongs to a capture: the
+    /// driver would refuse it and invalidate the capture.
+    fn refuse_captured(&self, operation: &'static str) -> Result<()> {
+        if self.state.lock().capture.is_some() {
+            return Err(Error::StreamCaptured {
+                operation,
+                device: self.ctx.device().ordinal(),
+            });
+        }
+        Ok(())
+    }
+
     /// Waits for all work queued on the stream (`cuStreamSynchronize`).
     ///
     /// # Errors
     ///
     /// Driver errors, including the sticky error of a faulted kernel (which
-    /// poisons the context).
+    /// poisons the context); [`Error::StreamCaptured`] while the stream
+    /// belongs to a graph capture (synchronizing it would invalidate the
+    /// capture).
     pub fn synchronize(&self) -> Result<()> {
+        self.ctx.refuse_during_capture("cuStreamSynchronize")?;
+        self.refuse_captured("cuStreamSynchronize")?;
         let cu = self.ctx.enter()?;
         // SAFETY: a live stream of the current context.
         self.ctx.check("cuStreamSynchronize", unsafe {
             (cu.cuStreamSynchronize)(self.raw)
-        })
+        })?;
+        self.ctx.drain_callback_releases();
+        Ok(())
     }
 
     /// Whether all queued work has finished (`cuStreamQuery`).
     ///
     /// # Errors
     ///
-    /// Driver errors other than `CUDA_ERROR_NOT_READY`.
+    /// Driver errors other than `CUDA_ERROR_NOT_READY`;
+    /// [`Error::StreamCaptured`] while the stream belongs to a capture.
     pub fn query(&self) -> Result<bool> {
+        self.refuse_captured("cuStreamQuery")?;
         let cu = self.ctx.enter()?;
         // SAFETY: a live stream.
         let rc = unsafe { (cu.cuStreamQuery)(self.raw) };
@@ -118,11 +154,55 @@ impl<'c> Stream<'c> {
 
 impl Drop for Stream<'_> {
     fn drop(&mut self) {
-        if let Some(cu) = self.ctx.enter_for_drop() {
-            // SAFETY: destroys the stream created in stream_with_priority,
-            // once; queued work completes first (driver semantics).
-            let rc = unsafe { (cu.cuStreamDestroy)(self.raw) };
-            self.ctx.record_drop_error("cuStreamDestroy_v2", rc);
+        let raw = self.raw as usize;
+        let (deferred, foreign, event) = {
+            let mut g = self.state.lock();
+            // A stream that joined a capture (only joined streams can be
+            // dropped during one: a capture's origin is borrowed by its
+            // scope) leaves it; its deferred frees go with its destruction.
+            let mut foreign = false;
+            if let Some(c) = g.capture.take() {
+                crate::context::lock(&c.joined).retain(|s| !Arc::ptr_eq(s, &self.state));
+                foreign = c.thread != std::thread::current().id();
+            }
+            (
+                std::mem::take(&mut g.deferred_frees),
+                foreign,
+                std::mem::take(&mut g.event),
+            )
+        };
+        if foreign {
+            // Dropped on another thread while it belongs to a capture of a
+            // thread that goes on capturing: the driver still counts the
+            // stream in that capture, so a free or destroy issued on it now
+            // would be captured, and this thread cannot wait for the capture
+            // to end. Kept (leaked on purpose), recorded as such.
+            for (_, id) in deferred {
+                self.ctx
+                    .arena()
+                    .record_leak(id, "its stream was dropped inside another thread's capture");
+            }
+            return;
         }
+        for (ptr, id) in deferred {
+            // SAFETY: a stream-ordered allocation whose buffer was dropped
+            // while this stream was captured (so nothing of cudakit uses
+            // it), freed once, on this stream, which is still alive (it is
+            // destroyed below, after this call is queued).
+            self.ctx.release("cuMemFreeAsync", Some(id), move |cu| unsafe {
+                (cu.cuMemFreeAsync)(ptr, raw as CUstream)
+            });
+        }
+        self.ctx.release("cuEventDestroy_v2", None, move |cu| {
+            crate::context::stream_state::destroy_event(cu, event)
+        });
+        // SAFETY: destroys the stream created in stream_with_priority, once,
+        // after every release above was issued or deferred before it (a
+        // deferred release is queued on this thread's list ahead of this
+        // one, and the list runs in order); queued work completes first
+        // (driver semantics).
+        self.ctx.release("cuStreamDestroy_v2", None, move |cu| unsafe {
+            (cu.cuStreamDestroy)(raw as CUstream)
+        });
     }
 }

@@ -401,14 +401,24 @@ impl<'g, 'env> Group<'g, 'env> {
         on_device(call, "the scope", comm, s.context())?;
         on_device(call, "the stream", comm, stream.context())?;
         // A captured collective would replay after the communicator could
-        // have been aborted and freed (abort takes `&self`): refused.
-        if s.context().capturing() {
-            return Err(Error::IllegalDuringCapture {
-                operation: call,
-                device: comm.context().device().ordinal(),
-            });
+        // have been aborted and freed (abort takes `&self`): refused, on a
+        // capturing thread and on a captured stream. The stream's lock is
+        // not held until the group's end queues the call: a capture that
+        // another thread begins on this stream in between is not seen here
+        // (NCCL's calls are queued by `ncclGroupEnd`, outside cudakit's
+        // enqueue path).
+        let refuse = || Error::IllegalDuringCapture {
+            operation: call,
+            device: comm.context().device().ordinal(),
+        };
+        if crate::context::release::thread_capturing() {
+            return Err(refuse());
         }
-        s.use_stream(stream)
+        let u = s.use_stream(stream)?;
+        if u.captured() {
+            return Err(refuse());
+        }
+        Ok(*u)
     }
 
     fn push(&self, call: Call<'g>) {

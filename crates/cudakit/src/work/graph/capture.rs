@@ -1,12 +1,12 @@
 //! Stream capture: work queued on a capturing stream inside a scope becomes
 //! a [`Graph`] instead of running.
 
-use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 
 use cuda_sys::{CUgraph, CUstream, CUstreamCaptureMode};
 
-use super::Graph;
+use super::{Graph, Launchers};
+use crate::context::stream_state::CaptureRecord;
 use crate::context::{same_context, Context};
 use crate::error::{Error, Result};
 use crate::work::graph::Kept;
@@ -17,7 +17,7 @@ use crate::work::stream::Stream;
 /// under, and the callbacks its host nodes call.
 struct Capturing {
     stream: usize,
-    key: Arc<AtomicUsize>,
+    key: Arc<Launchers>,
     kept: Vec<Kept>,
 }
 
@@ -28,7 +28,7 @@ fn captures() -> std::sync::MutexGuard<'static, Vec<Capturing>> {
 }
 
 /// The panic key of the capture on `stream`, if one is in progress.
-pub(crate) fn capture_key(stream: CUstream) -> Option<Arc<AtomicUsize>> {
+pub(crate) fn capture_key(stream: CUstream) -> Option<Arc<Launchers>> {
     captures()
         .iter()
         .find(|c| c.stream == stream as usize)
@@ -53,14 +53,18 @@ fn take_capture(stream: CUstream) -> Option<Capturing> {
 /// Ends a capture however the closure left: by returning or by panicking.
 struct EndCapture<'a> {
     ctx: &'a Context,
-    stream: CUstream,
+    stream: &'a Stream<'a>,
+    record: Arc<CaptureRecord>,
     done: bool,
 }
 
 impl EndCapture<'_> {
-    /// Ends the capture; returns the graph (null if the driver made none),
-    /// its host callbacks, the end call's result and the operation refused
-    /// during the capture, if any.
+    /// Ends the capture (`cuStreamEndCapture`, under the stream's lock);
+    /// clears the capture from its stream and from every stream that joined
+    /// it; issues the stream-ordered frees deferred during it. Returns the
+    /// graph (null if the driver made none), its host callbacks, the end
+    /// call's result and the operation refused on this thread during the
+    /// capture, if any.
     fn end(
         &mut self,
     ) -> (
@@ -70,16 +74,72 @@ impl EndCapture<'_> {
         Option<&'static str>,
     ) {
         self.done = true;
+        let raw = self.stream.as_raw();
         let mut graph: CUgraph = std::ptr::null_mut();
-        let rc = match self.ctx.enter_for_drop() {
-            // SAFETY: the stream is capturing (begun by `Scope::capture`,
-            // on this thread) and alive (borrowed for the scope); a valid
-            // out-pointer.
-            Some(cu) => unsafe { (cu.cuStreamEndCapture)(self.stream, &mut graph) },
-            None => cuda_sys::CUresult::CUDA_ERROR_NOT_INITIALIZED,
+        let (rc, mut deferred) = {
+            let mut g = self.stream.state().lock();
+            let rc = match self.ctx.enter_for_drop() {
+                // SAFETY: the stream is capturing (begun by `Scope::capture`,
+                // on this thread) and alive (borrowed for the scope); a valid
+                // out-pointer; the stream's capture lock is held.
+                Some(cu) => unsafe { (cu.cuStreamEndCapture)(raw, &mut graph) },
+                None => cuda_sys::CUresult::CUDA_ERROR_NOT_INITIALIZED,
+            };
+            g.capture = None;
+            (rc, vec![(raw, std::mem::take(&mut g.deferred_frees))])
         };
-        let violation = self.ctx.end_capture(self.stream);
-        (graph, take_capture(self.stream), rc, violation)
+        for joined in self.record.end() {
+            let mut g = joined.lock();
+            if g
+                .capture
+                .as_ref()
+                .is_some_and(|c| Arc::ptr_eq(c, &self.record))
+            {
+                g.capture = None;
+            }
+            // The stream is alive: its drop removes it from `joined` first.
+            let frees = std::mem::take(&mut g.deferred_frees);
+            if !frees.is_empty() {
+                deferred.push((g.raw as CUstream, frees));
+            }
+        }
+        run_stream_frees(self.ctx, deferred);
+        let violation = self.ctx.end_capture();
+        (graph, take_capture(raw), rc, violation)
+    }
+}
+
+/// Issues stream-ordered frees that waited for a capture to end, each on
+/// its own stream (alive, and no longer captured). Called on the capturing
+/// thread, which may still be capturing another stream: a stream-ordered
+/// free on a stream that is not captured is allowed there.
+fn run_stream_frees(ctx: &Context, list: Vec<(CUstream, Vec<(u64, u64)>)>) {
+    if list.iter().all(|(_, f)| f.is_empty()) {
+        return;
+    }
+    let Some(cu) = ctx.enter_for_drop() else {
+        for (_, frees) in list {
+            for (_, id) in frees {
+                ctx.arena().record_leak(id, "cuMemFreeAsync (no driver)");
+            }
+        }
+        return;
+    };
+    for (stream, frees) in list {
+        for (ptr, id) in frees {
+            // SAFETY: an allocation of `cuMemAllocAsync`/`FromPoolAsync`
+            // whose buffer was dropped while its stream was captured (so
+            // nothing of cudakit uses it), freed once, on that stream, which
+            // is alive (the capture's scope borrows its origin; a joined
+            // stream's drop takes its frees with it) and no longer captured.
+            let rc = unsafe { (cu.cuMemFreeAsync)(ptr, stream) };
+            ctx.record_drop_error("cuMemFreeAsync", rc);
+            if rc == cuda_sys::CUresult::CUDA_SUCCESS {
+                ctx.arena().record_free(id);
+            } else {
+                ctx.arena().record_leak(id, "cuMemFreeAsync");
+            }
+        }
     }
 }
 
@@ -98,12 +158,12 @@ fn destroy(ctx: &Context, graph: CUgraph) {
     if graph.is_null() {
         return;
     }
-    if let Some(cu) = ctx.enter_for_drop() {
-        // SAFETY: a graph the capture just made, destroyed once, never
-        // instantiated.
-        let rc = unsafe { (cu.cuGraphDestroy)(graph) };
-        ctx.record_drop_error("cuGraphDestroy", rc);
-    }
+    let raw = graph as usize;
+    // SAFETY: a graph the capture just made, destroyed once, never
+    // instantiated.
+    ctx.release("cuGraphDestroy", None, move |cu| unsafe {
+        (cu.cuGraphDestroy)(raw as CUgraph)
+    });
 }
 
 impl<'s, 'env> Scope<'s, 'env> {
@@ -141,45 +201,44 @@ impl<'s, 'env> Scope<'s, 'env> {
     ) -> Result<Graph<'s>> {
         let ctx: &'env Context = self.context();
         same_context("capture", ctx, stream.context())?;
-        let raw = self.use_stream(stream)?;
+        let record = CaptureRecord::new(self.key());
         {
-            let mut list = captures();
-            if list.iter().any(|c| c.stream == raw as usize) {
+            let mut u = self.use_stream(stream)?;
+            if u.captured() {
                 return Err(Error::InvalidArgument(
                     "capture: the stream is capturing already (captures do not nest)".into(),
                 ));
             }
-            list.push(Capturing {
-                stream: raw as usize,
-                key: Arc::new(AtomicUsize::new(0)),
+            let cu = ctx.enter()?;
+            // The fence: waits for the stream from other threads during the
+            // capture stop here (see `StreamInner::event`).
+            let raw = *u;
+            u.inner().record_event(ctx, cu, raw)?;
+            captures().push(Capturing {
+                stream: *u as usize,
+                key: Arc::new(Launchers::default()),
                 kept: Vec::new(),
             });
-        }
-        let cu = match ctx.enter() {
-            Ok(cu) => cu,
-            Err(e) => {
-                drop(take_capture(raw));
+            // SAFETY: a live stream of the current context, not capturing
+            // (its state, locked here, says so; a capture begun by foreign
+            // code makes the driver refuse); a defined mode.
+            let rc = unsafe {
+                (cu.cuStreamBeginCapture)(
+                    *u,
+                    CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+                )
+            };
+            if let Err(e) = ctx.check("cuStreamBeginCapture_v2", rc) {
+                drop(take_capture(*u));
                 return Err(e);
             }
-        };
-        ctx.begin_capture(raw, self.key());
-        // SAFETY: a live stream of the current context, not capturing (no
-        // capture of ours is registered for it, and one begun elsewhere
-        // makes the driver refuse); a defined mode.
-        let rc = unsafe {
-            (cu.cuStreamBeginCapture)(
-                raw,
-                CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
-            )
-        };
-        if let Err(e) = ctx.check("cuStreamBeginCapture_v2", rc) {
-            ctx.end_capture(raw);
-            drop(take_capture(raw));
-            return Err(e);
+            u.inner().capture = Some(record.clone());
+            ctx.begin_capture();
         }
         let mut guard = EndCapture {
             ctx,
-            stream: raw,
+            stream,
+            record,
             done: false,
         };
         let result = f();

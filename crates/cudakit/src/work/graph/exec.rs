@@ -2,15 +2,21 @@
 //! updated node by node or as a whole.
 
 use std::cell::Cell;
+use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use cuda_sys::{
     CUevent, CUevent_flags, CUgraphExec, CUgraphExecUpdateResult, CUgraphExecUpdateResultInfo,
     CUgraphInstantiate_flags, CUresult,
 };
 
-use super::{kernel_node_params, raw_kind, Graph, GraphNode, NodeKind};
+use super::{
+    describe_node, kernel_node_params, raw_kind, Graph, GraphHandle, GraphNode, HostNodes,
+    Launchers, NodeKind,
+};
 use crate::compile::module::Function;
+use crate::context::arena::AllocKind;
 use crate::context::{same_context, Context};
 use crate::error::{Error, Result};
 use crate::work::launch::params::PointerArray;
@@ -65,20 +71,36 @@ impl InstantiateOptions {
 
 /// An executable graph (`cuGraphInstantiateWithFlags`), destroyed on drop
 /// (`cuGraphExecDestroy`) after its launches still in flight have finished.
-/// Borrows the graph it was made from (and any graph it was updated
-/// with), and so everything those borrow.
+///
+/// `'g` is how long what the graph's nodes use stays borrowed: a replay
+/// can only be launched in a scope that this outlives
+/// ([`Scope::launch_graph`]), so the scope's wait covers every replay and no
+/// borrow ends while one runs, whether or not the executable graph (or its
+/// graph) is dropped, or forgotten, first. The executable graph shares what
+/// it needs of its graph (the driver's graph, for describing nodes; the
+/// host-node callbacks); the graph itself may go first.
 pub struct GraphExec<'g> {
     ctx: &'g Context,
     raw: CUgraphExec,
     /// The graph it was instantiated from: kernel-node updates name nodes
     /// of this one.
-    origin: &'g Graph<'g>,
-    /// The graph whose host callbacks it calls now.
-    current: &'g Graph<'g>,
+    origin_id: u64,
+    origin: Arc<GraphHandle>,
+    /// The graph whose host callbacks it calls now (after `update`), and
+    /// their launch keys.
+    host: Arc<HostNodes>,
+    keys: Vec<Arc<Launchers>>,
+    /// Allocation nodes without a free node (freed by the driver before
+    /// each relaunch, with auto-free on launch), freed after the last
+    /// replay when dropped.
+    unfreed: Vec<u64>,
+    /// The arena record of the graph's allocations.
+    arena_id: Option<u64>,
     /// Recorded after every launch and upload; dropping waits for it.
     done: CUevent,
     used: Cell<bool>,
     label: String,
+    _borrows: PhantomData<&'g ()>,
 }
 
 impl std::fmt::Debug for GraphExec<'_> {
@@ -92,15 +114,30 @@ impl std::fmt::Debug for GraphExec<'_> {
 
 impl<'g> Graph<'g> {
     /// Instantiates the graph (`cuGraphInstantiateWithFlags`). The result
-    /// borrows the graph.
+    /// keeps what the graph's nodes borrow borrowed (`'g`).
     ///
     /// # Errors
     ///
-    /// [`Error::EmptyGraph`] for a graph without nodes; driver errors.
-    pub fn instantiate(&'g self, options: InstantiateOptions) -> Result<GraphExec<'g>> {
+    /// [`Error::EmptyGraph`] for a graph without nodes;
+    /// [`Error::InvalidArgument`] for allocation nodes without a free node
+    /// when auto-free on launch is off (each launch would leak them);
+    /// driver errors.
+    #[track_caller]
+    pub fn instantiate(&self, options: InstantiateOptions) -> Result<GraphExec<'g>> {
         if self.raw_nodes()?.is_empty() {
             return Err(Error::EmptyGraph);
         }
+        let (unfreed, alloc_bytes) = self.allocations();
+        if !unfreed.is_empty() && !options.auto_free_on_launch {
+            return Err(Error::InvalidArgument(format!(
+                "cuGraphInstantiateWithFlags: {} allocation node(s) ({} bytes) have no free node, \
+                 so every launch would leak them; add Graph::add_mem_free or instantiate with \
+                 auto_free_on_launch",
+                unfreed.len(),
+                unfreed.iter().map(|(_, b)| b).sum::<usize>()
+            )));
+        }
+        let unfreed: Vec<u64> = unfreed.iter().map(|(p, _)| *p).collect();
         let ctx = self.context();
         let cu = ctx.enter()?;
         let mut done: CUevent = std::ptr::null_mut();
@@ -121,14 +158,23 @@ impl<'g> Graph<'g> {
             Some(l) => l.to_owned(),
             None => format!("#{}", self.id()),
         };
+        let arena_id = (alloc_bytes > 0).then(|| {
+            ctx.arena()
+                .record_alloc(AllocKind::Graph, alloc_bytes, std::panic::Location::caller())
+        });
         Ok(GraphExec {
             ctx,
             raw,
-            origin: self,
-            current: self,
+            origin_id: self.id(),
+            origin: self.handle().clone(),
+            host: self.host().clone(),
+            keys: self.keys(),
+            unfreed,
+            arena_id,
             done,
             used: Cell::new(false),
             label,
+            _borrows: PhantomData,
         })
     }
 }
@@ -151,10 +197,10 @@ impl<'g> GraphExec<'g> {
 
     /// Records the replay-done event on `stream`; `cu` comes from the
     /// caller's `enter` of this context, just before.
-    fn mark(&self, cu: &cuda_sys::Driver, stream: &Stream<'_>) -> Result<()> {
+    fn mark(&self, cu: &cuda_sys::Driver, stream: cuda_sys::CUstream) -> Result<()> {
         // SAFETY: a live event and stream of this context.
         self.ctx.check("cuEventRecord", unsafe {
-            (cu.cuEventRecord)(self.done, stream.as_raw())
+            (cu.cuEventRecord)(self.done, stream)
         })?;
         self.used.set(true);
         Ok(())
@@ -167,20 +213,31 @@ impl<'g> GraphExec<'g> {
     /// # Errors
     ///
     /// Context mismatches; driver errors.
-    pub fn upload<'s>(&self, scope: &Scope<'s, '_>, stream: &'s Stream<'_>) -> Result<()> {
+    pub fn upload<'s>(&self, scope: &Scope<'s, '_>, stream: &'s Stream<'_>) -> Result<()>
+    where
+        'g: 's,
+    {
         same_context("GraphExec::upload", self.ctx, stream.context())?;
         same_context("GraphExec::upload", self.ctx, scope.context())?;
+        scope.context().refuse_during_capture("cuGraphUpload")?;
         let raw = scope.use_stream(stream)?;
+        if raw.captured() {
+            return Err(Error::IllegalDuringCapture {
+                operation: "cuGraphUpload",
+                device: self.ctx.device().ordinal(),
+            });
+        }
         let cu = self.ctx.enter()?;
-        // SAFETY: a live executable graph and stream of this context.
+        // SAFETY: a live executable graph and stream of this context; the
+        // stream's capture lock is held.
         self.ctx.check("cuGraphUpload", unsafe {
-            (cu.cuGraphUpload)(self.raw, raw)
+            (cu.cuGraphUpload)(self.raw, *raw)
         })?;
-        self.mark(cu, stream)
+        self.mark(cu, *raw)
     }
 
     fn check_node(&self, what: &'static str, node: GraphNode) -> Result<()> {
-        if node.graph == self.origin.id() {
+        if node.graph == self.origin_id {
             Ok(())
         } else {
             Err(Error::ForeignGraphNode { what, index: 0 })
@@ -214,7 +271,7 @@ impl<'g> GraphExec<'g> {
         if kind != NodeKind::Kernel {
             return Err(Error::InvalidArgument(format!(
                 "set_kernel_params: {} is not a kernel node",
-                self.origin.describe(node.raw)
+                describe_node(self.ctx, self.origin.raw(), node.raw)
             )));
         }
         let mut pointers = PointerArray::new();
@@ -237,7 +294,7 @@ impl<'g> GraphExec<'g> {
     /// [`Error::GraphUpdate`] naming the node at fault and the reason when
     /// the driver refuses (the executable graph is unchanged and usable);
     /// context mismatches; other driver errors.
-    pub fn update(&mut self, graph: &'g Graph<'g>) -> Result<()> {
+    pub fn update(&mut self, graph: &Graph<'g>) -> Result<()> {
         same_context("GraphExec::update", self.ctx, graph.context())?;
         let cu = self.ctx.enter()?;
         let mut info = CUgraphExecUpdateResultInfo::default();
@@ -251,7 +308,8 @@ impl<'g> GraphExec<'g> {
             });
         }
         self.ctx.check("cuGraphExecUpdate_v2", rc)?;
-        self.current = graph;
+        self.host = graph.host().clone();
+        self.keys = graph.keys();
         Ok(())
     }
 }
@@ -281,22 +339,45 @@ pub(crate) fn update_reason(r: CUgraphExecUpdateResult) -> &'static str {
 
 impl Drop for GraphExec<'_> {
     fn drop(&mut self) {
-        if let Some(cu) = self.ctx.enter_for_drop() {
-            if self.used.get() {
-                // SAFETY: a live event, recorded after the last launch;
-                // waiting for it keeps the graph's borrows alive until no
-                // replay can touch them.
-                let rc = unsafe { (cu.cuEventSynchronize)(self.done) };
-                self.ctx.record_drop_error("cuEventSynchronize", rc);
+        let (raw, done, used) = (self.raw as usize, self.done as usize, self.used.get());
+        let unfreed = std::mem::take(&mut self.unfreed);
+        let arena_id = self.arena_id;
+        let ctx = self.ctx.clone();
+        // The whole release waits on this thread's capture if it captures
+        // (a wait there would invalidate it), or off a driver callback.
+        self.ctx.release("cuGraphExecDestroy", None, move |cu| {
+            if used {
+                // SAFETY: a live event, recorded after the last launch.
+                let rc = unsafe { (cu.cuEventSynchronize)(done as CUevent) };
+                if rc != CUresult::CUDA_SUCCESS && !crate::DriverCode::from_raw(rc).is_sticky() {
+                    // A replay may still run: keep everything it uses (the
+                    // executable graph, its event, its allocations).
+                    ctx.record_drop_error("cuEventSynchronize", rc);
+                    if let Some(id) = arena_id {
+                        ctx.arena().record_leak(id, "cuEventSynchronize");
+                    }
+                    return rc;
+                }
+                ctx.record_drop_error("cuEventSynchronize", rc);
+                for ptr in &unfreed {
+                    // SAFETY: an allocation of this executable graph's last
+                    // replay that no free node freed (auto-free on launch),
+                    // freed once, after that replay (waited for above).
+                    let rc = unsafe { (cu.cuMemFree)(*ptr) };
+                    ctx.record_drop_error("cuMemFree_v2", rc);
+                }
             }
-            // SAFETY: destroys the executable graph made by instantiate,
-            // once, after its replays.
-            let rc = unsafe { (cu.cuGraphExecDestroy)(self.raw) };
-            self.ctx.record_drop_error("cuGraphExecDestroy", rc);
+            if let Some(id) = arena_id {
+                ctx.arena().record_free(id);
+            }
             // SAFETY: the event made by instantiate, destroyed once.
-            let rc = unsafe { (cu.cuEventDestroy)(self.done) };
-            self.ctx.record_drop_error("cuEventDestroy_v2", rc);
-        }
+            let rc = unsafe { (cu.cuEventDestroy)(done as CUevent) };
+            ctx.record_drop_error("cuEventDestroy_v2", rc);
+            // SAFETY: destroys the executable graph made by instantiate,
+            // once, after its replays (waited for above; an exec that is
+            // still in flight would be freed by the driver on completion).
+            unsafe { (cu.cuGraphExecDestroy)(raw as CUgraphExec) }
+        });
     }
 }
 
@@ -305,8 +386,10 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// counted in the metrics ([`Metrics::graph_launches`]); with kernel
     /// timing on, its time is filed under `graph <label>`.
     ///
-    /// The executable graph need not outlive the scope: dropping it waits
-    /// for its replays.
+    /// What the graph's nodes borrow (`'g`) must outlive the scope, whose
+    /// wait covers the replay: dropping or forgetting the executable graph,
+    /// or its graph, cannot end those borrows while the replay runs. The
+    /// scope also keeps the graph's host-node callbacks alive until then.
     ///
     /// [`Metrics::graph_launches`]: crate::Metrics::graph_launches
     ///
@@ -315,35 +398,43 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// [`Error::ContextMismatch`] for a stream (or scope) of another
     /// context; [`Error::IllegalDuringCapture`] inside a capture; driver
     /// errors.
-    pub fn launch_graph(&self, stream: &'s Stream<'_>, exec: &GraphExec<'_>) -> Result<()> {
+    pub fn launch_graph<'g>(&self, stream: &'s Stream<'_>, exec: &GraphExec<'g>) -> Result<()>
+    where
+        'g: 's,
+    {
         same_context("launch_graph", exec.ctx, stream.context())?;
         same_context("launch_graph", exec.ctx, self.context())?;
         let ctx = self.context();
         ctx.refuse_during_capture("cuGraphLaunch")?;
         let raw = self.use_stream(stream)?;
-        exec.current.set_launch_key(self.key());
-        let timer = self.time_start(stream)?;
-        let cu = ctx.enter()?;
-        // SAFETY: a live executable graph and stream of this context. What
-        // the graph touches is borrowed for the graph's lifetime, which the
-        // executable graph's outlives, and its drop waits for this replay.
-        ctx.check("cuGraphLaunch", unsafe {
-            (cu.cuGraphLaunch)(exec.raw, raw)
-        })?;
-        if let Err(e) = exec.mark(cu, stream) {
-            // The replay is queued but not marked: wait for it here, so that
-            // the executable graph's drop cannot release what it uses while
-            // it runs.
-            // SAFETY: a live stream of this context.
-            let _ = unsafe { (cu.cuStreamSynchronize)(raw) };
-            return Err(e);
+        if raw.captured() {
+            return Err(Error::IllegalDuringCapture {
+                operation: "cuGraphLaunch",
+                device: ctx.device().ordinal(),
+            });
         }
+        self.keep_alive(Arc::new(super::LaunchMark::new(
+            self.key(),
+            exec.keys.clone(),
+            exec.host.clone(),
+        )));
+        let timer = self.time_start(&raw)?;
+        let cu = ctx.enter()?;
+        // SAFETY: a live executable graph and stream of this context; the
+        // stream's capture lock is held. What the graph touches is borrowed
+        // for 'g, which outlives this scope ('g: 's), and the scope waits
+        // for the stream before it ends; its host callbacks are kept alive
+        // by the scope (the mark above).
+        ctx.check("cuGraphLaunch", unsafe {
+            (cu.cuGraphLaunch)(exec.raw, *raw)
+        })?;
+        exec.mark(cu, *raw)?;
         ctx.counters()
             .graph_launches
             .fetch_add(1, Ordering::Relaxed);
         self.time_end(
             || Timed::Kernel(format!("graph {}", exec.label)),
-            stream,
+            &raw,
             timer,
         )
     }

@@ -60,10 +60,10 @@ mod kept;
 pub use exec::{GraphExec, InstantiateOptions};
 
 pub(crate) use capture::{capture_key, keep_in_capture};
-pub(crate) use kept::Kept;
+pub(crate) use kept::{HostNodes, Kept, LaunchMark, Launchers};
 
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use cuda_sys::{
@@ -217,11 +217,20 @@ pub struct Graph<'g> {
     id: u64,
     /// The key of the scope that launched the graph last: its host nodes
     /// report panics there.
-    key: Arc<AtomicUsize>,
+    key: Arc<Launchers>,
     /// The keys of the child graphs' host nodes (theirs and their
-    /// children's): a launch of this graph sets them too.
-    child_keys: Vec<Arc<AtomicUsize>>,
-    kept: Vec<Kept>,
+    /// children's): a launch of this graph enters them too.
+    child_keys: Vec<Arc<Launchers>>,
+    /// The host-node callbacks (and the child graphs'), shared with the
+    /// scopes that launch the graph.
+    host: Arc<HostNodes>,
+    /// The driver's graph, destroyed when the graph and every executable
+    /// graph made from it are gone (they describe its nodes).
+    handle: Arc<GraphHandle>,
+    /// Allocation nodes without a free node yet, as (address, bytes).
+    unfreed: Vec<(u64, usize)>,
+    /// Bytes of all allocation nodes.
+    alloc_bytes: usize,
     _borrows: PhantomData<&'g ()>,
 }
 
@@ -229,7 +238,7 @@ pub struct Graph<'g> {
 // which the driver accepts from any thread (the driver API is thread-safe).
 // `kept` is Send (its closures are `F: Send`, reached only through their
 // mutexes, by the driver's callback thread); `ctx` is `&Context` (Context is
-// Sync) and `key` an `Arc<AtomicUsize>`. What the nodes borrow for 'g is
+// Sync) and `key` an `Arc<Launchers>`. What the nodes borrow for 'g is
 // held only as a marker (`PhantomData<&'g ()>`): moving the graph does not
 // give the receiving thread any host access to those borrows.
 unsafe impl Send for Graph<'_> {}
@@ -257,7 +266,7 @@ impl Context {
         Ok(Graph::from_raw(
             self,
             raw,
-            Arc::new(AtomicUsize::new(0)),
+            Arc::new(Launchers::default()),
             Vec::new(),
         ))
     }
@@ -280,16 +289,24 @@ impl<'g> Graph<'g> {
     pub(crate) fn from_raw(
         ctx: &'g Context,
         raw: CUgraph,
-        key: Arc<AtomicUsize>,
+        key: Arc<Launchers>,
         kept: Vec<Kept>,
     ) -> Self {
+        let host = Arc::new(HostNodes::default());
+        *crate::context::lock(&host.kept) = kept;
         Graph {
             ctx,
             raw,
             id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed),
             key,
             child_keys: Vec::new(),
-            kept,
+            host,
+            handle: Arc::new(GraphHandle {
+                ctx: ctx.clone(),
+                raw: raw as usize,
+            }),
+            unfreed: Vec::new(),
+            alloc_bytes: 0,
             _borrows: PhantomData,
         }
     }
@@ -306,15 +323,6 @@ impl<'g> Graph<'g> {
 
     pub(crate) fn id(&self) -> u64 {
         self.id
-    }
-
-    /// Points this graph's host nodes, and its child graphs', at the scope
-    /// `scope_key` that launches it, where their panics are reported.
-    pub(crate) fn set_launch_key(&self, scope_key: usize) {
-        self.key.store(scope_key, Ordering::Release);
-        for k in &self.child_keys {
-            k.store(scope_key, Ordering::Release);
-        }
     }
 
     /// Refuses dependencies of another graph; the raw handles.
@@ -353,21 +361,7 @@ impl<'g> Graph<'g> {
     }
 
     pub(crate) fn raw_nodes(&self) -> Result<Vec<CUgraphNode>> {
-        let cu = self.ctx.enter()?;
-        let mut n = 0usize;
-        // SAFETY: a live graph; a null array asks for the count only.
-        self.ctx.check("cuGraphGetNodes", unsafe {
-            (cu.cuGraphGetNodes)(self.raw, std::ptr::null_mut(), &mut n)
-        })?;
-        let mut nodes = vec![std::ptr::null_mut(); n];
-        if n > 0 {
-            // SAFETY: `nodes` has room for `n` handles, as `n` says.
-            self.ctx.check("cuGraphGetNodes", unsafe {
-                (cu.cuGraphGetNodes)(self.raw, nodes.as_mut_ptr(), &mut n)
-            })?;
-            nodes.truncate(n);
-        }
-        Ok(nodes)
+        graph_nodes(self.ctx, self.raw)
     }
 
     /// Number of nodes.
@@ -406,20 +400,32 @@ impl<'g> Graph<'g> {
 
     /// Describes a raw node of this graph as "kernel node 3".
     pub(crate) fn describe(&self, raw: CUgraphNode) -> String {
-        if raw.is_null() {
-            return "the graph".into();
-        }
-        let kind = raw_kind(self.ctx, raw)
-            .map(NodeKind::name)
-            .unwrap_or_else(|_| "unknown".into());
-        match self
-            .raw_nodes()
-            .ok()
-            .and_then(|n| n.iter().position(|&r| r == raw))
-        {
-            Some(i) => format!("{kind} node {i}"),
-            None => format!("{kind} node {raw:p}"),
-        }
+        describe_node(self.ctx, self.raw, raw)
+    }
+
+    /// The shared handle (for executable graphs).
+    pub(crate) fn handle(&self) -> &Arc<GraphHandle> {
+        &self.handle
+    }
+
+    /// The host-node callbacks (for executable graphs).
+    pub(crate) fn host(&self) -> &Arc<HostNodes> {
+        &self.host
+    }
+
+    /// The launch keys of this graph and its children (for executable
+    /// graphs).
+    pub(crate) fn keys(&self) -> Vec<Arc<Launchers>> {
+        let mut k = Vec::with_capacity(1 + self.child_keys.len());
+        k.push(self.key.clone());
+        k.extend(self.child_keys.iter().cloned());
+        k
+    }
+
+    /// Allocation nodes without a free node, as (address, bytes), and the
+    /// bytes of all allocation nodes.
+    pub(crate) fn allocations(&self) -> (&[(u64, usize)], usize) {
+        (&self.unfreed, self.alloc_bytes)
     }
 
     /// Adds a kernel node: `function` with `config` and `params`, checked
@@ -657,7 +663,7 @@ impl<'g> Graph<'g> {
         self.ctx.check("cuGraphAddHostNode", unsafe {
             (cu.cuGraphAddHostNode)(&mut node, self.raw, deps.as_ptr(), deps.len(), &p)
         })?;
-        self.kept.push(kept);
+        crate::context::lock(&self.host.kept).push(kept);
         Ok(self.node(node))
     }
 
@@ -764,9 +770,10 @@ impl<'g> Graph<'g> {
         })?;
         // The driver copies the child, host nodes included: their callbacks
         // report panics under the child's key, which a launch of this graph
-        // now sets as well (`set_launch_key`).
+        // enters as well (`Graph::launch_mark`).
         self.child_keys.push(child.key.clone());
         self.child_keys.extend(child.child_keys.iter().cloned());
+        crate::context::lock(&self.host.children).push(child.host.clone());
         Ok(self.node(node))
     }
 
@@ -802,13 +809,17 @@ impl<'g> Graph<'g> {
         })?;
         Ok((
             self.node(node),
-            GraphAlloc {
+            {
+                self.unfreed.push((p.dptr, bytes));
+                self.alloc_bytes += bytes;
+                GraphAlloc {
                 graph: self.id,
                 node,
                 users: std::cell::RefCell::new(Vec::new()),
                 ptr: p.dptr,
                 len,
                 _marker: PhantomData,
+            }
             },
         ))
     }
@@ -865,6 +876,7 @@ impl<'g> Graph<'g> {
         self.ctx.check("cuGraphAddMemFreeNode", unsafe {
             (cu.cuGraphAddMemFreeNode)(&mut node, self.raw, deps.as_ptr(), deps.len(), alloc.ptr)
         })?;
+        self.unfreed.retain(|(p, _)| *p != alloc.ptr);
         Ok(self.node(node))
     }
 
@@ -979,17 +991,66 @@ impl<'g> Graph<'g> {
     }
 }
 
-impl Drop for Graph<'_> {
-    fn drop(&mut self) {
-        if let Some(cu) = self.ctx.enter_for_drop() {
-            // SAFETY: destroys the graph made by cuGraphCreate or a
-            // capture, once. Executable graphs made from it borrow it, so
-            // they are gone, and waited for their replays, by now.
-            let rc = unsafe { (cu.cuGraphDestroy)(self.raw) };
-            self.ctx.record_drop_error("cuGraphDestroy", rc);
-        }
-        // `kept` (host callbacks) drops after the graph: nothing calls them.
+/// The driver's graph (`CUgraph`), shared by a [`Graph`] and the
+/// executable graphs made from it; destroyed (`cuGraphDestroy`) when the
+/// last of them goes.
+pub(crate) struct GraphHandle {
+    ctx: Context,
+    raw: usize,
+}
+
+impl GraphHandle {
+    pub(crate) fn raw(&self) -> CUgraph {
+        self.raw as CUgraph
     }
+}
+
+impl Drop for GraphHandle {
+    fn drop(&mut self) {
+        let raw = self.raw;
+        // SAFETY: destroys the graph made by cuGraphCreate or a capture,
+        // once: the last holder is gone. An executable graph does not need
+        // its graph to run (the driver made its own copy at instantiation).
+        self.ctx.release("cuGraphDestroy", None, move |cu| unsafe {
+            (cu.cuGraphDestroy)(raw as CUgraph)
+        });
+    }
+}
+
+/// `raw` as "kernel node 3" in the graph `graph` (for errors).
+pub(crate) fn describe_node(ctx: &Context, graph: CUgraph, raw: CUgraphNode) -> String {
+    if raw.is_null() {
+        return "the graph".into();
+    }
+    let kind = raw_kind(ctx, raw)
+        .map(NodeKind::name)
+        .unwrap_or_else(|_| "unknown".into());
+    match graph_nodes(ctx, graph)
+        .ok()
+        .and_then(|n| n.iter().position(|&r| r == raw))
+    {
+        Some(i) => format!("{kind} node {i}"),
+        None => format!("{kind} node {raw:p}"),
+    }
+}
+
+/// The nodes of the live graph `graph` (`cuGraphGetNodes`).
+fn graph_nodes(ctx: &Context, graph: CUgraph) -> Result<Vec<CUgraphNode>> {
+    let cu = ctx.enter()?;
+    let mut n = 0usize;
+    // SAFETY: a live graph; a null array asks for the count only.
+    ctx.check("cuGraphGetNodes", unsafe {
+        (cu.cuGraphGetNodes)(graph, std::ptr::null_mut(), &mut n)
+    })?;
+    let mut nodes = vec![std::ptr::null_mut(); n];
+    if n > 0 {
+        // SAFETY: `nodes` has room for `n` handles, as `n` says.
+        ctx.check("cuGraphGetNodes", unsafe {
+            (cu.cuGraphGetNodes)(graph, nodes.as_mut_ptr(), &mut n)
+        })?;
+        nodes.truncate(n);
+    }
+    Ok(nodes)
 }
 
 fn raw_kind(ctx: &Context, raw: CUgraphNode) -> Result<NodeKind> {

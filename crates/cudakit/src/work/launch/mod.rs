@@ -553,7 +553,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         let (cu, fast) = ctx.enter_for_launch()?;
         let mut pointers = PointerArray::new();
         params.pointers(&mut pointers);
-        let timer = self.time_start(stream)?;
+        let timer = self.time_start(&raw_stream)?;
         let needs_ex = config.cluster.is_some() || config.priority.is_some() || config.cooperative;
         let mut issue = |cu: &'static cuda_sys::Driver| -> Result<(&'static str, CUresult)> {
             Ok(if !needs_ex {
@@ -573,7 +573,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                         config.block.y,
                         config.block.z,
                         config.shared_bytes,
-                        raw_stream,
+                        *raw_stream,
                         pointers.as_mut_ptr(),
                         std::ptr::null_mut(),
                     )
@@ -607,7 +607,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                     blockDimY: config.block.y,
                     blockDimZ: config.block.z,
                     sharedMemBytes: config.shared_bytes,
-                    hStream: raw_stream,
+                    hStream: *raw_stream,
                     attrs: attrs.as_mut_ptr(),
                     numAttrs: n as u32,
                 };
@@ -634,7 +634,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                         config.block.y,
                         config.block.z,
                         config.shared_bytes,
-                        raw_stream,
+                        *raw_stream,
                         pointers.as_mut_ptr(),
                     )
                 };
@@ -655,7 +655,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         }
         ctx.check(call, rc)?;
         self.count_launch();
-        self.time_end(|| Timed::Kernel(function.name().to_owned()), stream, timer)
+        self.time_end(|| Timed::Kernel(function.name().to_owned()), &raw_stream, timer)
     }
 }
 
