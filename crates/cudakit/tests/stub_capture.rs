@@ -97,7 +97,7 @@ fn captures_belong_to_their_scope() {
             // Another scope, on the stream this one captures: refused.
             let other = ctx.scope(|s2| s2.host_fn(&a, || {}));
             assert!(
-                matches!(other, Err(Error::IllegalDuringCapture { .. })),
+                matches!(other, Err(Error::StreamCaptured { .. })),
                 "{other:?}"
             );
             // A stream that joined the capture through an event.
@@ -190,11 +190,11 @@ fn graph_allocation_nodes_are_ordered() {
     assert_eq!(deps(free), want);
 }
 
-/// A synchronous call on another thread during a capture is refused (the
-/// context is capturing), but it does not fail that capture: captures are
-/// thread-local, and so is the record of what they refused.
+/// A synchronous call on another thread during a capture runs: captures
+/// are thread-local, so one thread's capture does not change what another
+/// thread may do, and the call does not fail that capture.
 #[test]
-fn a_refusal_on_another_thread_does_not_fail_a_capture() {
+fn another_threads_synchronous_copy_runs_during_a_capture() {
     let _serial = serial();
     let path = stub::build_stub("");
     std::env::set_var("CUDAKIT_LIBCUDA", &path);
@@ -207,8 +207,11 @@ fn a_refusal_on_another_thread_does_not_fail_a_capture() {
         let (ctx2, dev2) = (&ctx, &dev);
         t.spawn(move || {
             from_capture.recv().expect("the capture runs");
-            let err = dev2.copy_from_host(&[7u32; 16]).unwrap_err();
-            assert!(matches!(err, Error::IllegalDuringCapture { .. }), "{err}");
+            // Another thread's synchronous copy is not the capture's
+            // business: it runs (waiting for the captured stream only up
+            // to where its capture began), and the capture goes on.
+            dev2.copy_from_host(&[7u32; 16])
+                .expect("a synchronous copy on another thread during a capture");
             let _ = ctx2;
             to_capture.send(()).expect("signal");
         });

@@ -609,7 +609,12 @@ impl Context {
 
     /// Registers `state` (the stream `raw`) as used by the scope `scope`
     /// until it has waited (`end_pending`).
-    pub(crate) fn begin_pending(&self, scope: u64, raw: cuda_sys::CUstream, state: &Arc<StreamState>) {
+    pub(crate) fn begin_pending(
+        &self,
+        scope: u64,
+        raw: cuda_sys::CUstream,
+        state: &Arc<StreamState>,
+    ) {
         lock(&self.shared.work.pending).push((scope, raw as usize, state.clone()));
     }
 
@@ -875,4 +880,3 @@ pub(crate) trait ContextResource: std::any::Any + Send + Sync {
     /// For the owner's downcast.
     fn as_any(&self) -> &dyn std::any::Any;
 }
-

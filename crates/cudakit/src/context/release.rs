@@ -101,11 +101,7 @@ impl Release {
     /// outcome: freed in the arena on success; on a refusal, the error in
     /// the context's drop-error record and the allocation marked leaked.
     fn run(self, ctx: &Context) {
-        let Release {
-            call,
-            arena_id,
-            op,
-        } = self;
+        let Release { call, arena_id, op } = self;
         let rc = match ctx.enter_for_drop() {
             Some(cu) => op(cu),
             None => CUresult::CUDA_ERROR_NOT_INITIALIZED,

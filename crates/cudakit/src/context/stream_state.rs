@@ -154,7 +154,6 @@ pub(crate) struct CaptureRecord {
     ended: AtomicBool,
 }
 
-
 impl CaptureRecord {
     /// A record for a capture that `scope` begins on this thread.
     pub(crate) fn new(scope: u64) -> Arc<CaptureRecord> {
@@ -198,6 +197,14 @@ pub(crate) fn wait_stream(
                 None => return Ok(()),
             }
         } else {
+            if ctx.capturing() && joined_elsewhere(ctx, cu, raw)? {
+                // Joined a capture behind cudakit's back (a raw
+                // `cuStreamWaitEvent` through `cudakit::sys`, whose contract
+                // makes the caller answer for the stream's earlier work):
+                // waiting would invalidate that capture, and cudakit's own
+                // work on the stream was refused since the join.
+                return Ok(());
+            }
             g.record_event(ctx, cu, raw)?
         }
     };
@@ -213,4 +220,14 @@ pub(crate) fn destroy_event(cu: &'static Driver, event: usize) -> CUresult {
     }
     // SAFETY: the stream's own event, destroyed once, with the stream.
     unsafe { (cu.cuEventDestroy)(event as CUevent) }
+}
+
+/// Whether the driver counts `raw` in a capture that cudakit did not record.
+fn joined_elsewhere(ctx: &Context, cu: &'static Driver, raw: CUstream) -> crate::Result<bool> {
+    let mut status = cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    // SAFETY: a live stream (the caller's contract) and a valid out-pointer.
+    ctx.check("cuStreamIsCapturing", unsafe {
+        (cu.cuStreamIsCapturing)(raw, &mut status)
+    })?;
+    Ok(status != cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
 }

@@ -591,9 +591,10 @@ impl<T: ArrayElement> Drop for Array<'_, T> {
         // or surface that borrows it) inside a scope, which waits before it
         // ends, and a graph's replays run only in scopes that its borrows
         // outlive.
-        self.ctx.release("cuArrayDestroy", Some(self.id), move |cu| unsafe {
-            (cu.cuArrayDestroy)(raw as cuda_sys::CUarray)
-        });
+        self.ctx
+            .release("cuArrayDestroy", Some(self.id), move |cu| unsafe {
+                (cu.cuArrayDestroy)(raw as cuda_sys::CUarray)
+            });
     }
 }
 

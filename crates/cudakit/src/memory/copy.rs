@@ -301,6 +301,23 @@ pub(crate) unsafe fn dtod_async(
 /// # Safety
 ///
 /// As [`htod_async`].
+/// Whether a copy of `bytes` to or from the host memory at `host` goes
+/// through the staged pipeline (pageable, large, no capture running).
+pub(crate) fn stages(ctx: &Context, host: *const u8, bytes: usize) -> Result<bool> {
+    if bytes < staged::STAGE_MIN || ctx.capturing() {
+        return Ok(false);
+    }
+    let cu = ctx.enter()?;
+    Ok(!staged::is_page_locked(cu, host))
+}
+
+/// Host to device in stream order (see `stages` for which copies go
+/// through the staged pipeline, which waits on the host for the stream to
+/// reach the copy, as the driver's own pageable copies do).
+///
+/// # Safety
+///
+/// As [`htod_async`].
 pub(crate) unsafe fn htod_ordered(
     ctx: &Context,
     stream: CUstream,

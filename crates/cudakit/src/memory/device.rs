@@ -199,9 +199,10 @@ impl<T: DeviceCopy> Drop for DeviceBuffer<'_, T> {
         // device work can still use it: work borrows the buffer inside a
         // scope, which waits for it before the borrow ends, and a graph's
         // replays run only in scopes that its borrows outlive.
-        self.ctx.release("cuMemFree_v2", Some(self.id), move |cu| unsafe {
-            (cu.cuMemFree)(ptr)
-        });
+        self.ctx
+            .release("cuMemFree_v2", Some(self.id), move |cu| unsafe {
+                (cu.cuMemFree)(ptr)
+            });
     }
 }
 

@@ -142,8 +142,9 @@ impl<T: DeviceCopy> Drop for PinnedBuffer<'_, T> {
         // this thread's capture, or off a driver callback thread); no copy
         // can be in flight (scopes wait before their borrows end, and a
         // graph's replays run only in scopes that its borrows outlive).
-        self.ctx.release("cuMemFreeHost", Some(self.id), move |cu| unsafe {
-            (cu.cuMemFreeHost)(ptr as *mut std::ffi::c_void)
-        });
+        self.ctx
+            .release("cuMemFreeHost", Some(self.id), move |cu| unsafe {
+                (cu.cuMemFreeHost)(ptr as *mut std::ffi::c_void)
+            });
     }
 }

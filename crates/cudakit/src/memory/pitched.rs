@@ -334,9 +334,10 @@ impl<T: DeviceCopy> Drop for Pitched<'_, T> {
         // this thread's capture, or off a driver callback thread); no device
         // work can still use it (scopes wait before their borrows end; a
         // graph's replays run only in scopes that its borrows outlive).
-        self.ctx.release("cuMemFree_v2", Some(self.id), move |cu| unsafe {
-            (cu.cuMemFree)(ptr)
-        });
+        self.ctx
+            .release("cuMemFree_v2", Some(self.id), move |cu| unsafe {
+                (cu.cuMemFree)(ptr)
+            });
     }
 }
 

@@ -394,7 +394,8 @@ impl<'c> MemPool<'c> {
         let g = state.lock();
         if g.capture.is_some() {
             return Err(Error::StreamCaptured {
-                operation: "a stream-ordered allocation on a captured stream (use Graph::add_mem_alloc)",
+                operation:
+                    "a stream-ordered allocation on a captured stream (use Graph::add_mem_alloc)",
                 device: self.ctx.device().ordinal(),
             });
         }
@@ -440,9 +441,10 @@ impl Drop for MemPool<'_> {
         // SAFETY: destroys the pool made by create_pool, once (now, or after
         // this thread's capture, or off a driver callback thread); the
         // driver releases it once allocations still live from it are freed.
-        self.ctx.release("cuMemPoolDestroy", None, move |cu| unsafe {
-            (cu.cuMemPoolDestroy)(raw as cuda_sys::CUmemoryPool)
-        });
+        self.ctx
+            .release("cuMemPoolDestroy", None, move |cu| unsafe {
+                (cu.cuMemPoolDestroy)(raw as cuda_sys::CUmemoryPool)
+            });
     }
 }
 
@@ -569,9 +571,10 @@ impl<T: DeviceCopy> Drop for PoolBuffer<'_, T> {
             // have ended): freed later on the legacy stream, by a thread of
             // cudakit's (see `crate::context::release`).
             // SAFETY: as said; freed once.
-            self.ctx.release("cuMemFreeAsync", Some(id), move |cu| unsafe {
-                (cu.cuMemFreeAsync)(ptr, std::ptr::null_mut())
-            });
+            self.ctx
+                .release("cuMemFreeAsync", Some(id), move |cu| unsafe {
+                    (cu.cuMemFreeAsync)(ptr, std::ptr::null_mut())
+                });
             return;
         }
         let mut g = self.state.lock();

@@ -493,9 +493,10 @@ impl Drop for Texture<'_> {
         // work can still use it (a launch borrows the texture inside a scope,
         // which waits before it ends; a graph kernel node borrows it for the
         // graph's `'g`, and replays run only in scopes that `'g` outlives).
-        self.ctx.release("cuTexObjectDestroy", None, move |cu| unsafe {
-            (cu.cuTexObjectDestroy)(raw)
-        });
+        self.ctx
+            .release("cuTexObjectDestroy", None, move |cu| unsafe {
+                (cu.cuTexObjectDestroy)(raw)
+            });
     }
 }
 
@@ -577,9 +578,10 @@ impl Drop for Surface<'_> {
         // SAFETY: destroys the object made in `new`, once (now, or after
         // this thread's capture, or off a driver callback thread); no queued
         // work can still use it (as for a texture).
-        self.ctx.release("cuSurfObjectDestroy", None, move |cu| unsafe {
-            (cu.cuSurfObjectDestroy)(raw)
-        });
+        self.ctx
+            .release("cuSurfObjectDestroy", None, move |cu| unsafe {
+                (cu.cuSurfObjectDestroy)(raw)
+            });
     }
 }
 

@@ -139,6 +139,17 @@ unsafe fn cancel_once<F>(ptr: *mut c_void) {
     }
 }
 
+/// Whether a `HostCall<F>` has run (or was cancelled).
+///
+/// # Safety
+///
+/// `ptr` points at a live `HostCall<F>`.
+unsafe fn finished_once<F>(ptr: *mut c_void) -> bool {
+    // SAFETY: the function's contract.
+    let call = unsafe { &*ptr.cast::<HostCall<F>>() };
+    matches!(call.state.load(Ordering::Acquire), DONE | CANCELLED)
+}
+
 impl<'s, 'env> Scope<'s, 'env> {
     /// Runs `f` on a driver thread once the work queued before it on
     /// `stream` has finished; work queued after it on `stream` waits for it
@@ -183,6 +194,25 @@ impl<'s, 'env> Scope<'s, 'env> {
             crate::work::graph::keep_in_capture(*u, kept);
             return Ok(());
         }
+        // A stream can also join a capture behind cudakit's back (a raw
+        // `cuStreamWaitEvent` through `cudakit::sys`): while any capture of
+        // the context runs, the driver is asked. A one-shot callback
+        // captured there would be freed by this scope and called again by
+        // every replay.
+        if self.context().capturing() {
+            let mut status = cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+            // SAFETY: a live stream (its capture lock held by `u`) and a
+            // valid out-pointer.
+            let rc = unsafe { (cu.cuStreamIsCapturing)(*u, &mut status) };
+            self.context().check("cuStreamIsCapturing", rc)?;
+            if status != cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+                return Err(Error::IllegalDuringCapture {
+                    operation: "a host callback on a stream that joined a capture outside \
+                                cudakit (queue it on the capture's own stream)",
+                    device: self.context().device().ordinal(),
+                });
+            }
+        }
         let user = Box::into_raw(Box::new(HostCall {
             state: AtomicU8::new(PENDING),
             key: self.key(),
@@ -206,6 +236,7 @@ impl<'s, 'env> Scope<'s, 'env> {
             bytes: std::mem::size_of::<HostCall<F>>(),
             free: free_once::<F>,
             cancel: cancel_once::<F>,
+            finished: finished_once::<F>,
         });
         Ok(())
     }

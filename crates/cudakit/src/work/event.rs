@@ -283,8 +283,9 @@ impl Drop for Event<'_> {
         let raw = self.raw as usize;
         // SAFETY: destroys the event created in Event::new, once (now, or
         // after this thread's capture, or off a driver callback thread).
-        self.ctx.release("cuEventDestroy_v2", None, move |cu| unsafe {
-            (cu.cuEventDestroy)(raw as CUevent)
-        });
+        self.ctx
+            .release("cuEventDestroy_v2", None, move |cu| unsafe {
+                (cu.cuEventDestroy)(raw as CUevent)
+            });
     }
 }

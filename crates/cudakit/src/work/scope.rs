@@ -69,6 +69,8 @@ pub(crate) struct Owned {
     /// host function not yet started is cancelled, one running is waited
     /// for), so that what the box borrows may end.
     pub(crate) cancel: unsafe fn(*mut c_void),
+    /// Whether the work is over (a host function that has run).
+    pub(crate) finished: unsafe fn(*mut c_void) -> bool,
 }
 
 /// The handle a scope's closure queues work through. See the module docs.
@@ -225,6 +227,34 @@ impl<'s, 'env> Scope<'s, 'env> {
         self.owned.borrow_mut().push(owned);
     }
 
+    /// Refuses a copy of `bytes` to or from the pageable memory at `host` on
+    /// `raw` that would go through the staged pipeline while a host function
+    /// this scope queued on `raw` has not run: the pipeline waits on this
+    /// thread for the stream to reach the copy (as the driver's pageable
+    /// copies do), and a callback that waits for this thread would never
+    /// let it. A typed error instead of a hang.
+    fn refuse_staged_behind_callback(
+        &self,
+        raw: CUstream,
+        host: *const u8,
+        bytes: usize,
+    ) -> Result<()> {
+        let owned = self.owned.borrow();
+        // SAFETY: every box is alive until `finish`.
+        let waiting = owned
+            .iter()
+            .any(|o| o.stream == raw && !unsafe { (o.finished)(o.ptr) });
+        if waiting && copy::stages(self.ctx, host, bytes)? {
+            return Err(Error::InvalidArgument(format!(
+                "a pageable copy of {bytes} bytes waits on the host for its stream, where a host \
+                 callback of this scope has not run yet (it could be waiting for this thread): \
+                 copy from page-locked memory (PinnedBuffer), queue the copy before the callback, \
+                 or use another stream"
+            )));
+        }
+        Ok(())
+    }
+
     /// Keeps `what` alive until the scope has waited for its streams.
     pub(crate) fn keep_alive(&self, what: Arc<dyn Any + Send + Sync>) {
         self.keep_alive.borrow_mut().push(what);
@@ -309,10 +339,9 @@ impl<'s, 'env> Scope<'s, 'env> {
                 // functions; after `cancel` the driver never runs the
                 // closure, and the box itself is never freed.
                 unsafe { (o.cancel)(o.ptr) };
-                self.ctx.arena().record_kept(
-                    o.bytes,
-                    "a host callback whose stream's wait failed",
-                );
+                self.ctx
+                    .arena()
+                    .record_kept(o.bytes, "a host callback whose stream's wait failed");
             } else {
                 // SAFETY: as above; the stream's wait covered the callback
                 // (it ran, or the driver dropped it), so nothing uses the
@@ -421,6 +450,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         same_context("copy_to_device", self.ctx, dst.context())?;
         let raw = self.use_stream(stream)?;
         let bytes = byte_len::<T>(src.len(), "copy")?;
+        self.refuse_staged_behind_callback(*raw, src.as_ptr().cast(), bytes)?;
         let t = self.time_start(&raw)?;
         // SAFETY: `src` and `dst` are borrowed until the scope has
         // synchronized this stream; both hold `bytes` bytes. Large pageable
@@ -454,6 +484,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         same_context("copy_to_host", self.ctx, src.context())?;
         let raw = self.use_stream(stream)?;
         let bytes = byte_len::<T>(dst.len(), "copy")?;
+        self.refuse_staged_behind_callback(*raw, dst.as_ptr().cast(), bytes)?;
         let t = self.time_start(&raw)?;
         // SAFETY: `dst` is borrowed exclusively, `src` shared, until the
         // scope has synchronized this stream; both hold `bytes` bytes; every

@@ -189,9 +189,10 @@ impl Drop for Stream<'_> {
             // while this stream was captured (so nothing of cudakit uses
             // it), freed once, on this stream, which is still alive (it is
             // destroyed below, after this call is queued).
-            self.ctx.release("cuMemFreeAsync", Some(id), move |cu| unsafe {
-                (cu.cuMemFreeAsync)(ptr, raw as CUstream)
-            });
+            self.ctx
+                .release("cuMemFreeAsync", Some(id), move |cu| unsafe {
+                    (cu.cuMemFreeAsync)(ptr, raw as CUstream)
+                });
         }
         self.ctx.release("cuEventDestroy_v2", None, move |cu| {
             crate::context::stream_state::destroy_event(cu, event)
@@ -201,8 +202,9 @@ impl Drop for Stream<'_> {
         // deferred release is queued on this thread's list ahead of this
         // one, and the list runs in order); queued work completes first
         // (driver semantics).
-        self.ctx.release("cuStreamDestroy_v2", None, move |cu| unsafe {
-            (cu.cuStreamDestroy)(raw as CUstream)
-        });
+        self.ctx
+            .release("cuStreamDestroy_v2", None, move |cu| unsafe {
+                (cu.cuStreamDestroy)(raw as CUstream)
+            });
     }
 }

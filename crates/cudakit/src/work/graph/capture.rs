@@ -90,8 +90,7 @@ impl EndCapture<'_> {
         };
         for joined in self.record.end() {
             let mut g = joined.lock();
-            if g
-                .capture
+            if g.capture
                 .as_ref()
                 .is_some_and(|c| Arc::ptr_eq(c, &self.record))
             {

@@ -159,8 +159,11 @@ impl<'g> Graph<'g> {
             None => format!("#{}", self.id()),
         };
         let arena_id = (alloc_bytes > 0).then(|| {
-            ctx.arena()
-                .record_alloc(AllocKind::Graph, alloc_bytes, std::panic::Location::caller())
+            ctx.arena().record_alloc(
+                AllocKind::Graph,
+                alloc_bytes,
+                std::panic::Location::caller(),
+            )
         });
         Ok(GraphExec {
             ctx,

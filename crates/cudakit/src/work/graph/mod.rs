@@ -807,12 +807,10 @@ impl<'g> Graph<'g> {
         self.ctx.check("cuGraphAddMemAllocNode", unsafe {
             (cu.cuGraphAddMemAllocNode)(&mut node, self.raw, deps.as_ptr(), deps.len(), &mut p)
         })?;
-        Ok((
-            self.node(node),
-            {
-                self.unfreed.push((p.dptr, bytes));
-                self.alloc_bytes += bytes;
-                GraphAlloc {
+        Ok((self.node(node), {
+            self.unfreed.push((p.dptr, bytes));
+            self.alloc_bytes += bytes;
+            GraphAlloc {
                 graph: self.id,
                 node,
                 users: std::cell::RefCell::new(Vec::new()),
@@ -820,8 +818,7 @@ impl<'g> Graph<'g> {
                 len,
                 _marker: PhantomData,
             }
-            },
-        ))
+        }))
     }
 
     /// `deps` plus the allocation node, without duplicates (the driver

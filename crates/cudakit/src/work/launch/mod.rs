@@ -655,7 +655,11 @@ impl<'s, 'env> Scope<'s, 'env> {
         }
         ctx.check(call, rc)?;
         self.count_launch();
-        self.time_end(|| Timed::Kernel(function.name().to_owned()), &raw_stream, timer)
+        self.time_end(
+            || Timed::Kernel(function.name().to_owned()),
+            &raw_stream,
+            timer,
+        )
     }
 }
 
