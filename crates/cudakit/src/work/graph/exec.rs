@@ -124,9 +124,6 @@ impl<'g> Graph<'g> {
     /// driver errors.
     #[track_caller]
     pub fn instantiate(&self, options: InstantiateOptions) -> Result<GraphExec<'g>> {
-        if self.raw_nodes()?.is_empty() {
-            return Err(Error::EmptyGraph);
-        }
         let (unfreed, alloc_bytes) = self.allocations();
         if !unfreed.is_empty() && !options.auto_free_on_launch {
             return Err(Error::InvalidArgument(format!(
@@ -138,6 +135,9 @@ impl<'g> Graph<'g> {
             )));
         }
         let unfreed: Vec<u64> = unfreed.iter().map(|(p, _)| *p).collect();
+        if self.raw_nodes()?.is_empty() {
+            return Err(Error::EmptyGraph);
+        }
         let ctx = self.context();
         let cu = ctx.enter()?;
         let mut done: CUevent = std::ptr::null_mut();
@@ -395,6 +395,43 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// scope also keeps the graph's host-node callbacks alive until then.
     ///
     /// [`Metrics::graph_launches`]: crate::Metrics::graph_launches
+    ///
+    /// A graph whose nodes borrow a buffer of the scope's own closure
+    /// cannot be launched there: the buffer could be dropped while the
+    /// replay runs.
+    ///
+    /// ```compile_fail,E0597
+    /// # fn main() -> cudakit::Result<()> {
+    /// let ctx = cudakit::Context::new(0)?;
+    /// let stream = ctx.stream()?;
+    /// ctx.scope(|s| {
+    ///     let buf = ctx.alloc::<f32>(16)?;
+    ///     let mut g = ctx.graph()?;
+    ///     g.add_memset(&buf, 0.0f32, &[])?;
+    ///     let exec = g.instantiate(Default::default())?;
+    ///     s.launch_graph(&stream, &exec) // error: `buf` does not live long enough
+    /// })?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// Built outside the scope, it can, however often, with the exec or the
+    /// graph dropped (or forgotten) whenever:
+    ///
+    /// ```no_run
+    /// # fn main() -> cudakit::Result<()> {
+    /// let ctx = cudakit::Context::new(0)?;
+    /// let stream = ctx.stream()?;
+    /// let buf = ctx.alloc::<f32>(16)?;
+    /// let mut g = ctx.graph()?;
+    /// g.add_memset(&buf, 0.0f32, &[])?;
+    /// let exec = g.instantiate(Default::default())?;
+    /// ctx.scope(|s| {
+    ///     s.launch_graph(&stream, &exec)?;
+    ///     std::mem::forget(exec); // leaks it; the scope still waits
+    ///     Ok(())
+    /// })?;
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///

@@ -1,0 +1,98 @@
+//! Failed waits and graph memory, against the stand-in libcuda (which runs
+//! host functions on a callback thread of its own and lets a test hold them
+//! and fail the next wait):
+//!
+//! - a scope whose wait fails while its host function has not run does not
+//!   return, and so end the closure's borrows, before the callback is over:
+//!   it waits again on a fresh thread;
+//! - a graph whose allocation node has no free node is refused at
+//!   instantiation (every launch would leak it) unless it frees on launch.
+//!
+//! Process-global (`CUDAKIT_LIBCUDA`), hence a binary of its own.
+
+#[path = "../../cuda-sys/tests/support/stub.rs"]
+mod stub;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use cudakit::work::graph::InstantiateOptions;
+use cudakit::{AllocKind, Context, Error};
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn open() -> libloading::Library {
+    let path = stub::build_stub("");
+    std::env::set_var("CUDAKIT_LIBCUDA", &path);
+    // SAFETY: the stand-in library's initialisers are Rust statics only.
+    unsafe { libloading::Library::new(&path) }.expect("open the stand-in")
+}
+
+#[test]
+fn a_failed_wait_does_not_end_the_borrows_of_a_callback_that_has_not_run() {
+    let _serial = serial();
+    let lib = open();
+    // SAFETY: exported by the stand-in with these signatures.
+    let hold = unsafe { lib.get::<unsafe extern "C" fn(bool)>(b"stub_hold_host_fns\0") }
+        .expect("stub_hold_host_fns");
+    // SAFETY: as above.
+    let fail = unsafe { lib.get::<unsafe extern "C" fn(i32)>(b"stub_fail_next_sync\0") }
+        .expect("stub_fail_next_sync");
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let stream = ctx.stream().expect("stream");
+    let calls = AtomicUsize::new(0);
+    // SAFETY: plain values.
+    unsafe { hold(true) };
+    let result = std::thread::scope(|t| {
+        let r = ctx.scope(|s| {
+            s.host_fn(&stream, || {
+                calls.fetch_add(1, Ordering::SeqCst);
+            })?;
+            // The scope's own wait fails (a non-sticky error), with the
+            // callback still held: the work may still run.
+            // SAFETY: a plain value (CUDA_ERROR_INVALID_VALUE).
+            unsafe { fail(1) };
+            t.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                // SAFETY: a plain value.
+                unsafe { hold(false) };
+            });
+            Ok(())
+        });
+        // Read before the releasing thread is joined: the scope itself must
+        // have waited for the callback.
+        (r, calls.load(Ordering::SeqCst))
+    });
+    let (r, seen) = result;
+    assert!(
+        matches!(&r, Err(Error::Driver(e)) if e.code.raw().0 == 1),
+        "the injected failure is reported: {r:?}"
+    );
+    assert_eq!(
+        seen, 1,
+        "the scope returned before its callback ran: its borrows ended under it"
+    );
+    assert_eq!(ctx.stats().kind(AllocKind::Leaked).live_count, 0);
+}
+
+#[test]
+fn an_allocation_node_without_a_free_node_is_refused_unless_freed_on_launch() {
+    let _serial = serial();
+    let _lib = open();
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let mut g = ctx.graph().expect("graph");
+    let (_node, alloc) = g.add_mem_alloc::<f32>(1024, &[]).expect("alloc node");
+    let err = g
+        .instantiate(InstantiateOptions::default())
+        .expect_err("an unfreed allocation node must be refused");
+    assert!(
+        matches!(&err, Error::InvalidArgument(m) if m.contains("no free node")),
+        "{err}"
+    );
+    // (Instantiating for real needs `cuGraphGetNodes`, which the stand-in
+    // lacks; the GPU suite instantiates with auto-free on launch.)
+    assert_eq!(ctx.stats().kind(AllocKind::Graph).live_count, 0);
+    drop(alloc);
+}
