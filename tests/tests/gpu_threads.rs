@@ -174,3 +174,60 @@ fn a_pageable_copy_after_a_host_function_that_waits_for_the_host_does_not_hang()
         }
     });
 }
+
+const SLOW_FILL: &str = r#"
+extern "C" __global__ void slow_fill(float* out, float v, long long spins, int n) {
+    long long start = clock64();
+    while (clock64() - start < spins) { }
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = v;
+}
+"#;
+
+/// Defect 8: a slow kernel writes a buffer on one stream, then a copy on a
+/// second stream of the same scope writes it too. Unordered, the kernel
+/// finishes last and its values win; ordered (the second stream waits for
+/// the first), the copy's values are what the scope leaves. Each round draws
+/// fresh values and poisons the buffer first.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn two_streams_of_a_scope_write_one_buffer_in_program_order() {
+    use cudakit::compile::program::Program;
+    use cudakit::params;
+    use cudakit::work::launch::LaunchConfig;
+    let ctx = Context::new(0).expect("device 0");
+    let mut rng = cudakit_suite::rng::Rng::new();
+    let compiled = Program::new("slow_fill.cu", SLOW_FILL)
+        .compile_for(&ctx)
+        .expect("compile");
+    let module = ctx.load_module(&compiled).expect("load");
+    let f = module.function("slow_fill").expect("function");
+    let (a, b) = (ctx.stream().expect("a"), ctx.stream().expect("b"));
+    let n = 1 << 20;
+    let x = ctx.alloc::<f32>(n).expect("x");
+    let cfg = LaunchConfig::for_elements(n, 256).expect("config");
+    for round in 0..3 {
+        x.fill(f32::NAN).expect("poison");
+        let first = 1.0 + rng.f32_sym().abs();
+        let second: Vec<f32> = rng.vec_f32(n);
+        ctx.scope(|s| {
+            // Both streams in use first, on other memory.
+            s.host_fn(&b, || {})?;
+            // SAFETY: slow_fill writes n floats of x.
+            unsafe {
+                s.launch(&a, &f, &cfg, &params![&x, first, 50_000_000i64, n as i32])?;
+            }
+            s.copy_to_device(&b, &second, &x)
+        })
+        .expect("scope");
+        let got = x.to_vec().expect("read back");
+        let bad = got
+            .iter()
+            .zip(&second)
+            .position(|(g, w)| g.to_bits() != w.to_bits());
+        assert_eq!(
+            bad, None,
+            "round {round}: the kernel's write came after the copy"
+        );
+    }
+}

@@ -310,6 +310,16 @@ fn not_supported(symbol: &'static str) -> i32 {
 
 static NEXT_THREAD: AtomicU64 = AtomicU64::new(1);
 
+/// Calls of `cuStreamWaitEvent` (see `stub_stream_waits`).
+static STREAM_WAITS: AtomicU64 = AtomicU64::new(0);
+
+/// How many times `cuStreamWaitEvent` was called, in total: a test reads it
+/// before and after an operation to see whether a stream was made to wait.
+#[no_mangle]
+pub extern "C" fn stub_stream_waits() -> u64 {
+    STREAM_WAITS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 thread_local! {
     /// The thread's current context, as the driver keeps it.
     static CURRENT: Cell<usize> = const { Cell::new(0) };
@@ -2060,6 +2070,7 @@ pub unsafe extern "C" fn cuStreamWaitEvent(
     _flags: u32,
 ) -> i32 {
     entry!();
+    STREAM_WAITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let stream = stream as usize;
     let mut s = state();
     let capture = s

@@ -104,6 +104,11 @@ struct WorkTracker {
     /// an active capture, and the refusal invalidates it), so waits go
     /// stream by stream through `pending`.
     captures: AtomicUsize,
+    /// Held (shared) across a `cuCtxSynchronize`, and (exclusively) by a
+    /// capture that is about to begin while it counts itself: so no context
+    /// synchronize that saw no capture can still be running when a capture
+    /// begins (the driver would refuse it and invalidate the capture).
+    sync_gate: std::sync::RwLock<()>,
     /// The streams that scopes have queued work on and not yet waited for,
     /// as (scope id, raw stream, its capture state): what a synchronous
     /// operation waits for while a capture runs. Locked before any stream's
@@ -566,8 +571,25 @@ impl Context {
     /// Counts a stream capture that begins on this thread (graph capture,
     /// see `crate::work::graph`). The caller holds the stream's lock.
     pub(crate) fn begin_capture(&self) {
-        self.shared.work.captures.fetch_add(1, Ordering::AcqRel);
+        {
+            // Waits for context synchronizes that began before any capture
+            // was counted; later ones see the count and wait stream by
+            // stream instead.
+            let _gate = match self.shared.work.sync_gate.write() {
+                Ok(g) => g,
+                Err(p) => p.into_inner(),
+            };
+            self.shared.work.captures.fetch_add(1, Ordering::AcqRel);
+        }
         release::capture_begun();
+        VIOLATION.with(|v| v.set(None));
+    }
+
+    /// Undoes [`Context::begin_capture`] for a capture the driver refused
+    /// to begin.
+    pub(crate) fn abandon_capture(&self) {
+        self.shared.work.captures.fetch_sub(1, Ordering::AcqRel);
+        release::capture_ended();
         VIOLATION.with(|v| v.set(None));
     }
 
@@ -670,12 +692,20 @@ impl Context {
     pub fn synchronize(&self) -> Result<()> {
         self.refuse_during_capture("cuCtxSynchronize")?;
         self.drain_callback_releases();
+        let gate = match self.shared.work.sync_gate.read() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
         if self.capturing() {
+            drop(gate);
             return self.synchronize_pending();
         }
         let cu = self.enter()?;
-        // SAFETY: the context is current.
-        self.check("cuCtxSynchronize", unsafe { (cu.cuCtxSynchronize)() })
+        // SAFETY: the context is current; no capture of the context can
+        // begin while `gate` is held (see `sync_gate`).
+        let rc = unsafe { (cu.cuCtxSynchronize)() };
+        drop(gate);
+        self.check("cuCtxSynchronize", rc)
     }
 
     /// Free and total device memory in bytes (`cuMemGetInfo_v2`).
@@ -799,6 +829,20 @@ impl Shared {
 
 impl Drop for Shared {
     fn drop(&mut self) {
+        // Releases that drops on driver callback threads handed over and no
+        // cudakit thread ran yet: run now, with the context current.
+        let left = std::mem::take(&mut *lock(&self.work.from_callbacks));
+        if !left.is_empty() {
+            if let Ok(cu) = cu() {
+                // SAFETY: the primary context is still retained by this
+                // record.
+                let _ = unsafe { (cu.cuCtxSetCurrent)(self.raw) };
+                LAUNCH_CURRENT.with(|c| c.set(0));
+                for r in left {
+                    r.run_raw(cu, &self.arena);
+                }
+            }
+        }
         if !self.released.load(Ordering::Relaxed) {
             if let Ok(cu) = cu() {
                 self.free_staging(cu);

@@ -61,6 +61,16 @@ pub(crate) fn in_driver_callback() -> bool {
     IN_DRIVER_CALLBACK.with(|c| c.get())
 }
 
+/// Refuses `operation` inside a driver callback, before any lock is taken
+/// (a lock held by the thread that waits for the callback would deadlock).
+#[inline]
+pub(crate) fn refuse_in_callback(operation: &'static str) -> crate::Result<()> {
+    if in_driver_callback() {
+        return Err(crate::Error::InsideHostCallback { operation });
+    }
+    Ok(())
+}
+
 /// Counts a capture begun on this thread.
 pub(crate) fn capture_begun() {
     CAPTURES_HERE.with(|c| c.set(c.get() + 1));
@@ -112,6 +122,22 @@ impl Release {
                 ctx.arena().record_free(id);
             } else {
                 ctx.arena().record_leak(id, call);
+            }
+        }
+    }
+}
+
+impl Release {
+    /// [`Release::run`] while the context's shared record is being
+    /// dropped: the context is current already; errors go nowhere (no
+    /// record outlives the context), the arena is told.
+    pub(crate) fn run_raw(self, cu: &'static Driver, arena: &super::arena::Arena) {
+        let rc = (self.op)(cu);
+        if let Some(id) = self.arena_id {
+            if rc == CUresult::CUDA_SUCCESS {
+                arena.record_free(id);
+            } else {
+                arena.record_leak(id, self.call);
             }
         }
     }

@@ -37,6 +37,24 @@ use super::{lock, Context};
 #[derive(Debug, Clone)]
 pub struct SharedStreamState(pub(crate) Arc<StreamState>);
 
+/// The stream a stream-ordered buffer was allocated on, as its views and
+/// argument entries carry it: a scope that uses the buffer on another stream
+/// first makes that stream wait for this one (the allocation is ordered
+/// there only). Valid while the buffer's borrow lasts (the buffer borrows
+/// the stream and holds its state).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamOrigin {
+    pub(crate) raw: usize,
+    pub(crate) state: *const StreamState,
+}
+
+// SAFETY: the pointer is only dereferenced while the buffer that holds the
+// state alive is borrowed, and `StreamState` is Sync (a mutex).
+unsafe impl Send for StreamOrigin {}
+// SAFETY: as above.
+unsafe impl Sync for StreamOrigin {}
+
 /// The capture state of one stream. See the module docs.
 #[derive(Debug, Default)]
 pub(crate) struct StreamState {

@@ -311,9 +311,10 @@ pub(crate) fn stages(ctx: &Context, host: *const u8, bytes: usize) -> Result<boo
     Ok(!staged::is_page_locked(cu, host))
 }
 
-/// Host to device in stream order (see `stages` for which copies go
-/// through the staged pipeline, which waits on the host for the stream to
-/// reach the copy, as the driver's own pageable copies do).
+/// Host to device in stream order; `staged_` (from [`stages`], decided
+/// once by the caller) sends it through the staged pipeline, which waits on
+/// the host for the stream to reach the copy, as the driver's own pageable
+/// copies do.
 ///
 /// # Safety
 ///
@@ -324,10 +325,10 @@ pub(crate) unsafe fn htod_ordered(
     dst: CUdeviceptr,
     src: *const u8,
     bytes: usize,
+    staged_: bool,
 ) -> Result<()> {
-    if bytes >= staged::STAGE_MIN && !ctx.capturing() {
-        let cu = ctx.enter()?;
-        if !staged::is_page_locked(cu, src) {
+    {
+        if staged_ {
             // SAFETY: the caller's contract covers `src` and `dst` for at
             // least as long as this call.
             unsafe { staged::htod(ctx, dst, src, bytes, stream) }?;
@@ -350,10 +351,10 @@ pub(crate) unsafe fn dtoh_ordered(
     dst: *mut u8,
     src: CUdeviceptr,
     bytes: usize,
+    staged_: bool,
 ) -> Result<()> {
-    if bytes >= staged::STAGE_MIN && !ctx.capturing() {
-        let cu = ctx.enter()?;
-        if !staged::is_page_locked(cu, dst) {
+    {
+        if staged_ {
             // SAFETY: the caller's contract covers `dst` and `src` for at
             // least as long as this call.
             unsafe { staged::dtoh(ctx, dst, src, bytes, stream) }?;

@@ -1,6 +1,7 @@
 //! Device memory: [`DeviceBuffer`] owns an allocation, [`DeviceView`] is a
 //! sub-range of one.
 
+use crate::context::stream_state::StreamOrigin;
 use std::marker::PhantomData;
 use std::ops::RangeBounds;
 use std::panic::Location;
@@ -131,6 +132,7 @@ impl<'c, T: DeviceCopy> DeviceBuffer<'c, T> {
             ctx: self.ctx,
             ptr: self.ptr,
             len: self.len,
+            origin: None,
             _marker: PhantomData,
         }
     }
@@ -213,6 +215,8 @@ pub struct DeviceView<'a, T: DeviceCopy> {
     ctx: &'a Context,
     ptr: CUdeviceptr,
     len: usize,
+    /// For a view of stream-ordered memory: its allocation's stream.
+    origin: Option<StreamOrigin>,
     _marker: PhantomData<&'a T>,
 }
 
@@ -241,8 +245,16 @@ impl<'a, T: DeviceCopy> DeviceView<'a, T> {
             ctx,
             ptr,
             len,
+            origin: None,
             _marker: PhantomData,
         }
+    }
+
+    /// [`DeviceView::from_raw_parts`] of stream-ordered memory allocated on
+    /// `origin`.
+    pub(crate) fn with_origin(mut self, origin: StreamOrigin) -> Self {
+        self.origin = Some(origin);
+        self
     }
 
     /// The device address of the first element.
@@ -276,6 +288,7 @@ impl<'a, T: DeviceCopy> DeviceView<'a, T> {
             ctx: self.ctx,
             ptr: self.ptr + (start * std::mem::size_of::<T>()) as u64,
             len: end - start,
+            origin: self.origin,
             _marker: PhantomData,
         })
     }
@@ -364,6 +377,9 @@ macro_rules! device_memory_impls {
             }
             fn len(&self) -> usize {
                 self.len
+            }
+            fn origin(&self) -> Option<StreamOrigin> {
+                self.origin
             }
         }
     };

@@ -36,6 +36,7 @@ pub use pinned::PinnedBuffer;
 pub use pool::{MemPool, OrderedStream, PoolBuffer, PoolUsage, ReusePolicy};
 pub use unified::{Attach, HostSlice, HostSliceMut, UnifiedBuffer};
 
+use crate::context::stream_state::StreamOrigin;
 use std::ops::{Bound, RangeBounds};
 
 use cuda_sys::CUdeviceptr;
@@ -162,6 +163,11 @@ pub trait DeviceSrc<'a, T: DeviceCopy>: sealed::Sealed {
     fn is_empty(&self) -> bool {
         false
     }
+    /// For stream-ordered memory: the stream it was allocated on.
+    #[doc(hidden)]
+    fn origin(&self) -> Option<StreamOrigin> {
+        None
+    }
 }
 
 /// Device-addressable memory that device work may **write** for the
@@ -179,6 +185,11 @@ pub trait DeviceDst<'a, T: DeviceCopy>: sealed::Sealed {
     /// Always `false`: cudakit has no empty buffers.
     fn is_empty(&self) -> bool {
         false
+    }
+    /// For stream-ordered memory: the stream it was allocated on.
+    #[doc(hidden)]
+    fn origin(&self) -> Option<StreamOrigin> {
+        None
     }
 }
 

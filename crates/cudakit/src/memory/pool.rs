@@ -61,7 +61,7 @@ use super::{
 use crate::context::arena::AllocKind;
 use std::sync::Arc;
 
-use crate::context::stream_state::{SharedStreamState, StreamState};
+use crate::context::stream_state::{SharedStreamState, StreamOrigin, StreamState};
 use crate::context::{same_context, Context};
 use crate::error::{Error, Result};
 
@@ -385,6 +385,7 @@ impl<'c> MemPool<'c> {
             });
         }
         same_context("MemPool::alloc", self.ctx, stream.context())?;
+        crate::context::release::refuse_in_callback("MemPool::alloc")?;
         self.ctx.refuse_during_capture(
             "a stream-ordered allocation outside a graph builder (use Graph::add_mem_alloc)",
         )?;
@@ -508,7 +509,7 @@ impl<'a, T: DeviceCopy> PoolBuffer<'a, T> {
     /// The whole buffer as a view: a kernel argument, a copy source or
     /// destination.
     pub fn as_view(&self) -> DeviceView<'_, T> {
-        DeviceView::from_raw_parts(self.ctx, self.ptr, self.len)
+        DeviceView::from_raw_parts(self.ctx, self.ptr, self.len).with_origin(self.stream_origin())
     }
 
     /// Frees the buffer in stream order now, returning the driver's
@@ -558,6 +559,17 @@ impl<'a, T: DeviceCopy> PoolBuffer<'a, T> {
             Err(_) => this.ctx.arena().record_leak(this.id, "cuMemFreeAsync"),
         }
         result
+    }
+}
+
+impl<T: DeviceCopy> PoolBuffer<'_, T> {
+    /// The stream the buffer was allocated on, for ordering its uses on
+    /// other streams (see `crate::work::scope`).
+    fn stream_origin(&self) -> StreamOrigin {
+        StreamOrigin {
+            raw: self.stream as usize,
+            state: Arc::as_ptr(&self.state),
+        }
     }
 }
 
@@ -616,6 +628,9 @@ impl<'b, T: DeviceCopy> DeviceSrc<'b, T> for &'b PoolBuffer<'_, T> {
     fn len(&self) -> usize {
         self.len
     }
+    fn origin(&self) -> Option<StreamOrigin> {
+        Some(self.stream_origin())
+    }
 }
 
 impl<'b, T: DeviceCopy> DeviceDst<'b, T> for &'b PoolBuffer<'_, T> {
@@ -627,5 +642,8 @@ impl<'b, T: DeviceCopy> DeviceDst<'b, T> for &'b PoolBuffer<'_, T> {
     }
     fn len(&self) -> usize {
         self.len
+    }
+    fn origin(&self) -> Option<StreamOrigin> {
+        Some(self.stream_origin())
     }
 }

@@ -106,6 +106,7 @@ impl<'c> Event<'c> {
     /// driver errors.
     pub fn record(&self, stream: &Stream<'_>) -> Result<()> {
         same_context("Event::record", self.ctx, stream.context())?;
+        crate::context::release::refuse_in_callback("Event::record")?;
         let g = stream.state().lock();
         if !g.usable_by_thread() {
             return Err(Error::StreamCaptured {
@@ -142,6 +143,7 @@ impl<'c> Event<'c> {
     }
 
     fn refuse_captured(&self, operation: &'static str) -> Result<()> {
+        crate::context::release::refuse_in_callback(operation)?;
         if self.capture().is_some() {
             return Err(Error::StreamCaptured {
                 operation,
@@ -234,6 +236,7 @@ impl Stream<'_> {
     /// belongs to another thread's capture; driver errors.
     pub fn wait(&self, event: &Event<'_>) -> Result<()> {
         same_context("Stream::wait", self.context(), event.context())?;
+        crate::context::release::refuse_in_callback("Stream::wait")?;
         let ctx = self.context();
         let mut g = self.state().lock();
         let joins = event.capture();

@@ -33,11 +33,11 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use cuda_sys::CUstream;
+use cuda_sys::{CUevent, CUstream};
 
 use crate::context::release::in_driver_callback;
 use crate::context::same_context;
-use crate::context::stream_state::{wait_stream, StreamInner, StreamState};
+use crate::context::stream_state::{wait_stream, StreamInner, StreamOrigin, StreamState};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::memory::{byte_len, copy, DeviceCopy, DeviceDst, DeviceSrc, UnifiedBuffer};
@@ -88,6 +88,9 @@ pub struct Scope<'s, 'env: 's> {
     timings: RefCell<Vec<(Timed, Event<'env>, Event<'env>)>>,
     /// Host-function closures queued by the scope, freed after its wait.
     owned: RefCell<Vec<Owned>>,
+    /// Which stream used each device range last (once the scope uses more
+    /// than one stream, or stream-ordered memory of another stream).
+    order: RefCell<Vec<LastUse>>,
     /// What replays of executable graphs launched by the scope use (their
     /// graphs' host-node callbacks), kept alive until the scope's wait even
     /// if the graph is dropped (or forgotten) first.
@@ -105,6 +108,27 @@ impl std::fmt::Debug for Scope<'_, '_> {
 }
 
 static NEXT_SCOPE: AtomicU64 = AtomicU64::new(1);
+
+/// Device memory an operation uses: (address, bytes, the allocation stream
+/// of stream-ordered memory).
+pub(crate) type Use = (u64, u64, Option<StreamOrigin>);
+
+/// How an enqueue is ordered against the scope's other streams.
+enum Ordering_<I> {
+    /// After the last uses of this memory on other streams.
+    Uses(I),
+    /// After everything the other streams queued.
+    All,
+}
+
+/// The last use of a device range in a scope: by which stream.
+struct LastUse {
+    start: u64,
+    end: u64,
+    stream: usize,
+    /// That stream's state (alive for the scope: see `order_use`).
+    state: *const StreamState,
+}
 
 /// A stream in use by one enqueue of a scope: its capture lock is held from
 /// the capture check to the driver call, so no capture can begin or end in
@@ -164,6 +188,7 @@ impl Context {
             launches: Cell::new(0),
             timings: RefCell::new(Vec::new()),
             owned: RefCell::new(Vec::new()),
+            order: RefCell::new(Vec::new()),
             keep_alive: RefCell::new(Vec::new()),
             _scope: PhantomData,
         };
@@ -197,29 +222,178 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// or one that a capture of another scope owns; remembers it for the
     /// final wait; holds its capture lock until the returned guard drops.
     pub(crate) fn use_stream<'a>(&self, stream: &'a Stream<'_>) -> Result<StreamUse<'a>> {
+        self.use_stream_ordered(stream, Ordering_::Uses(std::iter::empty()))
+    }
+
+    /// [`Scope::use_stream`] for an operation that uses the device memory
+    /// `uses` (address, bytes, allocation stream of stream-ordered memory):
+    /// the stream first waits for every other stream of the scope that used
+    /// overlapping memory last, and for the allocation's stream of
+    /// stream-ordered memory, so that two streams of one scope never touch
+    /// the same memory in an undefined order (see "Ordering across streams"
+    /// in the module docs).
+    pub(crate) fn use_stream_for<'a>(
+        &self,
+        stream: &'a Stream<'_>,
+        uses: impl IntoIterator<Item = Use>,
+    ) -> Result<StreamUse<'a>> {
+        self.use_stream_ordered(stream, Ordering_::Uses(uses))
+    }
+
+    /// [`Scope::use_stream`] for an operation whose memory is not known
+    /// (a graph replay): the stream waits for every other stream the scope
+    /// used.
+    pub(crate) fn use_stream_after_all<'a>(&self, stream: &'a Stream<'_>) -> Result<StreamUse<'a>> {
+        self.use_stream_ordered(stream, Ordering_::<std::iter::Empty<Use>>::All)
+    }
+
+    fn use_stream_ordered<'a, I: IntoIterator<Item = Use>>(
+        &self,
+        stream: &'a Stream<'_>,
+        order: Ordering_<I>,
+    ) -> Result<StreamUse<'a>> {
         same_context("scope", self.ctx, stream.context())?;
+        crate::context::release::refuse_in_callback("work queued in a scope")?;
         if !self.counted.get() {
             self.ctx.begin_scope_work()?;
             self.counted.set(true);
         }
         let raw = stream.as_raw();
         let state = stream.state();
-        {
-            let mut streams = self.streams.borrow_mut();
-            if !streams.iter().any(|(s, _)| *s == raw) {
-                streams.push((raw, state.clone()));
-                // Before the stream's lock: `pending` is always locked first.
-                self.ctx.begin_pending(self.id, raw, state);
+        let refused = || Error::StreamCaptured {
+            operation: "work on a stream that another scope is capturing",
+            device: self.ctx.device().ordinal(),
+        };
+        // Event handles the stream must wait for (recorded on other streams,
+        // each under its own lock, before this stream's lock is taken: two
+        // stream locks are never held at once).
+        let mut waits: Vec<CUevent> = Vec::new();
+        let known = self.streams.borrow().iter().any(|(s, _)| *s == raw);
+        if !known {
+            if !state.lock().usable_by_scope(self.id) {
+                return Err(refused());
+            }
+            // A stream new to a scope that used others waits for all of them
+            // once: what they queued before it joined was not tracked.
+            let before: Vec<(CUstream, Arc<StreamState>)> = self.streams.borrow().clone();
+            for (other, st) in &before {
+                if let Some(ev) = self.order_point(*other, st)? {
+                    waits.push(ev);
+                }
+            }
+            self.streams.borrow_mut().push((raw, state.clone()));
+            // Before the stream's lock: `pending` is always locked first.
+            self.ctx.begin_pending(self.id, raw, state);
+        }
+        match order {
+            Ordering_::All => {
+                let others: Vec<(CUstream, Arc<StreamState>)> = self
+                    .streams
+                    .borrow()
+                    .iter()
+                    .filter(|(s, _)| *s != raw)
+                    .cloned()
+                    .collect();
+                for (other, st) in &others {
+                    if let Some(ev) = self.order_point(*other, st)? {
+                        waits.push(ev);
+                    }
+                }
+            }
+            Ordering_::Uses(uses) => {
+                let multi = self.streams.borrow().len() > 1;
+                for (start, bytes, origin) in uses {
+                    if !multi && origin.map_or(true, |o| o.raw == raw as usize) {
+                        continue;
+                    }
+                    self.order_use(raw, Arc::as_ptr(state), start, bytes, origin, &mut waits)?;
+                }
             }
         }
         let guard = state.lock();
         if !guard.usable_by_scope(self.id) {
-            return Err(Error::StreamCaptured {
-                operation: "work on a stream that another scope is capturing",
-                device: self.ctx.device().ordinal(),
-            });
+            return Err(refused());
+        }
+        // A captured stream cannot wait for an event recorded outside its
+        // capture (the driver calls that isolation); captured work runs at
+        // replays, which are ordered by their own launch.
+        if !waits.is_empty() && guard.capture.is_none() {
+            let cu = self.ctx.enter()?;
+            for ev in waits {
+                // SAFETY: a live stream (its capture lock held by `guard`)
+                // and a live event of the context, recorded on another
+                // stream just before; flags 0.
+                self.ctx.check("cuStreamWaitEvent", unsafe {
+                    (cu.cuStreamWaitEvent)(raw, ev, 0)
+                })?;
+            }
         }
         Ok(StreamUse { raw, guard })
+    }
+
+    /// Orders one use of `[start, start + bytes)` on `raw` (whose state is
+    /// `state`): every other stream that last used overlapping memory in
+    /// this scope, or else the allocation stream of stream-ordered memory,
+    /// gets an order point that `raw` will wait for; the memory's last
+    /// stream becomes `raw`.
+    fn order_use(
+        &self,
+        raw: CUstream,
+        state: *const StreamState,
+        start: u64,
+        bytes: u64,
+        origin: Option<StreamOrigin>,
+        waits: &mut Vec<CUevent>,
+    ) -> Result<()> {
+        let end = start.saturating_add(bytes.max(1));
+        let mut others: Vec<(usize, *const StreamState)> = Vec::new();
+        let mut seen = false;
+        {
+            let table = self.order.borrow();
+            for u in table.iter().filter(|u| u.start < end && start < u.end) {
+                seen = true;
+                if u.stream != raw as usize && !others.iter().any(|(s, _)| *s == u.stream) {
+                    others.push((u.stream, u.state));
+                }
+            }
+        }
+        if !seen {
+            if let Some(o) = origin.filter(|o| o.raw != raw as usize) {
+                others.push((o.raw, o.state));
+            }
+        }
+        for (other, st) in others {
+            // SAFETY: `st` is the state of a stream this scope used (its
+            // `Arc` is in `streams` until the scope ends) or the allocation
+            // stream of stream-ordered memory that the operation borrows
+            // (the buffer holds the state's `Arc`).
+            let st = unsafe { &*st };
+            if let Some(ev) = self.order_point(other as CUstream, st)? {
+                waits.push(ev);
+            }
+        }
+        let mut table = self.order.borrow_mut();
+        table.retain(|u| !(start <= u.start && u.end <= end));
+        table.push(LastUse {
+            start,
+            end,
+            stream: raw as usize,
+            state,
+        });
+        Ok(())
+    }
+
+    /// An event marking the end of what `raw` (a live stream, state `st`)
+    /// has queued so far: recorded now, under its lock; for a stream in a
+    /// capture, its fence (its eager work ends there); `None` when there is
+    /// nothing to wait for.
+    fn order_point(&self, raw: CUstream, st: &StreamState) -> Result<Option<CUevent>> {
+        let mut g = st.lock();
+        if g.capture.is_some() {
+            return Ok(g.fence());
+        }
+        let cu = self.ctx.enter()?;
+        g.record_event(self.ctx, cu, raw).map(Some)
     }
 
     /// Hands the scope something that queued work uses (see [`Owned`]).
@@ -233,18 +407,20 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// thread for the stream to reach the copy (as the driver's pageable
     /// copies do), and a callback that waits for this thread would never
     /// let it. A typed error instead of a hang.
-    fn refuse_staged_behind_callback(
-        &self,
-        raw: CUstream,
-        host: *const u8,
-        bytes: usize,
-    ) -> Result<()> {
+    ///
+    /// Returns whether the copy goes through the staged pipeline (decided
+    /// here, once, and handed to the copy).
+    fn staging(&self, raw: CUstream, host: *const u8, bytes: usize) -> Result<bool> {
+        let staged = copy::stages(self.ctx, host, bytes)?;
+        if !staged {
+            return Ok(false);
+        }
         let owned = self.owned.borrow();
         // SAFETY: every box is alive until `finish`.
         let waiting = owned
             .iter()
             .any(|o| o.stream == raw && !unsafe { (o.finished)(o.ptr) });
-        if waiting && copy::stages(self.ctx, host, bytes)? {
+        if waiting {
             return Err(Error::InvalidArgument(format!(
                 "a pageable copy of {bytes} bytes waits on the host for its stream, where a host \
                  callback of this scope has not run yet (it could be waiting for this thread): \
@@ -252,7 +428,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                  or use another stream"
             )));
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Keeps `what` alive until the scope has waited for its streams.
@@ -343,18 +519,33 @@ impl<'s, 'env> Scope<'s, 'env> {
                     .arena()
                     .record_kept(o.bytes, "a host callback whose stream's wait failed");
             } else {
-                // SAFETY: as above; the stream's wait covered the callback
-                // (it ran, or the driver dropped it), so nothing uses the
-                // box any more, and it is freed once, here.
-                unsafe { (o.free)(o.ptr) };
+                // The closure's own drop may panic: caught, reported as the
+                // callback's, so that the rest of the scope's end still runs.
+                let free = std::panic::AssertUnwindSafe(|| {
+                    // SAFETY: as above; the stream's wait covered the
+                    // callback (it ran, or the driver dropped it), so nothing
+                    // uses the box any more, and it is freed once, here.
+                    unsafe { (o.free)(o.ptr) }
+                });
+                if let Err(payload) = std::panic::catch_unwind(free) {
+                    let text = panic_message(&*payload);
+                    std::mem::forget(payload);
+                    record_callback_panic(self.id, format!("dropping a host callback: {text}"));
+                }
             }
         }
         if failed.is_empty() {
-            self.keep_alive.borrow_mut().clear();
+            let kept = std::mem::take(&mut *self.keep_alive.borrow_mut());
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(kept))).is_err() {
+                record_callback_panic(self.id, "dropping a graph's host callbacks panicked".into());
+            }
         } else {
             // Kept forever: a replay may still reach them.
             for k in std::mem::take(&mut *self.keep_alive.borrow_mut()) {
                 std::mem::forget(k);
+                self.ctx
+                    .arena()
+                    .record_kept(0, "a graph's host callbacks whose replay's wait failed");
             }
         }
         self.ctx.drain_callback_releases();
@@ -448,9 +639,12 @@ impl<'s, 'env> Scope<'s, 'env> {
     ) -> Result<()> {
         copy::same_len("copy_to_device", dst.len(), src.len())?;
         same_context("copy_to_device", self.ctx, dst.context())?;
-        let raw = self.use_stream(stream)?;
         let bytes = byte_len::<T>(src.len(), "copy")?;
-        self.refuse_staged_behind_callback(*raw, src.as_ptr().cast(), bytes)?;
+        let raw = self.use_stream_for(
+            stream,
+            [(dst.device_ptr().as_raw(), bytes as u64, dst.origin())],
+        )?;
+        let staged = self.staging(*raw, src.as_ptr().cast(), bytes)?;
         let t = self.time_start(&raw)?;
         // SAFETY: `src` and `dst` are borrowed until the scope has
         // synchronized this stream; both hold `bytes` bytes. Large pageable
@@ -462,6 +656,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                 dst.device_ptr().as_raw(),
                 src.as_ptr().cast(),
                 bytes,
+                staged,
             )
         }?;
         self.time_end(|| Timed::HtoD, &raw, t)
@@ -482,9 +677,12 @@ impl<'s, 'env> Scope<'s, 'env> {
     ) -> Result<()> {
         copy::same_len("copy_to_host", src.len(), dst.len())?;
         same_context("copy_to_host", self.ctx, src.context())?;
-        let raw = self.use_stream(stream)?;
         let bytes = byte_len::<T>(dst.len(), "copy")?;
-        self.refuse_staged_behind_callback(*raw, dst.as_ptr().cast(), bytes)?;
+        let raw = self.use_stream_for(
+            stream,
+            [(src.device_ptr().as_raw(), bytes as u64, src.origin())],
+        )?;
+        let staged = self.staging(*raw, dst.as_ptr().cast(), bytes)?;
         let t = self.time_start(&raw)?;
         // SAFETY: `dst` is borrowed exclusively, `src` shared, until the
         // scope has synchronized this stream; both hold `bytes` bytes; every
@@ -496,6 +694,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                 dst.as_mut_ptr().cast(),
                 src.device_ptr().as_raw(),
                 bytes,
+                staged,
             )
         }?;
         self.time_end(|| Timed::DtoH, &raw, t)
@@ -516,8 +715,14 @@ impl<'s, 'env> Scope<'s, 'env> {
         copy::same_len("copy", src.len(), dst.len())?;
         same_context("copy", self.ctx, src.context())?;
         same_context("copy", self.ctx, dst.context())?;
-        let raw = self.use_stream(stream)?;
         let bytes = byte_len::<T>(src.len(), "copy")?;
+        let raw = self.use_stream_for(
+            stream,
+            [
+                (src.device_ptr().as_raw(), bytes as u64, src.origin()),
+                (dst.device_ptr().as_raw(), bytes as u64, dst.origin()),
+            ],
+        )?;
         let t = self.time_start(&raw)?;
         // SAFETY: both borrowed until the scope has synchronized this
         // stream; both hold `bytes` bytes.

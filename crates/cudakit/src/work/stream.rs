@@ -105,6 +105,7 @@ impl<'c> Stream<'c> {
     /// Refuses a wait or query of a stream that belongs to a capture: the
     /// driver would refuse it and invalidate the capture.
     fn refuse_captured(&self, operation: &'static str) -> Result<()> {
+        crate::context::release::refuse_in_callback(operation)?;
         if self.state.lock().capture.is_some() {
             return Err(Error::StreamCaptured {
                 operation,

@@ -96,7 +96,9 @@ impl EndCapture<'_> {
             {
                 g.capture = None;
             }
-            // The stream is alive: its drop removes it from `joined` first.
+            // The stream is alive: `joined` holds its state, and a stream
+            // dropped since `end` took the list found its state still naming
+            // this capture and took its frees with it (see `Stream::drop`).
             let frees = std::mem::take(&mut g.deferred_frees);
             if !frees.is_empty() {
                 deferred.push((g.raw as CUstream, frees));
@@ -218,6 +220,10 @@ impl<'s, 'env> Scope<'s, 'env> {
                 key: Arc::new(Launchers::default()),
                 kept: Vec::new(),
             });
+            // Counted before the driver begins it: a context synchronize on
+            // another thread either finished before (the count waits for it)
+            // or sees the count and waits stream by stream.
+            ctx.begin_capture();
             // SAFETY: a live stream of the current context, not capturing
             // (its state, locked here, says so; a capture begun by foreign
             // code makes the driver refuse); a defined mode.
@@ -228,11 +234,11 @@ impl<'s, 'env> Scope<'s, 'env> {
                 )
             };
             if let Err(e) = ctx.check("cuStreamBeginCapture_v2", rc) {
+                ctx.abandon_capture();
                 drop(take_capture(*u));
                 return Err(e);
             }
             u.inner().capture = Some(record.clone());
-            ctx.begin_capture();
         }
         let mut guard = EndCapture {
             ctx,

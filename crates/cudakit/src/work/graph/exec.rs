@@ -99,6 +99,9 @@ pub struct GraphExec<'g> {
     /// Recorded after every launch and upload; dropping waits for it.
     done: CUevent,
     used: Cell<bool>,
+    /// Whether it was launched (not only uploaded): only then do its
+    /// allocations exist.
+    launched: Cell<bool>,
     label: String,
     _borrows: PhantomData<&'g ()>,
 }
@@ -176,6 +179,7 @@ impl<'g> Graph<'g> {
             arena_id,
             done,
             used: Cell::new(false),
+            launched: Cell::new(false),
             label,
             _borrows: PhantomData,
         })
@@ -343,6 +347,7 @@ pub(crate) fn update_reason(r: CUgraphExecUpdateResult) -> &'static str {
 impl Drop for GraphExec<'_> {
     fn drop(&mut self) {
         let (raw, done, used) = (self.raw as usize, self.done as usize, self.used.get());
+        let launched = self.launched.get();
         let unfreed = std::mem::take(&mut self.unfreed);
         let arena_id = self.arena_id;
         let ctx = self.ctx.clone();
@@ -359,19 +364,28 @@ impl Drop for GraphExec<'_> {
                     if let Some(id) = arena_id {
                         ctx.arena().record_leak(id, "cuEventSynchronize");
                     }
-                    return rc;
+                    // Recorded above; nothing more is released.
+                    return CUresult::CUDA_SUCCESS;
                 }
                 ctx.record_drop_error("cuEventSynchronize", rc);
+            }
+            let mut freed = true;
+            if launched {
                 for ptr in &unfreed {
                     // SAFETY: an allocation of this executable graph's last
                     // replay that no free node freed (auto-free on launch),
                     // freed once, after that replay (waited for above).
                     let rc = unsafe { (cu.cuMemFree)(*ptr) };
                     ctx.record_drop_error("cuMemFree_v2", rc);
+                    freed &= rc == CUresult::CUDA_SUCCESS;
                 }
             }
             if let Some(id) = arena_id {
-                ctx.arena().record_free(id);
+                if freed {
+                    ctx.arena().record_free(id);
+                } else {
+                    ctx.arena().record_leak(id, "cuMemFree_v2");
+                }
             }
             // SAFETY: the event made by instantiate, destroyed once.
             let rc = unsafe { (cu.cuEventDestroy)(done as CUevent) };
@@ -446,7 +460,9 @@ impl<'s, 'env> Scope<'s, 'env> {
         same_context("launch_graph", exec.ctx, self.context())?;
         let ctx = self.context();
         ctx.refuse_during_capture("cuGraphLaunch")?;
-        let raw = self.use_stream(stream)?;
+        // What the graph touches is not known here: after all the scope's
+        // other streams.
+        let raw = self.use_stream_after_all(stream)?;
         if raw.captured() {
             return Err(Error::IllegalDuringCapture {
                 operation: "cuGraphLaunch",
@@ -468,6 +484,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         ctx.check("cuGraphLaunch", unsafe {
             (cu.cuGraphLaunch)(exec.raw, *raw)
         })?;
+        exec.launched.set(true);
         exec.mark(cu, *raw)?;
         ctx.counters()
             .graph_launches

@@ -537,7 +537,7 @@ impl<'s, 'env> Scope<'s, 'env> {
     ) -> Result<()> {
         let ctx: &Context = self.context();
         same_context("launch", ctx, function.context())?;
-        let raw_stream = self.use_stream(stream)?;
+        let raw_stream = self.use_stream_for(stream, params.device_uses())?;
         function.check_args(ctx, params)?;
         function.validate(config)?;
         if *TRACE {

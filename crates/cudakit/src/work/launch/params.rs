@@ -94,6 +94,11 @@ struct Entry {
     /// For a buffer: the identity of its context ([`Context::id`]), which
     /// the launch compares with the kernel's; 0 for a value.
     context: usize,
+    /// For a device pointer: the bytes it covers, as (address, bytes), and
+    /// the stream its stream-ordered memory was allocated on; for the
+    /// scope's ordering of uses across streams.
+    range: (u64, u64),
+    origin: Option<crate::context::stream_state::StreamOrigin>,
 }
 
 // The inline variant is large on purpose: it is what spares the common launch
@@ -216,6 +221,37 @@ impl<'a> ParamList<'a> {
             })
     }
 
+    /// Sets the device range and stream origin of the argument just pushed.
+    fn set_last_range(
+        &mut self,
+        address: u64,
+        bytes: u64,
+        origin: Option<crate::context::stream_state::StreamOrigin>,
+    ) {
+        let Some(i) = self.len.checked_sub(1) else {
+            return;
+        };
+        let e = match &mut self.storage {
+            // SAFETY: entry `i < len` was written by push_bytes.
+            Storage::Inline(_, entries) => unsafe { entries[i].assume_init_mut() },
+            Storage::Heap { entries, .. } => &mut entries[i],
+        };
+        e.range = (address, bytes);
+        e.origin = origin;
+    }
+
+    /// The device memory the arguments cover, as (address, bytes, stream
+    /// origin): what the scope orders across streams.
+    pub(crate) fn device_uses(
+        &self,
+    ) -> impl Iterator<Item = (u64, u64, Option<crate::context::stream_state::StreamOrigin>)> + '_
+    {
+        self.entries()
+            .iter()
+            .filter(|e| matches!(e.kind, ArgKind::DevicePointer { .. }))
+            .map(|e| (e.range.0, e.range.1, e.origin))
+    }
+
     /// The sizes of the arguments, in order.
     pub(crate) fn sizes(&self) -> impl Iterator<Item = usize> + '_ {
         self.entries().iter().map(|e| e.size)
@@ -288,6 +324,8 @@ impl<'a> ParamList<'a> {
                         type_name,
                         kind,
                         context,
+                        range: (0, 0),
+                        origin: None,
                     });
                     self.used = end;
                     self.len += 1;
@@ -337,6 +375,8 @@ impl<'a> ParamList<'a> {
             type_name,
             kind,
             context,
+            range: (0, 0),
+            origin: None,
         };
         let Storage::Heap { bytes, entries, .. } = &mut self.storage else {
             unreachable!("grow moved the list to the heap")
@@ -587,6 +627,8 @@ fn push_pointer(
     list: &mut ParamList<'_>,
     address: DevicePtr,
     len: usize,
+    bytes: usize,
+    origin: Option<crate::context::stream_state::StreamOrigin>,
     type_name: &'static str,
     ctx: &Context,
 ) {
@@ -600,6 +642,7 @@ fn push_pointer(
         },
         ctx.id(),
     );
+    list.set_last_range(address.as_raw(), bytes as u64, origin);
 }
 
 impl<T: DeviceCopy> sealed::Sealed for &DeviceBuffer<'_, T> {}
@@ -610,6 +653,8 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for &'a DeviceBuffer<'_, T> {
             list,
             self.device_ptr(),
             self.len(),
+            self.len() * std::mem::size_of::<T>(),
+            crate::memory::DeviceSrc::origin(&self),
             std::any::type_name::<*mut T>(),
             self.context(),
         );
@@ -624,6 +669,8 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for DeviceView<'a, T> {
             list,
             self.device_ptr(),
             self.len(),
+            self.len() * std::mem::size_of::<T>(),
+            crate::memory::DeviceSrc::origin(&self),
             std::any::type_name::<*mut T>(),
             self.context(),
         );
@@ -638,6 +685,8 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for &'a mut UnifiedBuffer<'_, T> {
             list,
             self.device_ptr(),
             self.len(),
+            self.len() * std::mem::size_of::<T>(),
+            None,
             std::any::type_name::<*mut T>(),
             self.context(),
         );

@@ -1,0 +1,126 @@
+//! Ordering across streams inside one scope (issue 20, defect 8), against
+//! the stand-in libcuda, which counts `cuStreamWaitEvent` calls:
+//!
+//! - the same device memory used on two streams of one scope: the second
+//!   stream waits for the first, so the two writes cannot race; memory used
+//!   on one stream only costs no wait;
+//! - a stream-ordered buffer used on a stream other than the one it was
+//!   allocated on waits for that stream once (its allocation is ordered
+//!   there only).
+//!
+//! Process-global (`CUDAKIT_LIBCUDA`), hence a binary of its own.
+
+#[path = "../../cuda-sys/tests/support/stub.rs"]
+mod stub;
+
+use cudakit::Context;
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn open() -> libloading::Library {
+    let path = stub::build_stub("");
+    std::env::set_var("CUDAKIT_LIBCUDA", &path);
+    // SAFETY: the stand-in library's initialisers are Rust statics only.
+    unsafe { libloading::Library::new(&path) }.expect("open the stand-in")
+}
+
+fn waits(lib: &libloading::Library) -> u64 {
+    // SAFETY: exported by the stand-in with this signature.
+    let f = unsafe { lib.get::<unsafe extern "C" fn() -> u64>(b"stub_stream_waits\0") }
+        .expect("stub_stream_waits");
+    // SAFETY: no arguments.
+    unsafe { f() }
+}
+
+#[test]
+fn the_same_memory_on_two_streams_of_a_scope_is_ordered() {
+    let _serial = serial();
+    let lib = open();
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let (a, b) = (ctx.stream().expect("a"), ctx.stream().expect("b"));
+    let x = ctx.alloc::<u32>(64).expect("x");
+    let y = ctx.alloc::<u32>(64).expect("y");
+    let z = ctx.alloc::<u32>(64).expect("z");
+    let w = ctx.alloc::<u32>(64).expect("w");
+    let host = vec![1u32; 64];
+    ctx.scope(|s| {
+        // Both streams in use (the second waits once for the first: what
+        // the first queued before was not tracked).
+        s.copy_to_device(&a, &host, &z)?;
+        let before = waits(&lib);
+        s.copy_to_device(&b, &host, &w)?;
+        assert_eq!(
+            waits(&lib) - before,
+            1,
+            "a stream new to the scope waits once"
+        );
+        // x on a, then x on b: b waits for a.
+        s.copy_to_device(&a, &host, &x)?;
+        let before = waits(&lib);
+        s.copy_to_device(&b, &host, &x)?;
+        assert_eq!(
+            waits(&lib) - before,
+            1,
+            "the second writer waits for the first"
+        );
+        // A part of x, as a view, on a again: a waits for b.
+        let before = waits(&lib);
+        s.copy(&a, y.view(0..8)?, x.view(8..16)?)?;
+        assert_eq!(
+            waits(&lib) - before,
+            1,
+            "an overlapping view is ordered too"
+        );
+        // w was last used on b: a waits for b, once.
+        let before = waits(&lib);
+        s.copy(&a, &y, &w)?;
+        assert_eq!(waits(&lib) - before, 1, "w was last used on b");
+        // y and w are now last used on a: again on a, no wait.
+        let before = waits(&lib);
+        s.copy(&a, &w, &y)?;
+        assert_eq!(
+            waits(&lib) - before,
+            0,
+            "memory used on one stream only waits for nothing"
+        );
+        Ok(())
+    })
+    .expect("scope");
+}
+
+#[test]
+fn a_pool_buffer_used_on_another_stream_waits_for_its_allocation() {
+    let _serial = serial();
+    let lib = open();
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let (a, b) = (ctx.stream().expect("a"), ctx.stream().expect("b"));
+    let pool = ctx.default_pool().expect("default pool");
+    let buf = pool.alloc::<u32>(&a, 64).expect("pool buffer on a");
+    let host = vec![2u32; 64];
+    ctx.scope(|s| {
+        let before = waits(&lib);
+        s.copy_to_device(&b, &host, &buf)?;
+        assert_eq!(
+            waits(&lib) - before,
+            1,
+            "b waits for a, where the buffer was allocated"
+        );
+        let before = waits(&lib);
+        s.copy_to_device(&b, &host, &buf)?;
+        assert_eq!(waits(&lib) - before, 0, "once is enough");
+        Ok(())
+    })
+    .expect("scope");
+    // On its own stream: no wait at all.
+    ctx.scope(|s| {
+        let before = waits(&lib);
+        s.copy_to_device(&a, &host, &buf)?;
+        assert_eq!(waits(&lib) - before, 0, "on its allocation's stream");
+        Ok(())
+    })
+    .expect("scope");
+    drop(buf);
+}
