@@ -18,12 +18,14 @@
 use std::cell::RefCell;
 use std::ffi::{c_int, c_void};
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use cuda_sys::nccl::{ncclDataType_t, ncclRedOp_t};
 use cuda_sys::{ncclResult_t, CUdeviceptr, CUstream};
 
 use super::comm::Communicator;
 use super::{check, nccl, NcclElement, ReduceOp};
+use crate::context::stream_state::StreamState;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::memory::{DeviceDst, DeviceSrc};
@@ -90,6 +92,9 @@ struct Call<'g> {
 /// ```
 pub struct Group<'g, 'env> {
     calls: RefCell<Vec<Call<'g>>>,
+    /// The capture states of the calls' streams, locked (in address order)
+    /// from the capture check to `ncclGroupEnd`.
+    states: RefCell<Vec<Arc<StreamState>>>,
     _env: PhantomData<&'g mut &'env ()>,
 }
 
@@ -118,13 +123,14 @@ impl std::fmt::Debug for Group<'_, '_> {
 pub fn group<'env, R>(f: impl for<'g> FnOnce(&'g Group<'g, 'env>) -> Result<R>) -> Result<R> {
     let g = Group {
         calls: RefCell::new(Vec::new()),
+        states: RefCell::new(Vec::new()),
         _env: PhantomData,
     };
     let r = f(&g)?;
     let calls = g.calls.take();
     if !calls.is_empty() {
         validate(&calls)?;
-        issue(&calls)?;
+        issue(&calls, &g.states.borrow())?;
     }
     Ok(r)
 }
@@ -228,8 +234,28 @@ fn validate(calls: &[Call<'_>]) -> Result<()> {
 }
 
 /// Hands the calls to NCCL in one group.
-fn issue(calls: &[Call<'_>]) -> Result<()> {
+fn issue(calls: &[Call<'_>], states: &[Arc<StreamState>]) -> Result<()> {
     let nc = nccl()?;
+    // The streams' capture locks, in address order (another group's issue
+    // takes them in the same order; every other path holds one at a time),
+    // held until the group has been handed to NCCL: no capture can begin on
+    // any of them in between, and one begun since the calls were queued is
+    // refused here.
+    let mut order: Vec<&Arc<StreamState>> = states.iter().collect();
+    order.sort_by_key(|s| Arc::as_ptr(s) as usize);
+    let mut guards = Vec::with_capacity(order.len());
+    for st in order {
+        let g = st.lock();
+        if g.capture.is_some() {
+            return Err(Error::IllegalDuringCapture {
+                operation: "an NCCL collective on a stream that a capture owns",
+                device: calls
+                    .first()
+                    .map_or(0, |c| c.comm.context().device().ordinal()),
+            });
+        }
+        guards.push(g);
+    }
     // Everything that can be refused is refused before NCCL sees the first
     // call: a group issued in part would launch some ranks' kernels, which
     // would then wait forever for the ranks that never came.
@@ -402,11 +428,8 @@ impl<'g, 'env> Group<'g, 'env> {
         on_device(call, "the stream", comm, stream.context())?;
         // A captured collective would replay after the communicator could
         // have been aborted and freed (abort takes `&self`): refused, on a
-        // capturing thread and on a captured stream. The stream's lock is
-        // not held until the group's end queues the call: a capture that
-        // another thread begins on this stream in between is not seen here
-        // (NCCL's calls are queued by `ncclGroupEnd`, outside cudakit's
-        // enqueue path).
+        // capturing thread and on a captured stream; checked again, under
+        // the streams' locks, when the group is handed to NCCL (`issue`).
         let refuse = || Error::IllegalDuringCapture {
             operation: call,
             device: comm.context().device().ordinal(),
@@ -418,7 +441,14 @@ impl<'g, 'env> Group<'g, 'env> {
         if u.captured() {
             return Err(refuse());
         }
-        Ok(*u)
+        let raw = *u;
+        drop(u);
+        let state = stream.state();
+        let mut states = self.states.borrow_mut();
+        if !states.iter().any(|s| Arc::ptr_eq(s, state)) {
+            states.push(state.clone());
+        }
+        Ok(raw)
     }
 
     fn push(&self, call: Call<'g>) {
