@@ -132,3 +132,85 @@ fn staged_copies_inside_a_scope_keep_stream_order() {
         "the copy ran before the staged upload"
     );
 }
+
+/// `CUDAKIT_STAGING_THREADS=0`: the calling thread copies alone. The
+/// setting is read once per process, so the case runs in a child process
+/// (this binary, filtered to this test, with the variable set); the child
+/// round-trips 40 MiB through the pipeline and checks every byte.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn staged_transfers_with_no_copy_threads() {
+    if std::env::var_os("CUDAKIT_STAGED_CHILD").is_some() {
+        assert_eq!(
+            std::env::var("CUDAKIT_STAGING_THREADS").as_deref(),
+            Ok("0"),
+            "the child runs with CUDAKIT_STAGING_THREADS=0"
+        );
+        let ctx = Context::new(0).expect("device 0");
+        let mut rng = Rng::new();
+        let n = (40 << 20) + 7;
+        let src = bytes(&mut rng, n);
+        let dev = ctx.alloc::<u8>(n).expect("alloc");
+        dev.copy_from_host(&src).expect("staged upload");
+        let mut back = vec![0x5Au8; n];
+        dev.copy_to_host(&mut back).expect("staged download");
+        assert!(back == src, "a byte differs after the round trip");
+        println!("STAGED-CHILD ok");
+        return;
+    }
+    let exe = std::env::current_exe().expect("own executable");
+    let out = std::process::Command::new(exe)
+        .args([
+            "staged_transfers_with_no_copy_threads",
+            "--exact",
+            "--include-ignored",
+            "--nocapture",
+        ])
+        .env("CUDAKIT_STAGED_CHILD", "1")
+        .env("CUDAKIT_STAGING_THREADS", "0")
+        .output()
+        .expect("spawn the child");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("STAGED-CHILD ok"),
+        "child failed ({:?}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `release_staging` while another thread's staged transfer runs: the
+/// transfer's chunks are not freed under it (every round trip stays byte
+/// exact), and afterwards the cache can be released and rebuilt.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn release_staging_during_another_threads_transfer() {
+    let ctx = Context::new(0).expect("device 0");
+    let mut rng = Rng::new();
+    let n = 48 << 20;
+    let src = bytes(&mut rng, n);
+    let dev = ctx.alloc::<u8>(n).expect("alloc");
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|t| {
+        t.spawn(|| {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                ctx.release_staging();
+                std::thread::yield_now();
+            }
+        });
+        for round in 0..6 {
+            dev.copy_from_host(&src).expect("upload");
+            let mut back = vec![0xA5u8; n];
+            dev.copy_to_host(&mut back).expect("download");
+            assert!(back == src, "round {round}: a byte differs");
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    ctx.release_staging();
+    assert_eq!(
+        ctx.stats().kind(cudakit::AllocKind::Staging).live_count,
+        0,
+        "{}",
+        ctx.leak_report()
+    );
+}

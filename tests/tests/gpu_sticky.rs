@@ -29,6 +29,10 @@ struct Outcome {
     next_refused: bool,
     /// What happened after dropping everything and resetting.
     after_reset: String,
+    /// After the drops: allocations the arena still counts, and how many
+    /// of them are marked leaked (a free the driver refused).
+    live: u64,
+    leaked: u64,
 }
 
 fn run_case(test_name: &str, case: &str) -> Outcome {
@@ -68,6 +72,8 @@ fn run_case(test_name: &str, case: &str) -> Outcome {
         poisoned_same: field("poisoned_same") == "true",
         next_refused: field("next_refused") == "true",
         after_reset: field("after_reset"),
+        live: field("live").parse().expect("live"),
+        leaked: field("leaked").parse().expect("leaked"),
     }
 }
 
@@ -82,6 +88,14 @@ fn child(case: &str) {
     let buf = ctx.alloc::<f32>(1024).expect("alloc");
     let ints = ctx.upload(&[1i32, 2, 3, 4]).expect("upload");
     let out = ctx.alloc::<i32>(4).expect("alloc");
+    // One of every other resource kind, for the drops on the poisoned
+    // context below.
+    let pinned = ctx.alloc_pinned::<f32>(1024).expect("pinned");
+    let unified = ctx.alloc_unified::<f32>(1024).expect("unified");
+    let pool = ctx.default_pool().expect("default pool");
+    let ordered = pool.alloc::<f32>(&stream, 1024).expect("pool buffer");
+    let event = ctx.event().expect("event");
+    let pitched = ctx.alloc_pitched::<f32>(64, 16).expect("pitched");
     let one = LaunchConfig::new(1, 1);
     let result = match case {
         "oob" => {
@@ -119,9 +133,16 @@ fn child(case: &str) {
         ctx.alloc::<f32>(16),
         Err(Error::ContextPoisoned { cause, .. }) if cause == err
     ) && matches!(stream.synchronize(), Err(Error::ContextPoisoned { .. }));
-    // Drops on a poisoned context neither panic nor hang.
+    // Drops on a poisoned context neither panic nor hang, and the arena
+    // tells the truth about each: freed, or kept as leaked.
+    drop((ordered, pool, event, pitched, pinned, unified));
     drop((buf, ints, out, stream, module));
     let drop_errors = ctx.drop_errors().len();
+    let stats = ctx.stats();
+    let (live, leaked) = (
+        stats.live_count(),
+        stats.kind(cudakit::AllocKind::Leaked).live_count,
+    );
     let after_reset = match ctx.reset() {
         Err(e) => format!("reset-failed:{}", e.to_string().replace(' ', "_")),
         Ok(()) => match Context::new(0).and_then(|c| {
@@ -135,7 +156,7 @@ fn child(case: &str) {
     };
     println!(
         "STICKY case={case} first={}:{} poisoned_same={poisoned_same} next_refused={next_refused} \
-         drop_errors={drop_errors} after_reset={after_reset}",
+         drop_errors={drop_errors} live={live} leaked={leaked} after_reset={after_reset}",
         err.call,
         err.code.number()
     );
@@ -169,6 +190,18 @@ fn sticky_test(test_name: &str, case: &str, expected: &[i32]) {
     assert!(
         o.next_refused,
         "{case}: the next operation was not refused as poisoned"
+    );
+    // Every allocation the arena still counts after the drops is one whose
+    // free the driver refused, marked leaked; none is counted as live
+    // otherwise (the staged pipeline's cache aside, unused here).
+    assert_eq!(
+        o.live, o.leaked,
+        "{case}: {} allocations live after the drops, {} of them marked leaked",
+        o.live, o.leaked
+    );
+    println!(
+        "{case}: after the drops on the poisoned context, {} allocations kept as leaked",
+        o.leaked
     );
     // What the driver gives back after a reset is recorded, not promised.
     println!(

@@ -231,3 +231,43 @@ fn two_streams_of_a_scope_write_one_buffer_in_program_order() {
         );
     }
 }
+
+/// A panic in a host node of a captured graph is reported by the scope that
+/// replayed it, when it ends; the context stays usable, and a later scope
+/// that replays nothing reports nothing.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn a_panic_in_a_captured_host_node_is_reported_by_the_scope_that_replayed_it() {
+    let ctx = Context::new(0).expect("device 0");
+    let stream = ctx.stream().expect("stream");
+    let calls = AtomicUsize::new(0);
+    let r = ctx.scope(|s| {
+        let g = s.capture(&stream, || {
+            s.host_fn(&stream, || {
+                if calls.fetch_add(1, Ordering::Relaxed) == 1 {
+                    panic!("host node boom");
+                }
+            })
+        })?;
+        let e = g.instantiate(Default::default())?;
+        for _ in 0..3 {
+            s.launch_graph(&stream, &e)?;
+        }
+        Ok(())
+    });
+    match r {
+        Err(Error::HostCallbackPanicked { message }) => {
+            assert!(message.contains("host node boom"), "{message}")
+        }
+        other => panic!("expected the host node's panic, got {other:?}"),
+    }
+    assert_eq!(
+        calls.load(Ordering::Relaxed),
+        3,
+        "every replay ran the node"
+    );
+    ctx.scope(|_| Ok(())).expect("a scope that replays nothing");
+    assert!(ctx.poisoned().is_none());
+    let b = ctx.upload(&[1u32, 2, 3]).expect("usable");
+    assert_eq!(b.to_vec().expect("read"), vec![1, 2, 3]);
+}
