@@ -47,16 +47,24 @@ fn the_same_memory_on_two_streams_of_a_scope_is_ordered() {
     let w = ctx.alloc::<u32>(64).expect("w");
     let host = vec![1u32; 64];
     ctx.scope(|s| {
-        // Both streams in use (the second waits once for the first: what
-        // the first queued before was not tracked).
+        // Both streams in use; the second touches other memory than the
+        // first did, so it waits for nothing (the two may overlap).
         s.copy_to_device(&a, &host, &z)?;
         let before = waits(&lib);
         s.copy_to_device(&b, &host, &w)?;
+        assert_eq!(waits(&lib) - before, 0, "disjoint memory waits for nothing");
+        // z was used on a while a was the only stream: b waits for it.
+        let before = waits(&lib);
+        s.copy(&b, &z, &w)?;
         assert_eq!(
             waits(&lib) - before,
             1,
-            "a stream new to the scope waits once"
+            "memory noted on the first stream orders the second"
         );
+        // And w is now last used on b again: nothing to wait for there.
+        let before = waits(&lib);
+        s.copy_to_device(&b, &host, &w)?;
+        assert_eq!(waits(&lib) - before, 0, "same stream");
         // x on a, then x on b: b waits for a.
         s.copy_to_device(&a, &host, &x)?;
         let before = waits(&lib);

@@ -376,7 +376,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         };
         let bytes = byte_len::<T>(src.len(), "copy")?;
         other.enter()?;
-        let raw = self.use_stream(stream)?;
+        let raw = self.use_stream_after_all(stream)?;
         let t = self.time_start(&raw)?;
         let cu = ctx.enter()?;
         // SAFETY: both buffers are borrowed until the scope has synchronized

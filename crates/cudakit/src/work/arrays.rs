@@ -46,7 +46,7 @@ impl<'s> Scope<'s, '_> {
             },
             true,
         );
-        let raw = self.use_stream(stream)?;
+        let raw = self.use_stream_after_all(stream)?;
         let t = self.time_start(&raw)?;
         // SAFETY: `src` holds every element, packed, and it and the array are
         // borrowed until the scope has synchronized this stream.
@@ -78,7 +78,7 @@ impl<'s> Scope<'s, '_> {
             },
             false,
         );
-        let raw = self.use_stream(stream)?;
+        let raw = self.use_stream_after_all(stream)?;
         let t = self.time_start(&raw)?;
         // SAFETY: `dst` has room for every element and is borrowed
         // exclusively, the array shared, until the scope has synchronized
@@ -102,7 +102,7 @@ impl<'s> Scope<'s, '_> {
         same_len("copy_to_pitched", dst.len(), src.len())?;
         same_context("copy_to_pitched", self.context(), dst.context())?;
         let desc = dst.packed_copy(dst.host_rows(src.as_ptr().cast()), true);
-        let raw = self.use_stream(stream)?;
+        let raw = self.use_stream_after_all(stream)?;
         let t = self.time_start(&raw)?;
         // SAFETY: `src` holds `height` packed rows; both are borrowed until
         // the scope has synchronized this stream.
@@ -125,7 +125,7 @@ impl<'s> Scope<'s, '_> {
         same_len("copy_from_pitched", src.len(), dst.len())?;
         same_context("copy_from_pitched", self.context(), src.context())?;
         let desc = src.packed_copy(src.host_rows(dst.as_mut_ptr().cast_const().cast()), false);
-        let raw = self.use_stream(stream)?;
+        let raw = self.use_stream_after_all(stream)?;
         let t = self.time_start(&raw)?;
         // SAFETY: `dst` has room for `height` packed rows, borrowed
         // exclusively until the scope has synchronized this stream; every

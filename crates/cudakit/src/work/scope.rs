@@ -91,6 +91,10 @@ pub struct Scope<'s, 'env: 's> {
     /// Which stream used each device range last (once the scope uses more
     /// than one stream, or stream-ordered memory of another stream).
     order: RefCell<Vec<LastUse>>,
+    /// Whether work of the scope touched memory the table does not know
+    /// (see `note_use`): a stream new to the scope then waits for all the
+    /// others once.
+    untracked: Cell<bool>,
     /// What replays of executable graphs launched by the scope use (their
     /// graphs' host-node callbacks), kept alive until the scope's wait even
     /// if the graph is dropped (or forgotten) first.
@@ -120,6 +124,9 @@ enum Ordering_<I> {
     /// After everything the other streams queued.
     All,
 }
+
+/// How many distinct device ranges a scope notes while it uses one stream.
+const NOTED_RANGES: usize = 64;
 
 /// The last use of a device range in a scope: by which stream.
 struct LastUse {
@@ -189,6 +196,7 @@ impl Context {
             timings: RefCell::new(Vec::new()),
             owned: RefCell::new(Vec::new()),
             order: RefCell::new(Vec::new()),
+            untracked: Cell::new(false),
             keep_alive: RefCell::new(Vec::new()),
             _scope: PhantomData,
         };
@@ -273,19 +281,28 @@ impl<'s, 'env> Scope<'s, 'env> {
             if !state.lock().usable_by_scope(self.id) {
                 return Err(refused());
             }
-            // A stream new to a scope that used others waits for all of them
-            // once: what they queued before it joined was not tracked.
-            let before: Vec<(CUstream, Arc<StreamState>)> = self.streams.borrow().clone();
-            for (other, st) in &before {
-                if let Some(ev) = self.order_point(*other, st)? {
-                    waits.push(ev);
+            // A stream new to a scope whose earlier work was not all tracked
+            // (memory cudakit cannot see, or more ranges than the table
+            // keeps while one stream was in use) waits for the others once.
+            if self.untracked.get() {
+                let before: Vec<(CUstream, Arc<StreamState>)> = self.streams.borrow().clone();
+                for (other, st) in &before {
+                    if let Some(ev) = self.order_point(*other, st)? {
+                        waits.push(ev);
+                    }
                 }
+                self.untracked.set(false);
             }
             self.streams.borrow_mut().push((raw, state.clone()));
             // Before the stream's lock: `pending` is always locked first.
             self.ctx.begin_pending(self.id, raw, state);
         }
         match order {
+            Ordering_::All if self.streams.borrow().len() == 1 => {
+                // The only stream so far: nothing to order against now, but
+                // what this touched is not known to the table.
+                self.untracked.set(true);
+            }
             Ordering_::All => {
                 let others: Vec<(CUstream, Arc<StreamState>)> = self
                     .streams
@@ -304,6 +321,10 @@ impl<'s, 'env> Scope<'s, 'env> {
                 let multi = self.streams.borrow().len() > 1;
                 for (start, bytes, origin) in uses {
                     if !multi && origin.map_or(true, |o| o.raw == raw as usize) {
+                        // One stream so far: only noted (no lookup, no
+                        // wait), so that a second stream can be ordered
+                        // after it without waiting for all of it.
+                        self.note_use(raw, Arc::as_ptr(state), start, bytes);
                         continue;
                     }
                     self.order_use(raw, Arc::as_ptr(state), start, bytes, origin, &mut waits)?;
@@ -381,6 +402,31 @@ impl<'s, 'env> Scope<'s, 'env> {
             state,
         });
         Ok(())
+    }
+
+    /// Notes that `[start, start + bytes)` was used on `raw`, the scope's only
+    /// stream so far; past [`NOTED_RANGES`] distinct ranges the scope stops
+    /// noting and a second stream will wait for all of this one instead.
+    #[inline]
+    fn note_use(&self, raw: CUstream, state: *const StreamState, start: u64, bytes: u64) {
+        if self.untracked.get() {
+            return;
+        }
+        let end = start.saturating_add(bytes.max(1));
+        let mut table = self.order.borrow_mut();
+        if table.iter().any(|u| u.start == start && u.end == end) {
+            return;
+        }
+        if table.len() >= NOTED_RANGES {
+            self.untracked.set(true);
+            return;
+        }
+        table.push(LastUse {
+            start,
+            end,
+            stream: raw as usize,
+            state,
+        });
     }
 
     /// An event marking the end of what `raw` (a live stream, state `st`)
@@ -752,7 +798,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         to_device: bool,
     ) -> Result<()> {
         same_context("prefetch", self.ctx, buffer.context())?;
-        let raw = self.use_stream(stream)?;
+        let raw = self.use_stream_after_all(stream)?;
         buffer.prefetch_on(*raw, to_device)
     }
 }

@@ -437,7 +437,7 @@ impl<'g, 'env> Group<'g, 'env> {
         if crate::context::release::thread_capturing() {
             return Err(refuse());
         }
-        let u = s.use_stream(stream)?;
+        let u = s.use_stream_after_all(stream)?;
         if u.captured() {
             return Err(refuse());
         }
