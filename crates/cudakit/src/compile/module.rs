@@ -46,7 +46,7 @@ use crate::compile::program::{resolve_name, Compiled};
 use crate::context::Context;
 use crate::driver::optional;
 use crate::error::{DriverCode, Error, LaunchConfigError, Result};
-use crate::memory::copy;
+use crate::memory::transfer::copy;
 use crate::memory::{DeviceCopy, DevicePtr};
 
 /// Bytes of each JIT log buffer.
@@ -1077,7 +1077,7 @@ impl<'m, T: DeviceCopy> Global<'m, T> {
     /// [`Error::UnifiedAccess`]; driver errors (also those of the wait, a
     /// fault of earlier work included); [`Error::ContextPoisoned`].
     pub fn copy_from_host(&self, src: &[T]) -> Result<()> {
-        copy::same_len("Global::copy_from_host", self.len, src.len())?;
+        crate::memory::same_len("Global::copy_from_host", self.len, src.len())?;
         // SAFETY: the global holds `self.len` elements at `self.ptr` (its
         // size came from cuModuleGetGlobal); `src` has as many (checked
         // above); the module is borrowed, so the global is alive.
@@ -1091,7 +1091,7 @@ impl<'m, T: DeviceCopy> Global<'m, T> {
     ///
     /// [`Error::LengthMismatch`]; driver errors; [`Error::ContextPoisoned`].
     pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
-        copy::same_len("Global::copy_to_host", self.len, dst.len())?;
+        crate::memory::same_len("Global::copy_to_host", self.len, dst.len())?;
         // SAFETY: as in `copy_from_host`: `dst` has `self.len` elements.
         unsafe { copy::dtoh(self.module.ctx, dst, self.ptr) }
     }

@@ -18,23 +18,19 @@
 //! Sizes are checked before any driver call: zero elements and byte counts
 //! that overflow `usize` are typed errors.
 
-pub mod array;
-pub(crate) mod copy;
-mod device;
-mod element;
-mod pinned;
-pub mod pitched;
-pub mod pool;
-pub mod staged;
-pub mod tensor_map;
-pub mod texture;
-mod unified;
+pub(crate) mod buffer;
+pub(crate) mod image;
+pub(crate) mod transfer;
 
-pub use device::{DeviceBuffer, DeviceView};
-pub use element::{Bf16, DeviceCopy, F16};
-pub use pinned::PinnedBuffer;
-pub use pool::{MemPool, OrderedStream, PoolBuffer, PoolUsage, ReusePolicy};
-pub use unified::{Attach, HostSlice, HostSliceMut, UnifiedBuffer};
+pub use buffer::pool;
+pub use image::{array, pitched, tensor_map, texture};
+pub use transfer::staged;
+
+pub use buffer::device::{DeviceBuffer, DeviceView};
+pub use buffer::element::{Bf16, DeviceCopy, F16};
+pub use buffer::pinned::PinnedBuffer;
+pub use buffer::pool::{MemPool, OrderedStream, PoolBuffer, PoolUsage, ReusePolicy};
+pub use buffer::unified::{Attach, HostSlice, HostSliceMut, UnifiedBuffer};
 
 use crate::context::stream_state::StreamOrigin;
 use std::ops::{Bound, RangeBounds};
@@ -43,6 +39,19 @@ use cuda_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
+
+/// Checks that two lengths match.
+pub(crate) fn same_len(what: &'static str, expected: usize, got: usize) -> Result<()> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            what,
+            expected,
+            got,
+        })
+    }
+}
 
 /// Bytes of `len` elements of `T`, refusing zero and overflow.
 pub(crate) fn byte_len<T>(len: usize, what: &'static str) -> Result<usize> {

@@ -26,7 +26,8 @@ use crate::context::same_context;
 use crate::context::Context;
 use crate::driver::cu;
 use crate::error::{check, Error, Result};
-use crate::memory::{byte_len, copy, DeviceCopy, DeviceDst, DeviceSrc};
+use crate::memory::transfer::copy;
+use crate::memory::{byte_len, same_len, DeviceCopy, DeviceDst, DeviceSrc};
 use crate::work::scope::{Scope, Timed};
 use crate::work::stream::Stream;
 
@@ -313,7 +314,7 @@ pub fn copy_peer<'a, T: DeviceCopy>(
     src: impl DeviceSrc<'a, T>,
     dst: impl DeviceDst<'a, T>,
 ) -> Result<()> {
-    copy::same_len("copy_peer", dst.len(), src.len())?;
+    same_len("copy_peer", dst.len(), src.len())?;
     let bytes = byte_len::<T>(src.len(), "copy")?;
     let (sc, dc) = (src.context(), dst.context());
     sc.enter()?;
@@ -365,7 +366,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         src: impl DeviceSrc<'s, T>,
         dst: impl DeviceDst<'s, T>,
     ) -> Result<()> {
-        copy::same_len("copy_peer", dst.len(), src.len())?;
+        same_len("copy_peer", dst.len(), src.len())?;
         let ctx = self.context();
         let (sc, dc) = (src.context(), dst.context());
         let other = if ctx.same(sc) {

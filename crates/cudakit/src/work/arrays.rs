@@ -12,10 +12,11 @@
 
 use crate::context::same_context;
 use crate::error::Result;
-use crate::memory::array::{copy3d_async, Array, ArrayElement, Side};
-use crate::memory::copy::same_len;
-use crate::memory::pitched::{copy2d_async, Pitched};
-use crate::memory::texture::{Surface, Texture};
+use crate::memory::image::array::{Array, ArrayElement};
+use crate::memory::image::copy3d::{copy3d_async, Side};
+use crate::memory::image::pitched::{copy2d_async, Pitched};
+use crate::memory::image::texture::{Surface, Texture};
+use crate::memory::same_len;
 use crate::memory::DeviceCopy;
 use crate::work::launch::params::{sealed, ArgKind, KernelArg, ParamList};
 use crate::work::scope::{Scope, Timed};

@@ -40,7 +40,8 @@ use crate::context::same_context;
 use crate::context::stream_state::{wait_stream, StreamInner, StreamOrigin, StreamState};
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::memory::{byte_len, copy, DeviceCopy, DeviceDst, DeviceSrc, UnifiedBuffer};
+use crate::memory::transfer::copy;
+use crate::memory::{byte_len, same_len, DeviceCopy, DeviceDst, DeviceSrc, UnifiedBuffer};
 use crate::work::event::Event;
 use crate::work::stream::Stream;
 
@@ -683,7 +684,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         src: &'s [T],
         dst: impl DeviceDst<'s, T>,
     ) -> Result<()> {
-        copy::same_len("copy_to_device", dst.len(), src.len())?;
+        same_len("copy_to_device", dst.len(), src.len())?;
         same_context("copy_to_device", self.ctx, dst.context())?;
         let bytes = byte_len::<T>(src.len(), "copy")?;
         let raw = self.use_stream_for(
@@ -721,7 +722,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         src: impl DeviceSrc<'s, T>,
         dst: &'s mut [T],
     ) -> Result<()> {
-        copy::same_len("copy_to_host", src.len(), dst.len())?;
+        same_len("copy_to_host", src.len(), dst.len())?;
         same_context("copy_to_host", self.ctx, src.context())?;
         let bytes = byte_len::<T>(dst.len(), "copy")?;
         let raw = self.use_stream_for(
@@ -758,7 +759,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         src: impl DeviceSrc<'s, T>,
         dst: impl DeviceDst<'s, T>,
     ) -> Result<()> {
-        copy::same_len("copy", src.len(), dst.len())?;
+        same_len("copy", src.len(), dst.len())?;
         same_context("copy", self.ctx, src.context())?;
         same_context("copy", self.ctx, dst.context())?;
         let bytes = byte_len::<T>(src.len(), "copy")?;

@@ -409,7 +409,7 @@ fn on_device(
 }
 
 fn same_len(call: &'static str, expected: usize, got: usize) -> Result<()> {
-    crate::memory::copy::same_len(call, expected, got)
+    crate::memory::same_len(call, expected, got)
 }
 
 impl<'g, 'env> Group<'g, 'env> {

@@ -74,7 +74,7 @@ use cuda_sys::{
 use crate::compile::module::Function;
 use crate::context::{same_context, Context};
 use crate::error::{Error, Result};
-use crate::memory::array::{memcpy3d, Extent, Side};
+use crate::memory::image::copy3d::{memcpy3d, Extent, Side};
 use crate::memory::{byte_len, memset_word, DeviceCopy, DeviceDst, DeviceSrc};
 use crate::work::event::Event;
 use crate::work::launch::params::PointerArray;
@@ -506,7 +506,7 @@ impl<'g> Graph<'g> {
         dst: impl DeviceDst<'g, T>,
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
-        crate::memory::copy::same_len("add_copy_to_device", dst.len(), src.len())?;
+        crate::memory::same_len("add_copy_to_device", dst.len(), src.len())?;
         same_context("add_copy_to_device", self.ctx, dst.context())?;
         let c = copy_1d(
             Side::host(src.as_ptr().cast()),
@@ -528,7 +528,7 @@ impl<'g> Graph<'g> {
         dst: &'g mut [T],
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
-        crate::memory::copy::same_len("add_copy_to_host", src.len(), dst.len())?;
+        crate::memory::same_len("add_copy_to_host", src.len(), dst.len())?;
         same_context("add_copy_to_host", self.ctx, src.context())?;
         let c = copy_1d(
             Side::device(src.device_ptr().as_raw()),
@@ -549,7 +549,7 @@ impl<'g> Graph<'g> {
         dst: impl DeviceDst<'g, T>,
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
-        crate::memory::copy::same_len("add_copy", src.len(), dst.len())?;
+        crate::memory::same_len("add_copy", src.len(), dst.len())?;
         same_context("add_copy", self.ctx, src.context())?;
         same_context("add_copy", self.ctx, dst.context())?;
         let c = copy_1d(
@@ -572,7 +572,7 @@ impl<'g> Graph<'g> {
         dst: &'g mut [T],
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
-        crate::memory::copy::same_len("add_copy_host", src.len(), dst.len())?;
+        crate::memory::same_len("add_copy_host", src.len(), dst.len())?;
         let c = copy_1d(
             Side::host(src.as_ptr().cast()),
             Side::host(dst.as_mut_ptr().cast_const().cast()),
@@ -794,7 +794,7 @@ impl<'g> Graph<'g> {
         crate::memory::check_align::<T>("graph allocation")?;
         let deps = self.deps("add_mem_alloc", deps)?;
         let mut p = CUDA_MEM_ALLOC_NODE_PARAMS {
-            poolProps: crate::memory::pool::device_pool_props(self.ctx),
+            poolProps: crate::memory::buffer::pool::device_pool_props(self.ctx),
             accessDescs: std::ptr::null(),
             accessDescCount: 0,
             bytesize: bytes,
@@ -911,7 +911,7 @@ impl<'g> Graph<'g> {
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
         self.own_alloc("add_copy_from_alloc", alloc)?;
-        crate::memory::copy::same_len("add_copy_from_alloc", alloc.len, dst.len())?;
+        crate::memory::same_len("add_copy_from_alloc", alloc.len, dst.len())?;
         same_context("add_copy_from_alloc", self.ctx, dst.context())?;
         let c = copy_1d(
             Side::device(alloc.ptr),
@@ -938,7 +938,7 @@ impl<'g> Graph<'g> {
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
         self.own_alloc("add_copy_to_alloc", alloc)?;
-        crate::memory::copy::same_len("add_copy_to_alloc", src.len(), alloc.len)?;
+        crate::memory::same_len("add_copy_to_alloc", src.len(), alloc.len)?;
         same_context("add_copy_to_alloc", self.ctx, src.context())?;
         let c = copy_1d(
             Side::device(src.device_ptr().as_raw()),

@@ -693,8 +693,8 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for &'a mut UnifiedBuffer<'_, T> {
     }
 }
 
-impl sealed::Sealed for &crate::memory::tensor_map::TensorMap<'_> {}
-impl<'a> KernelArg<'a> for &'a crate::memory::tensor_map::TensorMap<'_> {
+impl sealed::Sealed for &crate::memory::image::tensor_map::TensorMap<'_> {}
+impl<'a> KernelArg<'a> for &'a crate::memory::image::tensor_map::TensorMap<'_> {
     #[inline]
     fn push_into(self, list: &mut ParamList<'a>) {
         let raw = self.descriptor().as_raw();

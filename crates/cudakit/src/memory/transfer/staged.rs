@@ -421,7 +421,7 @@ impl CopyPool {
 /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) when the lengths
 /// differ.
 pub fn host_copy(dst: &mut [u8], src: &[u8]) -> Result<()> {
-    crate::memory::copy::same_len("host_copy", dst.len(), src.len())?;
+    crate::memory::same_len("host_copy", dst.len(), src.len())?;
     // The whole copy in chunk-sized steps, each split across the copy
     // threads as the pipeline splits a chunk.
     let mut off = 0;

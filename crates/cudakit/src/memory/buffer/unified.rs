@@ -5,14 +5,15 @@ use std::panic::Location;
 
 use cuda_sys::{CUdeviceptr, CUmemAttach_flags, CUmemLocation, CUmemLocationType, CUmem_advise};
 
-use super::copy::{self, same_len};
-use super::{
-    byte_len, check_align, check_ptr_align, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, Sealed,
-};
 use crate::context::arena::AllocKind;
 use crate::context::{Context, HostViewToken};
 use crate::driver::optional;
 use crate::error::Result;
+use crate::memory::transfer::copy;
+use crate::memory::{
+    byte_len, check_align, check_ptr_align, same_len, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc,
+    Sealed,
+};
 
 /// Where a unified allocation is first attached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -26,10 +26,10 @@ use cuda_sys::{
     CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
 
-use super::{DeviceCopy, DeviceDst};
 use crate::context::Context;
 use crate::driver::optional;
 use crate::error::{Error, Result};
+use crate::memory::{DeviceCopy, DeviceDst};
 
 /// The element type of a tensor map; its size must equal the buffer's
 /// element size.

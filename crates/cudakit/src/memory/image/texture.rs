@@ -66,9 +66,9 @@ use cuda_sys::{
 
 use super::array::{Array, ArrayElement, ArrayShape, ChannelFormat};
 use super::pitched::Pitched;
-use super::DeviceSrc;
 use crate::context::Context;
 use crate::error::{Result, TextureError};
+use crate::memory::DeviceSrc;
 
 /// What a texture does with a coordinate outside `[0, size)`
 /// (`CUaddress_mode`).

@@ -6,10 +6,10 @@ use std::panic::Location;
 
 use cuda_sys::{CU_MEMHOSTALLOC_PORTABLE, CU_MEMHOSTALLOC_WRITECOMBINED};
 
-use super::{byte_len, check_align, check_ptr_align, DeviceCopy};
 use crate::context::arena::AllocKind;
 use crate::context::Context;
 use crate::error::Result;
+use crate::memory::{byte_len, check_align, check_ptr_align, DeviceCopy};
 
 /// Page-locked host memory for `len` elements, zero-filled, readable and
 /// writable as a slice. Asynchronous copies from and to it overlap with the

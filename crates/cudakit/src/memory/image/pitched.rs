@@ -21,12 +21,14 @@ use std::time::Instant;
 
 use cuda_sys::{CUdeviceptr, CUmemorytype, CUstream, CUDA_MEMCPY2D};
 
-use super::array::Side;
-use super::copy::{file_copy, same_len, sync_legacy};
-use super::{check_align, memset_word, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc};
+use super::copy3d::Side;
 use crate::context::arena::AllocKind;
 use crate::context::{same_context, Context};
 use crate::error::{Error, Result};
+use crate::memory::transfer::copy::{file_copy, sync_legacy};
+use crate::memory::{
+    check_align, memset_word, same_len, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc,
+};
 
 /// `height` rows of `width` elements of `T` at a driver-chosen pitch
 /// (`cuMemAllocPitch_v2`), freed on drop (`cuMemFree_v2`) and recorded in
@@ -97,7 +99,7 @@ impl<'c, T: DeviceCopy> Pitched<'c, T> {
         }
         check_align::<T>("pitched allocation")?;
         let size = std::mem::size_of::<T>();
-        let row = super::byte_len::<T>(width, "pitched allocation")?;
+        let row = crate::memory::byte_len::<T>(width, "pitched allocation")?;
         row.checked_mul(height).ok_or(Error::SizeOverflow {
             len: width.saturating_mul(height),
             elem_size: size,

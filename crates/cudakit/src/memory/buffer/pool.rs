@@ -55,10 +55,10 @@ use cuda_sys::{
     CUmemPool_attribute, CUmemoryPool, CUstream,
 };
 
-use super::{
+use crate::context::arena::AllocKind;
+use crate::memory::{
     byte_len, check_align, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, DeviceView, Sealed,
 };
-use crate::context::arena::AllocKind;
 use std::sync::Arc;
 
 use crate::context::stream_state::{SharedStreamState, StreamOrigin, StreamState};

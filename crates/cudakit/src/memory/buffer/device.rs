@@ -8,13 +8,14 @@ use std::panic::Location;
 
 use cuda_sys::CUdeviceptr;
 
-use super::copy::{self, same_len};
-use super::{
-    byte_len, check_align, resolve_range, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, Sealed,
-};
 use crate::context::arena::AllocKind;
 use crate::context::Context;
 use crate::error::Result;
+use crate::memory::transfer::copy;
+use crate::memory::{
+    byte_len, check_align, resolve_range, same_len, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc,
+    Sealed,
+};
 
 /// Device memory for `len` elements of `T` (`cuMemAlloc_v2`), freed on drop
 /// (`cuMemFree_v2`) and recorded in the context's arena.

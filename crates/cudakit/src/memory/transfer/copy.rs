@@ -5,22 +5,10 @@ use std::time::Instant;
 
 use cuda_sys::{CUdeviceptr, CUmemorytype, CUstream};
 
-use super::{byte_len, memset_word, staged, DeviceCopy};
+use super::staged;
 use crate::context::Context;
-use crate::error::{Error, Result};
-
-/// Checks that two lengths match.
-pub(crate) fn same_len(what: &'static str, expected: usize, got: usize) -> Result<()> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(Error::LengthMismatch {
-            what,
-            expected,
-            got,
-        })
-    }
-}
+use crate::error::Result;
+use crate::memory::{byte_len, memset_word, DeviceCopy};
 
 /// Host to device, synchronous (`cuMemcpyHtoD_v2`).
 ///

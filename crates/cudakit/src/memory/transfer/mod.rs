@@ -1,0 +1,5 @@
+//! Transfers: the copy plumbing every buffer type shares, and the staged
+//! pipeline for pageable host memory.
+
+pub(crate) mod copy;
+pub mod staged;
