@@ -495,8 +495,9 @@ pub(crate) unsafe fn htod(
             // SAFETY: the chunk holds CHUNK >= n bytes and no DMA reads it
             // now: for i >= CHUNKS its last DMA of this transfer finished
             // above; for i < CHUNKS the previous transfer on this lane ended
-            // in `finish`, which waited for both streams (on every path,
-            // errors included). `src + off` has `n` readable bytes (the
+            // in `finish`, which waited for both streams on every path
+            // (errors and a poisoned context included; a wait it cannot
+            // complete aborts the process). `src + off` has `n` readable bytes (the
             // caller's contract, for the whole call: the caller waits for
             // the copy); distinct allocations, nothing else touches them.
             unsafe { parallel_copy(lane.chunks[slot], src.add(off), n) };
@@ -606,16 +607,52 @@ fn order_after(ctx: &Context, lane: &Lane, after: CUstream) -> Result<()> {
 }
 
 /// Waits until both streams are done (so `after`, the scope's stream, needs
-/// no wait: everything the pipeline queued has finished).
+/// no wait: everything the pipeline queued has finished), on every path: the
+/// context is entered even when poisoned, and both streams are waited for
+/// even when the first wait fails. A wait that fails with an error that is
+/// not sticky is tried again on a fresh thread (one that is not capturing);
+/// if that fails too, a DMA may still write the caller's memory or read a
+/// chunk the next transfer refills, and the process is aborted rather than
+/// returning into that (the rule of `Context::scope`). After a sticky error
+/// the context's work has stopped.
 fn finish(ctx: &Context, lane: &Lane) -> Result<()> {
-    let cu = ctx.enter()?;
+    let mut first = Ok(());
     for s in lane.streams {
-        // SAFETY: a live stream of the lane.
-        ctx.check("cuStreamSynchronize", unsafe {
-            (cu.cuStreamSynchronize)(s)
-        })?;
+        let raw = s as usize;
+        let wait = |ctx: &Context| -> Result<()> {
+            match ctx.enter_for_drop() {
+                // SAFETY: a live stream of the lane (the lane is alive: the
+                // caller holds its lock).
+                Some(cu) => ctx.check("cuStreamSynchronize", unsafe {
+                    (cu.cuStreamSynchronize)(raw as cuda_sys::CUstream)
+                }),
+                None => Err(crate::Error::InvalidArgument(
+                    "the driver could not be entered to wait for a staged transfer".into(),
+                )),
+            }
+        };
+        let r = match wait(ctx) {
+            Err(e) if !e.is_sticky() => {
+                match std::thread::scope(|t| t.spawn(|| wait(ctx)).join()) {
+                    Ok(Ok(())) => Err(e),
+                    Ok(Err(e2)) if e2.is_sticky() => Err(e2),
+                    other => {
+                        eprintln!(
+                            "cudakit: a staged transfer could not wait for its DMA ({e}; again \
+                             on a fresh thread: {other:?}); the DMA may still touch memory whose \
+                             borrow ends now, so the process is aborted"
+                        );
+                        std::process::abort();
+                    }
+                }
+            }
+            r => r,
+        };
+        if first.is_ok() {
+            first = r;
+        }
     }
-    Ok(())
+    first
 }
 
 #[cfg(test)]
