@@ -284,6 +284,13 @@ impl Context {
         Arc::as_ptr(&self.shared) as usize
     }
 
+    /// A handle that does not keep the context alive (for records that a
+    /// leaked object may hold: a forgotten executable graph must not leak
+    /// its whole context).
+    pub(crate) fn downgrade(&self) -> WeakContext {
+        WeakContext(Arc::downgrade(&self.shared))
+    }
+
     /// Whether two handles share one primary context.
     pub fn same(&self, other: &Context) -> bool {
         Arc::ptr_eq(&self.shared, &other.shared)
@@ -862,6 +869,16 @@ impl Drop for Shared {
             // SAFETY: releases the retain taken in Context::on, exactly once.
             let _ = unsafe { (cu.cuDevicePrimaryCtxRelease)(self.device.as_raw()) };
         }
+    }
+}
+
+/// A context handle that does not keep it alive (see `Context::downgrade`).
+pub(crate) struct WeakContext(Weak<Shared>);
+
+impl WeakContext {
+    /// The context, if it is still alive.
+    pub(crate) fn upgrade(&self) -> Option<Context> {
+        self.0.upgrade().map(|shared| Context { shared })
     }
 }
 

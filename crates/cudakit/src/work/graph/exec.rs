@@ -351,6 +351,7 @@ impl Drop for GraphExec<'_> {
         let unfreed = std::mem::take(&mut self.unfreed);
         let arena_id = self.arena_id;
         let ctx = self.ctx.clone();
+        let device = self.ctx.device().as_raw();
         // The whole release waits on this thread's capture if it captures
         // (a wait there would invalidate it), or off a driver callback.
         self.ctx.release("cuGraphExecDestroy", None, move |cu| {
@@ -378,6 +379,13 @@ impl Drop for GraphExec<'_> {
                     let rc = unsafe { (cu.cuMemFree)(*ptr) };
                     ctx.record_drop_error("cuMemFree_v2", rc);
                     freed &= rc == CUresult::CUDA_SUCCESS;
+                }
+                if !unfreed.is_empty() {
+                    // Freed graph memory stays reserved for graphs until
+                    // trimmed: hand it back to the device.
+                    // SAFETY: a valid device handle of this context.
+                    let rc = unsafe { (cu.cuDeviceGraphMemTrim)(device) };
+                    ctx.record_drop_error("cuDeviceGraphMemTrim", rc);
                 }
             }
             if let Some(id) = arena_id {

@@ -302,7 +302,7 @@ impl<'g> Graph<'g> {
             child_keys: Vec::new(),
             host,
             handle: Arc::new(GraphHandle {
-                ctx: ctx.clone(),
+                ctx: ctx.downgrade(),
                 raw: raw as usize,
             }),
             unfreed: Vec::new(),
@@ -992,7 +992,10 @@ impl<'g> Graph<'g> {
 /// executable graphs made from it; destroyed (`cuGraphDestroy`) when the
 /// last of them goes.
 pub(crate) struct GraphHandle {
-    ctx: Context,
+    /// Weak: a forgotten executable graph holds this, and must leak only
+    /// itself, not its context. A context that is gone took the graph
+    /// with it.
+    ctx: crate::context::WeakContext,
     raw: usize,
 }
 
@@ -1005,10 +1008,13 @@ impl GraphHandle {
 impl Drop for GraphHandle {
     fn drop(&mut self) {
         let raw = self.raw;
+        let Some(ctx) = self.ctx.upgrade() else {
+            return;
+        };
         // SAFETY: destroys the graph made by cuGraphCreate or a capture,
         // once: the last holder is gone. An executable graph does not need
         // its graph to run (the driver made its own copy at instantiation).
-        self.ctx.release("cuGraphDestroy", None, move |cu| unsafe {
+        ctx.release("cuGraphDestroy", None, move |cu| unsafe {
             (cu.cuGraphDestroy)(raw as CUgraph)
         });
     }
