@@ -380,13 +380,6 @@ impl Drop for GraphExec<'_> {
                     ctx.record_drop_error("cuMemFree_v2", rc);
                     freed &= rc == CUresult::CUDA_SUCCESS;
                 }
-                if !unfreed.is_empty() {
-                    // Freed graph memory stays reserved for graphs until
-                    // trimmed: hand it back to the device.
-                    // SAFETY: a valid device handle of this context.
-                    let rc = unsafe { (cu.cuDeviceGraphMemTrim)(device) };
-                    ctx.record_drop_error("cuDeviceGraphMemTrim", rc);
-                }
             }
             if let Some(id) = arena_id {
                 if freed {
@@ -401,7 +394,16 @@ impl Drop for GraphExec<'_> {
             // SAFETY: destroys the executable graph made by instantiate,
             // once, after its replays (waited for above; an exec that is
             // still in flight would be freed by the driver on completion).
-            unsafe { (cu.cuGraphExecDestroy)(raw as CUgraphExec) }
+            let rc = unsafe { (cu.cuGraphExecDestroy)(raw as CUgraphExec) };
+            if launched && !unfreed.is_empty() {
+                // Graph memory stays reserved for graphs until trimmed, and
+                // an exec that lives holds its reservation: trimmed once the
+                // exec is gone, to hand it back to the device.
+                // SAFETY: a valid device handle of this context.
+                let trim = unsafe { (cu.cuDeviceGraphMemTrim)(device) };
+                ctx.record_drop_error("cuDeviceGraphMemTrim", trim);
+            }
+            rc
         });
     }
 }
