@@ -225,6 +225,18 @@ impl Arena {
         c.total_frees += 1;
     }
 
+    /// Files the outcome of the driver call `call` that was to free the
+    /// allocation `id`: freed when it returned `rc` success, otherwise kept
+    /// and marked leaked ([`Arena::record_leak`]): a refused free is not a
+    /// free.
+    pub fn record_release(&self, id: u64, rc: cuda_sys::CUresult, call: &'static str) {
+        if rc == cuda_sys::CUresult::CUDA_SUCCESS {
+            self.record_free(id);
+        } else {
+            self.record_leak(id, call);
+        }
+    }
+
     /// Marks a live allocation as kept on purpose ([`AllocKind::Leaked`]):
     /// `why` (a refused driver call, a failed wait) kept it from being
     /// handed back. It stays in [`Arena::live`] and the leak report.

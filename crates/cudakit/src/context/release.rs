@@ -118,11 +118,35 @@ impl Release {
         };
         ctx.record_drop_error(call, rc);
         if let Some(id) = arena_id {
-            if rc == CUresult::CUDA_SUCCESS {
-                ctx.arena().record_free(id);
-            } else {
-                ctx.arena().record_leak(id, call);
-            }
+            ctx.arena().record_release(id, rc, call);
+        }
+    }
+}
+
+/// The second try of a wait for work that may still use what its caller is
+/// about to release (rule 2): `wait` runs again on a fresh thread (one that
+/// is neither capturing nor a driver callback, where the first try may have
+/// been refused). `Ok` when it waited; the error when a sticky error stopped
+/// the context's work (nothing of it runs any more). Any other failure
+/// leaves work running under borrows that end when the caller returns: the
+/// process is aborted, with `what` in the message, rather than returning
+/// into undefined behaviour.
+pub(crate) fn wait_elsewhere_or_abort(
+    ctx: &Context,
+    what: &str,
+    wait: impl Fn(&Context) -> crate::Result<()> + Sync,
+) -> crate::Result<()> {
+    let outcome = std::thread::scope(|t| t.spawn(|| wait(ctx)).join());
+    match outcome {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) if e.is_sticky() => Err(e),
+        other => {
+            eprintln!(
+                "cudakit: {what} on device {} could not wait for its work ({other:?}); the \
+                 work may still touch memory whose borrows end now, so the process is aborted",
+                ctx.device().ordinal()
+            );
+            std::process::abort();
         }
     }
 }
@@ -134,11 +158,7 @@ impl Release {
     pub(crate) fn run_raw(self, cu: &'static Driver, arena: &super::arena::Arena) {
         let rc = (self.op)(cu);
         if let Some(id) = self.arena_id {
-            if rc == CUresult::CUDA_SUCCESS {
-                arena.record_free(id);
-            } else {
-                arena.record_leak(id, self.call);
-            }
+            arena.record_release(id, rc, self.call);
         }
     }
 }

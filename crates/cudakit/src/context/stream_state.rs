@@ -92,6 +92,32 @@ impl StreamState {
         Arc::new(s)
     }
 
+    /// An event marking the end of the work queued on `raw` (the stream of
+    /// this state) that will run: recorded now, under the lock, when the
+    /// stream is not captured; its fence (recorded as it entered the
+    /// capture) when it is; `None` when nothing of it will run before its
+    /// capture ends (no fence, or a capture joined outside cudakit: a raw
+    /// `cuStreamWaitEvent` through `cudakit::sys`, whose contract makes the
+    /// caller answer for the stream's earlier work; recording there would
+    /// put the event into that capture). What waits for the stream (a
+    /// scope's end, another stream of the scope) waits for this, without
+    /// the lock.
+    pub(crate) fn mark(
+        &self,
+        ctx: &Context,
+        cu: &'static Driver,
+        raw: CUstream,
+    ) -> crate::Result<Option<CUevent>> {
+        let mut g = self.lock();
+        if g.capture.is_some() {
+            return Ok(g.fence());
+        }
+        if ctx.capturing() && joined_elsewhere(ctx, cu, raw)? {
+            return Ok(None);
+        }
+        g.record_event(ctx, cu, raw).map(Some)
+    }
+
     /// Locks the state. Held from a capture check to the enqueue it guards.
     #[inline]
     pub(crate) fn lock(&self) -> MutexGuard<'_, StreamInner> {
@@ -207,24 +233,8 @@ pub(crate) fn wait_stream(
     raw: CUstream,
     state: &StreamState,
 ) -> crate::Result<()> {
-    let ev = {
-        let mut g = state.lock();
-        if g.capture.is_some() {
-            match g.fence() {
-                Some(f) => f,
-                None => return Ok(()),
-            }
-        } else {
-            if ctx.capturing() && joined_elsewhere(ctx, cu, raw)? {
-                // Joined a capture behind cudakit's back (a raw
-                // `cuStreamWaitEvent` through `cudakit::sys`, whose contract
-                // makes the caller answer for the stream's earlier work):
-                // waiting would invalidate that capture, and cudakit's own
-                // work on the stream was refused since the join.
-                return Ok(());
-            }
-            g.record_event(ctx, cu, raw)?
-        }
+    let Some(ev) = state.mark(ctx, cu, raw)? else {
+        return Ok(());
     };
     // SAFETY: a live event of the stream (destroyed only with the stream,
     // which the caller keeps alive), last recorded outside any capture.
@@ -241,7 +251,11 @@ pub(crate) fn destroy_event(cu: &'static Driver, event: usize) -> CUresult {
 }
 
 /// Whether the driver counts `raw` in a capture that cudakit did not record.
-fn joined_elsewhere(ctx: &Context, cu: &'static Driver, raw: CUstream) -> crate::Result<bool> {
+pub(crate) fn joined_elsewhere(
+    ctx: &Context,
+    cu: &'static Driver,
+    raw: CUstream,
+) -> crate::Result<bool> {
     let mut status = cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
     // SAFETY: a live stream (the caller's contract) and a valid out-pointer.
     ctx.check("cuStreamIsCapturing", unsafe {

@@ -199,19 +199,14 @@ impl<'s, 'env> Scope<'s, 'env> {
         // the context runs, the driver is asked. A one-shot callback
         // captured there would be freed by this scope and called again by
         // every replay.
-        if self.context().capturing() {
-            let mut status = cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-            // SAFETY: a live stream (its capture lock held by `u`) and a
-            // valid out-pointer.
-            let rc = unsafe { (cu.cuStreamIsCapturing)(*u, &mut status) };
-            self.context().check("cuStreamIsCapturing", rc)?;
-            if status != cuda_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
-                return Err(Error::IllegalDuringCapture {
-                    operation: "a host callback on a stream that joined a capture outside \
-                                cudakit (queue it on the capture's own stream)",
-                    device: self.context().device().ordinal(),
-                });
-            }
+        if self.context().capturing()
+            && crate::context::stream_state::joined_elsewhere(self.context(), cu, *u)?
+        {
+            return Err(Error::IllegalDuringCapture {
+                operation: "a host callback on a stream that joined a capture outside \
+                            cudakit (queue it on the capture's own stream)",
+                device: self.context().device().ordinal(),
+            });
         }
         let user = Box::into_raw(Box::new(HostCall {
             state: AtomicU8::new(PENDING),

@@ -35,7 +35,7 @@ use std::time::Duration;
 
 use cuda_sys::{CUevent, CUstream};
 
-use crate::context::release::in_driver_callback;
+use crate::context::release::{in_driver_callback, wait_elsewhere_or_abort};
 use crate::context::same_context;
 use crate::context::stream_state::{wait_stream, StreamInner, StreamOrigin, StreamState};
 use crate::context::Context;
@@ -286,12 +286,7 @@ impl<'s, 'env> Scope<'s, 'env> {
             // (memory cudakit cannot see, or more ranges than the table
             // keeps while one stream was in use) waits for the others once.
             if self.untracked.get() {
-                let before: Vec<(CUstream, Arc<StreamState>)> = self.streams.borrow().clone();
-                for (other, st) in &before {
-                    if let Some(ev) = self.order_point(*other, st)? {
-                        waits.push(ev);
-                    }
-                }
+                self.order_after_others(raw, &mut waits)?;
                 self.untracked.set(false);
             }
             self.streams.borrow_mut().push((raw, state.clone()));
@@ -304,20 +299,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                 // what this touched is not known to the table.
                 self.untracked.set(true);
             }
-            Ordering_::All => {
-                let others: Vec<(CUstream, Arc<StreamState>)> = self
-                    .streams
-                    .borrow()
-                    .iter()
-                    .filter(|(s, _)| *s != raw)
-                    .cloned()
-                    .collect();
-                for (other, st) in &others {
-                    if let Some(ev) = self.order_point(*other, st)? {
-                        waits.push(ev);
-                    }
-                }
-            }
+            Ordering_::All => self.order_after_others(raw, &mut waits)?,
             Ordering_::Uses(uses) => {
                 let multi = self.streams.borrow().len() > 1;
                 for (start, bytes, origin) in uses {
@@ -434,13 +416,27 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// has queued so far: recorded now, under its lock; for a stream in a
     /// capture, its fence (its eager work ends there); `None` when there is
     /// nothing to wait for.
-    fn order_point(&self, raw: CUstream, st: &StreamState) -> Result<Option<CUevent>> {
-        let mut g = st.lock();
-        if g.capture.is_some() {
-            return Ok(g.fence());
+    /// Adds to `waits` an order point of every stream of the scope but `raw`.
+    fn order_after_others(&self, raw: CUstream, waits: &mut Vec<CUevent>) -> Result<()> {
+        // A copy of the list: `order_point` takes each stream's lock, and
+        // nothing may hold the scope's list meanwhile.
+        let others: Vec<(CUstream, Arc<StreamState>)> = self
+            .streams
+            .borrow()
+            .iter()
+            .filter(|(s, _)| *s != raw)
+            .cloned()
+            .collect();
+        for (other, st) in &others {
+            if let Some(ev) = self.order_point(*other, st)? {
+                waits.push(ev);
+            }
         }
-        let cu = self.ctx.enter()?;
-        g.record_event(self.ctx, cu, raw).map(Some)
+        Ok(())
+    }
+
+    fn order_point(&self, raw: CUstream, st: &StreamState) -> Result<Option<CUevent>> {
+        st.mark(self.ctx, self.ctx.enter()?, raw)
     }
 
     /// Hands the scope something that queued work uses (see [`Owned`]).
@@ -641,28 +637,14 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// non-sticky failure here leaves work running under borrows that are
     /// about to end: the process is aborted (see [`Context::scope`]).
     fn wait_elsewhere(&self, raw: CUstream, state: &Arc<StreamState>) -> bool {
-        let ctx = self.ctx;
-        let raw_addr = raw as usize;
-        let outcome = std::thread::scope(|t| {
-            t.spawn(|| match ctx.enter_for_drop() {
-                Some(cu) => wait_stream(ctx, cu, raw_addr as CUstream, state),
-                None => Err(Error::InvalidArgument("no driver".into())),
-            })
-            .join()
-        });
-        match outcome {
-            Ok(Ok(())) => true,
-            Ok(Err(e)) if e.is_sticky() => false,
-            other => {
-                eprintln!(
-                    "cudakit: a scope could not wait for its work on device {} ({other:?}); \
-                     the work may still write memory whose borrows end now, so the process \
-                     is aborted",
-                    ctx.device().ordinal()
-                );
-                std::process::abort();
-            }
-        }
+        let raw = raw as usize;
+        wait_elsewhere_or_abort(self.ctx, "a scope", |ctx| match ctx.enter_for_drop() {
+            Some(cu) => wait_stream(ctx, cu, raw as CUstream, state),
+            None => Err(Error::InvalidArgument(
+                "the driver could not be entered".into(),
+            )),
+        })
+        .is_ok()
     }
 
     /// An identity of the scope, unique among the process's scopes.

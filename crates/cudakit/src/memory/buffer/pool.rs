@@ -608,11 +608,7 @@ impl<T: DeviceCopy> Drop for PoolBuffer<'_, T> {
         };
         drop(g);
         self.ctx.record_drop_error("cuMemFreeAsync", rc);
-        if rc == cuda_sys::CUresult::CUDA_SUCCESS {
-            self.ctx.arena().record_free(id);
-        } else {
-            self.ctx.arena().record_leak(id, "cuMemFreeAsync");
-        }
+        self.ctx.arena().record_release(id, rc, "cuMemFreeAsync");
     }
 }
 

@@ -633,18 +633,8 @@ fn finish(ctx: &Context, lane: &Lane) -> Result<()> {
         };
         let r = match wait(ctx) {
             Err(e) if !e.is_sticky() => {
-                match std::thread::scope(|t| t.spawn(|| wait(ctx)).join()) {
-                    Ok(Ok(())) => Err(e),
-                    Ok(Err(e2)) if e2.is_sticky() => Err(e2),
-                    other => {
-                        eprintln!(
-                            "cudakit: a staged transfer could not wait for its DMA ({e}; again \
-                             on a fresh thread: {other:?}); the DMA may still touch memory whose \
-                             borrow ends now, so the process is aborted"
-                        );
-                        std::process::abort();
-                    }
-                }
+                crate::context::release::wait_elsewhere_or_abort(ctx, "a staged transfer", wait)
+                    .and(Err(e))
             }
             r => r,
         };

@@ -135,11 +135,7 @@ fn run_stream_frees(ctx: &Context, list: Vec<(CUstream, Vec<(u64, u64)>)>) {
             // stream's drop takes its frees with it) and no longer captured.
             let rc = unsafe { (cu.cuMemFreeAsync)(ptr, stream) };
             ctx.record_drop_error("cuMemFreeAsync", rc);
-            if rc == cuda_sys::CUresult::CUDA_SUCCESS {
-                ctx.arena().record_free(id);
-            } else {
-                ctx.arena().record_leak(id, "cuMemFreeAsync");
-            }
+            ctx.arena().record_release(id, rc, "cuMemFreeAsync");
         }
     }
 }
