@@ -1,5 +1,7 @@
 //! The process's driver table, initialised once (`cuInit`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use cuda_sys::Driver;
 use once_cell::sync::OnceCell;
 
@@ -14,8 +16,14 @@ static INIT: OnceCell<Result<&'static Driver>> = OnceCell::new();
 /// [`Error::Load`] when libcuda cannot be loaded (the error lists every
 /// candidate tried); [`Error::Driver`] when `cuInit` fails (no device, a
 /// driver too old, ...). The first outcome is kept for the process.
+/// [`Error::ForkedChild`] in a child made by `fork` after this process
+/// loaded the driver: CUDA's state does not survive `fork`, and any driver
+/// call there is undefined behaviour, so none is made.
 #[inline]
 pub(crate) fn cu() -> Result<&'static Driver> {
+    if FORKED.load(Ordering::Relaxed) {
+        return Err(Error::ForkedChild);
+    }
     match INIT.get() {
         Some(Ok(table)) => Ok(table),
         Some(Err(err)) => Err(err.clone()),
@@ -23,7 +31,47 @@ pub(crate) fn cu() -> Result<&'static Driver> {
     }
 }
 
+/// Set in a child made by `fork` once the parent had loaded the driver
+/// (the handler [`init`] registers runs in the child, before `fork`
+/// returns there).
+static FORKED: AtomicBool = AtomicBool::new(false);
+
+/// Whether this process is a child made by `fork` after its parent loaded
+/// the driver: nothing of cudakit's may call the driver here, and nothing
+/// the parent allocated is this process's to free.
+#[inline]
+pub(crate) fn forked() -> bool {
+    FORKED.load(Ordering::Relaxed)
+}
+
+/// Runs in the child of a `fork` (an atfork handler: only an atomic store,
+/// which is async-signal-safe).
+extern "C" fn mark_forked_child() {
+    FORKED.store(true, Ordering::Relaxed);
+}
+
+extern "C" {
+    /// glibc's and musl's `pthread_atfork` (in the C library every Rust
+    /// program on Linux links).
+    fn pthread_atfork(
+        prepare: Option<extern "C" fn()>,
+        parent: Option<extern "C" fn()>,
+        child: Option<extern "C" fn()>,
+    ) -> std::ffi::c_int;
+}
+
 fn init() -> Result<&'static Driver> {
+    // Registered before the driver exists in this process, so that no child
+    // forked after it can reach the driver unflagged.
+    // SAFETY: registers a handler that only stores to an atomic; handlers
+    // stay registered for the life of the process, as the function does.
+    let rc = unsafe { pthread_atfork(None, None, Some(mark_forked_child)) };
+    if rc != 0 {
+        return Err(Error::InvalidArgument(format!(
+            "pthread_atfork failed ({rc}): cudakit needs it to keep a forked child from \
+             calling the driver, so it does not load libcuda"
+        )));
+    }
     let table = cuda_sys::driver().map_err(Error::Load)?;
     // SAFETY: cuInit takes flags by value; 0 is the only defined value.
     check("cuInit", unsafe { (table.cuInit)(0) })?;

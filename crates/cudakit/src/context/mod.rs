@@ -836,6 +836,12 @@ impl Shared {
 
 impl Drop for Shared {
     fn drop(&mut self) {
+        if crate::driver::forked() {
+            // A child made by `fork`: everything here is the parent's (its
+            // driver state did not survive the fork), and nothing is freed
+            // or reported in this process.
+            return;
+        }
         // Releases that drops on driver callback threads handed over and no
         // cudakit thread ran yet: run now, with the context current.
         let left = std::mem::take(&mut *lock(&self.work.from_callbacks));

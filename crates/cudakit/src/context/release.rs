@@ -183,6 +183,12 @@ impl Context {
     }
 
     fn dispatch(&self, r: Release) {
+        if crate::driver::forked() {
+            // A child made by `fork`: the handle is the parent's, and no
+            // driver call may be made here. Dropping the closure frees only
+            // this process's copy of what it owns.
+            return;
+        }
         if in_driver_callback() {
             let work = &self.shared.work;
             lock(&work.from_callbacks).push(r);

@@ -321,6 +321,14 @@ pub enum Error {
         /// What was refused.
         operation: &'static str,
     },
+    /// A cudakit call in a child made by `fork` after the parent loaded the
+    /// driver. CUDA's state does not survive `fork` (any driver call in the
+    /// child is undefined behaviour), so cudakit refuses every driver call
+    /// there, and drops there free nothing (the parent owns it all). Start
+    /// CUDA work in a child with `exec` (for example
+    /// `std::process::Command`), or fork before the first cudakit call.
+    #[error("this process is a child made by fork after its parent loaded the CUDA driver; CUDA cannot be used here (spawn a fresh process with std::process::Command, or fork before the first cudakit call)")]
+    ForkedChild,
     /// A wait for queued work failed (or was refused) while the work may
     /// still run: what it uses was kept, not freed, and is reported as
     /// leaked ([`AllocKind::Leaked`](crate::AllocKind::Leaked)).
@@ -499,9 +507,11 @@ impl Error {
         }
     }
 
-    /// Whether the error left the context unusable.
+    /// Whether the error left the context unusable (in a forked child
+    /// ([`Error::ForkedChild`]) every context is: nothing of its work runs
+    /// in this process).
     pub fn is_sticky(&self) -> bool {
-        matches!(self, Error::ContextPoisoned { .. })
+        matches!(self, Error::ContextPoisoned { .. } | Error::ForkedChild)
             || self.driver_error().is_some_and(|e| e.is_sticky())
     }
 }

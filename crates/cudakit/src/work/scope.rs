@@ -640,6 +640,8 @@ impl<'s, 'env> Scope<'s, 'env> {
         let raw = raw as usize;
         wait_elsewhere_or_abort(self.ctx, "a scope", |ctx| match ctx.enter_for_drop() {
             Some(cu) => wait_stream(ctx, cu, raw as CUstream, state),
+            // In a forked child nothing of the parent's work runs here.
+            None if crate::driver::forked() => Err(Error::ForkedChild),
             None => Err(Error::InvalidArgument(
                 "the driver could not be entered".into(),
             )),

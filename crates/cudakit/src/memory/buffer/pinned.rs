@@ -16,6 +16,15 @@ use crate::memory::{byte_len, check_align, check_ptr_align, DeviceCopy};
 /// host; inside a [`Scope`](crate::Scope), a copy that reads it borrows it
 /// shared and one that writes it borrows it exclusively until the scope
 /// ends.
+///
+/// # Panics
+///
+/// Its slice access panics in a child made by `fork` after the parent
+/// loaded the driver. Page-locked memory stays shared with the parent
+/// across `fork` (measured on the H200, driver 580: a child's write shows
+/// in the parent), where the parent's copies may be reading or writing it;
+/// the slice cannot report an error, and a silent shared write is worse
+/// than a panic.
 pub struct PinnedBuffer<'c, T: DeviceCopy> {
     ctx: &'c Context,
     ptr: *mut T,
@@ -121,6 +130,7 @@ impl<'c, T: DeviceCopy> PinnedBuffer<'c, T> {
 impl<T: DeviceCopy> Deref for PinnedBuffer<'_, T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
+        refuse_forked_child();
         // SAFETY: `len` initialised elements owned by self; no device write
         // can be in flight while `&self` exists outside a scope, and inside a
         // scope a device write borrows the buffer exclusively.
@@ -130,9 +140,27 @@ impl<T: DeviceCopy> Deref for PinnedBuffer<'_, T> {
 
 impl<T: DeviceCopy> DerefMut for PinnedBuffer<'_, T> {
     fn deref_mut(&mut self) -> &mut [T] {
+        refuse_forked_child();
         // SAFETY: as above, and `&mut self` excludes every other access.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
     }
+}
+
+/// See "Panics" on [`PinnedBuffer`].
+#[inline]
+fn refuse_forked_child() {
+    if crate::driver::forked() {
+        forked_child_access();
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn forked_child_access() -> ! {
+    panic!(
+        "{}: a PinnedBuffer's memory is shared with the parent process after fork",
+        crate::Error::ForkedChild
+    )
 }
 
 impl<T: DeviceCopy> Drop for PinnedBuffer<'_, T> {

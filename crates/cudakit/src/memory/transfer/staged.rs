@@ -626,6 +626,8 @@ fn finish(ctx: &Context, lane: &Lane) -> Result<()> {
                 Some(cu) => ctx.check("cuStreamSynchronize", unsafe {
                     (cu.cuStreamSynchronize)(raw as cuda_sys::CUstream)
                 }),
+                // In a forked child nothing of the parent's work runs here.
+                None if crate::driver::forked() => Err(crate::Error::ForkedChild),
                 None => Err(crate::Error::InvalidArgument(
                     "the driver could not be entered to wait for a staged transfer".into(),
                 )),

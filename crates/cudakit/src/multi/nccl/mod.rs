@@ -57,8 +57,12 @@ use cuda_sys::{ncclComm_t, ncclResult_t, Nccl};
 use crate::error::{Error, NcclCode, NcclError, Result};
 use crate::memory::{Bf16, DeviceCopy, F16};
 
-/// The process's NCCL table.
+/// The process's NCCL table ([`Error::ForkedChild`] in a child forked
+/// after the driver was loaded: NCCL calls into CUDA).
 pub(crate) fn nccl() -> Result<&'static Nccl> {
+    if crate::driver::forked() {
+        return Err(Error::ForkedChild);
+    }
     cuda_sys::nccl().map_err(Error::Load)
 }
 
