@@ -72,5 +72,7 @@ strip "$out"/bin/* "$out"/bench-* 2>/dev/null || true
 [ -e "$out/bin-cudakit" ] && strip "$out/bin-cudakit"
 cp scripts/gpu-run.sh "$out/run.sh"
 cp scripts/ncu_table.py scripts/profile-kernels.txt "$out/"
+# Driver probes (tests/probes/README.md), built with nvcc on the GPU machine.
+mkdir -p "$out/probe" && cp tests/probes/*.cu tests/probes/README.md "$out/probe/"
 du -sh "$out"
 ls "$out/bin"
