@@ -367,3 +367,48 @@ fn a_buffer_dropped_during_a_capture_is_freed_after_it() {
     assert_eq!(live_after + 1, live_before, "the buffer was never freed");
     assert!(ctx.drop_errors().is_empty(), "{:?}", ctx.drop_errors());
 }
+
+#[test]
+fn a_joined_stream_dropped_on_another_thread_is_kept_and_recorded() {
+    let _serial = serial();
+    let path = stub::build_stub("");
+    std::env::set_var("CUDAKIT_LIBCUDA", &path);
+    // SAFETY: the stand-in library's initialisers are Rust statics only.
+    let lib = unsafe { libloading::Library::new(&path) }.expect("open the stand-in");
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let a = ctx.stream().expect("stream a");
+    let joiner = ctx.stream().expect("stream b");
+    let ev = ctx.event().expect("event");
+    let leaked_before = ctx.stats().kind(AllocKind::Leaked).live_count;
+    let mut joiner = Some(joiner);
+    ctx.scope(|s| {
+        let graph = s.capture(&a, || {
+            ev.record(&a)?;
+            let b = joiner.take().expect("the joining stream");
+            // b joins this thread's capture, then is dropped on another
+            // thread while the capture goes on: the driver still counts it
+            // in the capture, so it is kept, and the arena says so.
+            b.wait(&ev)?;
+            std::thread::scope(|t| {
+                t.spawn(move || drop(b));
+            });
+            Ok(())
+        });
+        drop(graph);
+        Ok(())
+    })
+    .expect("scope");
+    let [_, foreign, invalidated, _] = last_capture(&lib);
+    assert_eq!((foreign, invalidated), (0, 0));
+    assert_eq!(
+        ctx.stats().kind(AllocKind::Leaked).live_count,
+        leaked_before + 1,
+        "the kept stream is recorded as leaked"
+    );
+    assert!(
+        ctx.leak_report()
+            .contains("dropped inside another thread's capture"),
+        "{}",
+        ctx.leak_report()
+    );
+}

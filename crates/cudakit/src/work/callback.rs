@@ -134,8 +134,17 @@ unsafe fn cancel_once<F>(ptr: *mut c_void) {
     {
         return;
     }
+    // The closure runs now and borrows what the caller is about to end: it
+    // must be waited for, however long it runs. Yield first (a callback is
+    // usually short), then sleep, so that a long one costs no core.
+    let mut spins = 0u32;
     while call.state.load(Ordering::Acquire) == RUNNING {
-        std::thread::yield_now();
+        if spins < 1_000 {
+            spins += 1;
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        }
     }
 }
 

@@ -183,6 +183,12 @@ impl Drop for Stream<'_> {
                     .arena()
                     .record_leak(id, "its stream was dropped inside another thread's capture");
             }
+            // The stream and its event are kept too: recorded, so the leak
+            // report says so (they are handles, not memory: 0 bytes).
+            self.ctx.arena().record_kept(
+                0,
+                "a stream (and its event) dropped inside another thread's capture",
+            );
             return;
         }
         for (ptr, id) in deferred {
