@@ -6,6 +6,7 @@
 //! records sticky errors (see [`crate::Context`]).
 
 mod codes;
+mod debug;
 mod nccl;
 mod texture;
 
@@ -84,7 +85,13 @@ pub enum LaunchConfigError {
 }
 
 /// Everything that can go wrong in cudakit.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+///
+/// `Debug` reads like `Display`, so that `fn main() -> cudakit::Result<()>`
+/// prints the message (with the paths a load tried and the hint on their own
+/// lines), then any cause the message lacks under `Caused by:`, as `anyhow`
+/// does. `{:#?}` prints the variant and its fields, as a derived `Debug`
+/// would.
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// libcuda or libnvrtc could not be loaded.
