@@ -127,6 +127,16 @@ impl ScalarSet {
         ScalarSet(Self::bit(s))
     }
 
+    /// The set holding `a` and `b`.
+    pub const fn pair(a: Scalar, b: Scalar) -> ScalarSet {
+        ScalarSet(Self::bit(a) | Self::bit(b))
+    }
+
+    /// Both sets together.
+    pub const fn with(self, other: ScalarSet) -> ScalarSet {
+        ScalarSet(self.0 | other.0)
+    }
+
     /// Whether `s` is in the set.
     #[inline]
     pub fn contains(self, s: Scalar) -> bool {
@@ -226,6 +236,21 @@ fn scalar_of(ty: &CType) -> Option<(Scalar, bool)> {
     })
 }
 
+/// The numbers a parameter of C type `ty` takes: its own, and for
+/// `unsigned short` also [`F16`](crate::F16) and [`Bf16`](crate::Bf16),
+/// which are kept as their bits (`#[repr(transparent)] u16`) and which
+/// kernels commonly take as `unsigned short` bits. `__half` and
+/// `__nv_bfloat16` take only their own type.
+fn scalars_of(ty: &CType) -> Option<(ScalarSet, bool)> {
+    let (s, handles) = scalar_of(ty)?;
+    let set = if s == Scalar::U16 {
+        ScalarSet::of(s).with(ScalarSet::pair(Scalar::F16, Scalar::Bf16))
+    } else {
+        ScalarSet::of(s)
+    };
+    Some((set, handles))
+}
+
 fn vector_rule(v: VectorType) -> Option<(Scalar, u8, u64)> {
     let (element, _) = scalar_of(&v.element())?;
     Some((element, v.lanes() as u8, name_hash(v.name())))
@@ -237,11 +262,8 @@ impl ParamRule {
         if !ty.is_known() {
             return ParamRule::Any;
         }
-        if let Some((s, handles)) = scalar_of(ty) {
-            return ParamRule::Scalars {
-                set: ScalarSet::of(s),
-                handles,
-            };
+        if let Some((set, handles)) = scalars_of(ty) {
+            return ParamRule::Scalars { set, handles };
         }
         match ty {
             CType::Vector(v) => match vector_rule(*v) {
@@ -266,8 +288,8 @@ impl ParamRule {
                     },
                     CType::Named(named) => PointeeRule::Struct(name_hash(&named.to_string())),
                     CType::Pointer { .. } => PointeeRule::Indirect,
-                    other => match scalar_of(other) {
-                        Some((s, _)) => PointeeRule::Scalars(ScalarSet::of(s)),
+                    other => match scalars_of(other) {
+                        Some((set, _)) => PointeeRule::Scalars(set),
                         None => return ParamRule::Any,
                     },
                 };
@@ -427,7 +449,13 @@ mod tests {
         for (decl, fits) in cases {
             let r = rule(decl);
             for s in all {
-                assert_eq!(r.accepts(&value(s), 0), s == *fits, "{decl} given {s:?}");
+                // F16 and Bf16 are u16 bits: `unsigned short` takes them.
+                let bits = *decl == "unsigned short" && matches!(s, F16 | Bf16);
+                assert_eq!(
+                    r.accepts(&value(s), 0),
+                    s == *fits || bits,
+                    "{decl} given {s:?}"
+                );
             }
             assert!(!r.accepts(&buffer(ElementType::Scalar(*fits)), 8), "{decl}");
         }
@@ -444,6 +472,11 @@ mod tests {
         assert!(!rule("float*").accepts(&value(Scalar::U64), 8));
         assert!(!rule("float**").accepts(&buffer(ElementType::Scalar(Scalar::U64)), 8));
         assert!(rule("void*").accepts(&buffer(f64s), 8));
+        let halves = ElementType::Scalar(Scalar::F16);
+        assert!(rule("const unsigned short*").accepts(&buffer(halves), 8));
+        assert!(rule("__half*").accepts(&buffer(halves), 8));
+        assert!(!rule("__nv_bfloat16*").accepts(&buffer(halves), 8));
+        assert!(!rule("__half*").accepts(&buffer(ElementType::Scalar(Scalar::U16)), 8));
         assert!(rule("float*").accepts(
             &buffer(ElementType::Array {
                 element: Scalar::F32,
