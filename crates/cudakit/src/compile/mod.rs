@@ -2,7 +2,9 @@
 //! compile cache ([`cache`], a keyed byte store), modules and their
 //! functions and globals ([`module`]), the linker ([`linker`]: the driver's,
 //! or nvJitLink ([`nvjitlink`]) for LTO-IR), and the device runtime that
-//! device-side launches link against ([`devrt`]).
+//! device-side launches link against ([`devrt`]), and kernel signatures as
+//! C types ([`signature`]: demangled names, declared signatures, PTX
+//! parameter kinds) that launch arguments are checked against.
 //!
 //! Arrows run one way: `module` and `linker` use `program`; `program` uses
 //! `cache`; `cache` uses none of them.
@@ -33,6 +35,7 @@ pub mod linker;
 pub mod module;
 pub mod nvjitlink;
 pub mod program;
+pub mod signature;
 
 /// `text` as a C string for NVRTC or the driver: [`Error::InteriorNul`]
 /// naming `what` when it holds a NUL byte.

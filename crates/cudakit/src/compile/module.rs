@@ -43,6 +43,8 @@ use cuda_sys::{
 
 use crate::compile::c_string;
 use crate::compile::program::{resolve_name, Compiled};
+use crate::compile::signature::ptx::{read_entries, PtxEntry};
+use crate::compile::signature::{demangle, parse_declared, KernelSignature};
 use crate::context::Context;
 use crate::driver::optional;
 use crate::error::{DriverCode, Error, LaunchConfigError, Result};
@@ -403,6 +405,17 @@ pub struct Module<'c> {
     lowered: BTreeMap<String, String>,
     program: Option<String>,
     info_log: String,
+    /// The kernels' parameter declarations, read from the module's PTX
+    /// (the PTX NVRTC produced, or a PTX image); `None` where no PTX is
+    /// known (a CUBIN or fatbin image, a linked module).
+    ptx_entries: Option<Vec<PtxEntry>>,
+}
+
+/// The entries of `ptx`, or `None` where it cannot be read (then the
+/// kernels' types are unknown, never guessed).
+fn ptx_entries_of(ptx: &[u8]) -> Option<Vec<PtxEntry>> {
+    let text = std::str::from_utf8(ptx).ok()?;
+    read_entries(text.trim_end_matches('\0')).ok()
 }
 
 // SAFETY: a module handle may be used from any thread (the driver API is
@@ -447,6 +460,11 @@ impl Context {
         let mut module = self.load_module_image(bytes)?;
         module.lowered = compiled.lowered_names().clone();
         module.program = Some(compiled.program().to_owned());
+        if module.ptx_entries.is_none() {
+            // A CUBIN loaded: the PTX NVRTC produced beside it (when asked
+            // for) still tells the parameters' kinds.
+            module.ptx_entries = compiled.ptx().and_then(|p| ptx_entries_of(p.as_bytes()));
+        }
         Ok(module)
     }
 
@@ -463,12 +481,17 @@ impl Context {
     pub fn load_module_image(&self, image: &[u8]) -> Result<Module<'_>> {
         let image = prepare_image(image)?;
         let (raw, info_log) = load_image(self, &image)?;
+        let ptx_entries = match image.kind {
+            ImageKind::Ptx => ptx_entries_of(&image.bytes.bytes),
+            ImageKind::Cubin | ImageKind::Fatbin => None,
+        };
         Ok(Module {
             ctx: self,
             raw,
             lowered: BTreeMap::new(),
             program: None,
             info_log,
+            ptx_entries,
         })
     }
 
@@ -505,6 +528,7 @@ impl<'c> Module<'c> {
             lowered,
             program: None,
             info_log,
+            ptx_entries: None,
         }
     }
 
@@ -595,17 +619,115 @@ impl<'c> Module<'c> {
         known
     }
 
+    /// The kernels declared in the module's PTX, with their parameters'
+    /// kinds, where the PTX is known: the PTX NVRTC produced (also beside a
+    /// CUBIN it produced), or a loaded PTX image. `None` for a CUBIN or
+    /// fatbin image and for linked modules.
+    pub fn ptx_entries(&self) -> Option<&[PtxEntry]> {
+        self.ptx_entries.as_deref()
+    }
+
+    fn ptx_entry(&self, symbol: &str) -> Option<&PtxEntry> {
+        self.ptx_entries
+            .as_ref()?
+            .iter()
+            .find(|e| e.name == symbol)
+    }
+
+    /// The symbol `name` resolves to: a name expression's lowered name; a
+    /// symbol of the module's PTX as it is; else the one C++ kernel of the
+    /// PTX whose demangled name is `name`; else `name` itself.
+    fn resolve_symbol(&self, name: &str) -> Result<String> {
+        if let Some(lowered) = resolve_name(&self.lowered, name) {
+            return Ok(lowered.to_owned());
+        }
+        if let Some(entries) = &self.ptx_entries {
+            if entries.iter().any(|e| e.name == name) {
+                return Ok(name.to_owned());
+            }
+            let symbols = entries.iter().map(|e| e.name.as_str());
+            if let Some(found) = by_plain_name(name, symbols)? {
+                return Ok(found);
+            }
+        }
+        Ok(name.to_owned())
+    }
+
     /// The kernel `name`: a name expression of the compiled program
     /// (`"scale<float>"`, spacing and a leading `&` aside), an `extern "C"`
-    /// name, or a lowered name (`cuModuleGetFunction`).
+    /// name, a lowered name, or the plain name of a C++ kernel
+    /// (`"transposeNaive"`, or with its namespaces, `"ns::transposeNaive"`)
+    /// when exactly one kernel of the module demangles to it
+    /// (`cuModuleGetFunction`). The kernels are those of the module's PTX
+    /// where it is known, else the driver's list
+    /// (`cuModuleEnumerateFunctions`, CUDA 12.4).
+    ///
+    /// The kernel's parameter types are read here, once, and kept with the
+    /// function for every launch to check (see [`Function::signature`]):
+    /// from its mangled name, else the module's PTX, else none (sizes only).
     ///
     /// # Errors
     ///
     /// [`Error::UnknownFunction`] listing the name expressions and kernels
-    /// the module has when none matches; [`Error::InteriorNul`]; driver
-    /// errors; [`Error::ContextPoisoned`].
+    /// the module has when none matches; [`Error::AmbiguousFunction`]
+    /// listing the candidates with their signatures when a plain name
+    /// matches two or more kernels (overloads, template instances);
+    /// [`Error::InteriorNul`]; driver errors; [`Error::ContextPoisoned`].
     pub fn function(&self, name: &str) -> Result<Function<'_>> {
-        let symbol = self.symbol_of(name);
+        let symbol = self.resolve_symbol(name)?;
+        self.function_at(name, &symbol)
+    }
+
+    /// [`Module::function`] for a kernel whose parameter types its name
+    /// does not carry (an `extern "C"` kernel), with its signature declared
+    /// in C spelling: `"float*, const float*, float, int"` (parameter names
+    /// allowed; see [`parse_declared`] for what is read). The declaration
+    /// is checked against the kernel's PTX where the module's PTX is known,
+    /// against its mangled name where it has one, and against the driver's
+    /// parameter table (`cuFuncGetParamInfo`) where available; then every
+    /// launch checks arguments against it as against a demangled one.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DeclaredSignature`] when the text cannot be read or
+    /// contradicts the PTX, the mangled name or the parameter table; as
+    /// [`Module::function`].
+    pub fn function_with_signature(&self, name: &str, signature: &str) -> Result<Function<'_>> {
+        let mut f = self.function(name)?;
+        let refused = |reason: String| Error::DeclaredSignature {
+            function: name.to_owned(),
+            reason,
+        };
+        let declared = parse_declared(signature).map_err(|e| refused(e.to_string()))?;
+        if let ParamCheck::Available(table) = f.param_check()? {
+            if table.len() != declared.len() {
+                return Err(refused(format!(
+                    "{} parameter(s) declared, cuFuncGetParamInfo reports {}",
+                    declared.len(),
+                    table.len()
+                )));
+            }
+            for (i, (t, &(_, size))) in declared.iter().zip(table).enumerate() {
+                if let Some(layout) = t.layout() {
+                    if layout.size != size {
+                        return Err(refused(format!(
+                            "parameter {i}: '{t}' is {} bytes, cuFuncGetParamInfo reports {size}",
+                            layout.size
+                        )));
+                    }
+                }
+            }
+        }
+        f.state.signature =
+            KernelSignature::declared(&f.symbol, declared, self.ptx_entry(&f.symbol))
+                .map_err(|e| refused(e.0))?;
+        Ok(f)
+    }
+
+    /// `cuModuleGetFunction` for `symbol`; where no PTX is known and
+    /// `symbol` is not found, a plain C++ kernel name among the driver's
+    /// list of kernels.
+    fn function_at(&self, name: &str, symbol: &str) -> Result<Function<'_>> {
         let symbol_c = c_string(symbol, "function name")?;
         let cu = self.ctx.enter()?;
         let mut raw: CUfunction = ptr::null_mut();
@@ -613,18 +735,31 @@ impl<'c> Module<'c> {
         // context is current.
         let rc = unsafe { (cu.cuModuleGetFunction)(&mut raw, self.raw, symbol_c.as_ptr()) };
         if rc == CUresult::CUDA_ERROR_NOT_FOUND {
+            if self.ptx_entries.is_none() && symbol == name {
+                if let Ok(symbols) = self.function_symbols() {
+                    if let Some(found) = by_plain_name(name, symbols.iter().map(String::as_str))? {
+                        if found != symbol {
+                            return self.function_at(name, &found);
+                        }
+                    }
+                }
+            }
             return Err(Error::UnknownFunction {
                 name: name.to_owned(),
                 known: self.known_functions(),
             });
         }
         self.ctx.check("cuModuleGetFunction", rc)?;
+        let state = FunctionState {
+            signature: KernelSignature::of_symbol(symbol, self.ptx_entry(symbol)),
+            ..FunctionState::default()
+        };
         Ok(Function {
             module: self,
             raw,
             name: name.to_owned(),
             symbol: symbol.to_owned(),
-            state: FunctionState::default(),
+            state,
         })
     }
 
@@ -680,6 +815,32 @@ impl<'c> Module<'c> {
             name: name.to_owned(),
             _marker: PhantomData,
         })
+    }
+}
+
+/// The one symbol among `symbols` whose demangled name is `name` (its own
+/// name, or with its namespaces); `None` when none is.
+///
+/// # Errors
+///
+/// [`Error::AmbiguousFunction`] when two or more are.
+fn by_plain_name<'s>(name: &str, symbols: impl Iterator<Item = &'s str>) -> Result<Option<String>> {
+    let matches: Vec<(&str, crate::compile::signature::Signature)> = symbols
+        .filter_map(|symbol| {
+            let sig = demangle(symbol).ok()?;
+            (sig.name == name || sig.qualified_name() == name).then_some((symbol, sig))
+        })
+        .collect();
+    match matches.len() {
+        0 => Ok(None),
+        1 => Ok(Some(matches[0].0.to_owned())),
+        _ => Err(Error::AmbiguousFunction {
+            name: name.to_owned(),
+            candidates: matches
+                .iter()
+                .map(|(symbol, sig)| format!("{sig} [{symbol}]"))
+                .collect(),
+        }),
     }
 }
 
@@ -947,6 +1108,15 @@ impl<'m> Function<'m> {
         })
     }
 
+    /// The kernel's parameter types as launches check them, read once when
+    /// the function was looked up: from its mangled name, a declared
+    /// signature ([`Module::function_with_signature`]), or the module's
+    /// PTX; [`SignatureSource::Unknown`](crate::compile::signature::SignatureSource::Unknown)
+    /// when none is known (then only the count and sizes are checked).
+    pub fn signature(&self) -> &KernelSignature {
+        &self.state.signature
+    }
+
     /// The thread and static shared-memory limits, read once; also seeds
     /// the cached dynamic shared-memory limit.
     pub(crate) fn launch_limits(&self) -> Result<FunctionLimits> {
@@ -990,6 +1160,8 @@ pub(crate) struct FunctionLimits {
 #[derive(Debug, Default)]
 pub(crate) struct FunctionState {
     params: OnceCell<ParamCheck>,
+    /// The parameter types, computed at lookup.
+    signature: KernelSignature,
     limits: OnceCell<FunctionLimits>,
     /// Never above the function's real
     /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`: written only

@@ -179,6 +179,41 @@ pub enum Error {
         /// The argument's size.
         got_size: usize,
     },
+    /// An argument's type does not match the kernel's parameter type (from
+    /// its mangled name, a declared signature, or its PTX).
+    #[error("{function}: parameter {index}: kernel takes '{expected}', got {got}")]
+    ArgumentType {
+        /// The kernel.
+        function: String,
+        /// The parameter index, from 0.
+        index: usize,
+        /// The parameter's type in C spelling (`const float*`), or its PTX
+        /// declaration (`.f32 (PTX)`).
+        expected: String,
+        /// The argument, in Rust spelling (`DeviceBuffer<f64>`).
+        got: String,
+    },
+    /// A plain kernel name matches more than one kernel of the module.
+    #[error(
+        "{name:?} names {} kernels of the module; look one up by its name expression or symbol: {}",
+        candidates.len(),
+        candidates.join("; ")
+    )]
+    AmbiguousFunction {
+        /// The name asked for.
+        name: String,
+        /// Each match, as `signature [symbol]`.
+        candidates: Vec<String>,
+    },
+    /// A declared kernel signature could not be read, or contradicts the
+    /// module's PTX or the kernel's mangled name.
+    #[error("{function}: declared signature refused: {reason}")]
+    DeclaredSignature {
+        /// The kernel.
+        function: String,
+        /// Why.
+        reason: String,
+    },
     /// A zero-length allocation or copy was asked for.
     #[error("zero-length {what}: CUDA allocations and copies need at least one element")]
     ZeroLength {

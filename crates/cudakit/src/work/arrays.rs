@@ -18,7 +18,7 @@ use crate::memory::image::pitched::{copy2d_async, Pitched};
 use crate::memory::image::texture::{Surface, Texture};
 use crate::memory::same_len;
 use crate::memory::DeviceCopy;
-use crate::work::launch::params::{sealed, ArgKind, KernelArg, ParamList};
+use crate::work::launch::params::{sealed, ArgKind, ArgType, KernelArg, ParamList};
 use crate::work::scope::{Scope, Timed};
 use crate::work::stream::Stream;
 
@@ -142,6 +142,7 @@ fn push_object(
     object: &'static str,
     type_name: &'static str,
     ctx: &crate::Context,
+    ty: ArgType,
 ) {
     list.push_bytes(
         &raw.to_ne_bytes(),
@@ -152,6 +153,7 @@ fn push_object(
             device: ctx.device().ordinal(),
         },
         ctx.id(),
+        ty,
     );
 }
 
@@ -166,6 +168,7 @@ impl<'a> KernelArg<'a> for &'a Texture<'_> {
             "texture",
             "cudaTextureObject_t",
             self.context(),
+            ArgType::Texture,
         );
     }
 }
@@ -181,6 +184,7 @@ impl<'a> KernelArg<'a> for &'a mut Surface<'_> {
             "surface",
             "cudaSurfaceObject_t",
             self.context(),
+            ArgType::Surface,
         );
     }
 }

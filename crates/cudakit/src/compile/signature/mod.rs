@@ -16,14 +16,21 @@
 //! Sizes and alignments ([`CType::layout`]) are those of CUDA on 64-bit Linux:
 //! `long` and pointers are 8 bytes.
 //!
-//! Nothing here is unsafe or depends on the rest of the crate.
+//! [`check`] reduces a parameter's type to a [`check::ParamRule`] and an
+//! argument's to a [`check::ArgType`], the small values a launch compares.
+//!
+//! Nothing here is unsafe; only [`check`] depends on the rest of the crate
+//! (on the element types of `memory`).
 
 use std::fmt;
 
+pub mod check;
 pub mod demangle;
+pub mod kernel;
 pub mod ptx;
 
 pub use demangle::{demangle, DemangleError, Signature};
+pub use kernel::{KernelSignature, ParamType, SignatureSource};
 
 /// A C or C++ type as a kernel parameter has it.
 ///

@@ -22,7 +22,157 @@
 ///
 /// [`device_struct!`](crate::device_struct) declares a struct and implements
 /// the trait with these rules checked at compile time, no `unsafe` needed.
-pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {}
+///
+/// [`DeviceCopy::ELEMENT_TYPE`] says which C type the Rust type stands for,
+/// so that a launch can check it against the kernel's parameter types. It
+/// defaults to [`ElementType::Unknown`] (only the size is checked); the
+/// numbers, [`F16`], [`Bf16`], arrays of them and `device_struct!` types
+/// state theirs.
+pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {
+    /// The C type this Rust type stands for in a kernel's parameter list.
+    const ELEMENT_TYPE: ElementType = ElementType::Unknown;
+}
+
+/// A builtin C type as a Rust number stands for it; some stand for more
+/// than one C spelling (`i64` for `long` and `long long`, both 8 bytes on
+/// CUDA's 64-bit Linux).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Scalar {
+    /// `i8`: `signed char`, or `char` (signed on CUDA's platforms).
+    I8,
+    /// `u8`: `unsigned char` (and `bool`, which Rust cannot pass as plain
+    /// data: pass `0u8` or `1u8`).
+    U8,
+    /// `i16`: `short`.
+    I16,
+    /// `u16`: `unsigned short`.
+    U16,
+    /// `i32`: `int`.
+    I32,
+    /// `u32`: `unsigned int`.
+    U32,
+    /// `i64`, `isize`: `long` or `long long`.
+    I64,
+    /// `u64`, `usize`: `unsigned long` or `unsigned long long`.
+    U64,
+    /// `i128`: `__int128`.
+    I128,
+    /// `u128`: `unsigned __int128`.
+    U128,
+    /// `f32`: `float`.
+    F32,
+    /// `f64`: `double`.
+    F64,
+    /// [`F16`]: `__half`.
+    F16,
+    /// [`Bf16`]: `__nv_bfloat16`.
+    Bf16,
+}
+
+impl Scalar {
+    /// The Rust spelling (`f32`, `F16`).
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            Scalar::I8 => "i8",
+            Scalar::U8 => "u8",
+            Scalar::I16 => "i16",
+            Scalar::U16 => "u16",
+            Scalar::I32 => "i32",
+            Scalar::U32 => "u32",
+            Scalar::I64 => "i64",
+            Scalar::U64 => "u64",
+            Scalar::I128 => "i128",
+            Scalar::U128 => "u128",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+            Scalar::F16 => "F16",
+            Scalar::Bf16 => "Bf16",
+        }
+    }
+}
+
+/// A struct's C name, as [`device_struct!`](crate::device_struct) declares
+/// it, with a hash of the name computed at compile time: a launch compares
+/// the hashes, not the text.
+#[derive(Debug, Clone, Copy)]
+pub struct StructName {
+    name: &'static str,
+    hash: u64,
+}
+
+impl StructName {
+    /// The name `name` (`"Params"`, `"app::Params"`), hashed.
+    pub const fn new(name: &'static str) -> StructName {
+        StructName {
+            name,
+            hash: name_hash(name),
+        }
+    }
+
+    /// The name as declared.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The name's hash (FNV-1a, 64 bits), as [`name_hash`] computes it.
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+}
+
+impl PartialEq for StructName {
+    fn eq(&self, other: &StructName) -> bool {
+        self.hash == other.hash && self.name == other.name
+    }
+}
+impl Eq for StructName {}
+
+/// FNV-1a over the bytes of `text`: how struct names are compared at launch.
+pub const fn name_hash(text: &str) -> u64 {
+    let bytes = text.as_bytes();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        hash ^= bytes[i] as u64;
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        i += 1;
+    }
+    hash
+}
+
+/// The C type a [`DeviceCopy`] type stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ElementType {
+    /// Not stated: only its size is checked against a kernel's parameter.
+    Unknown,
+    /// A builtin number.
+    Scalar(Scalar),
+    /// `[T; len]` of a number: passed by value it fits a CUDA vector type
+    /// of that element and lane count (`[f32; 4]` for `float4`).
+    Array {
+        /// The element.
+        element: Scalar,
+        /// The number of elements.
+        len: usize,
+    },
+    /// A struct by its C name (`device_struct!`).
+    Struct(&'static StructName),
+}
+
+impl ElementType {
+    /// The Rust spelling, where it is known here (`f32`, `[f32; 4]`, the
+    /// struct's C name); `None` for [`ElementType::Unknown`].
+    pub fn rust_name(&self) -> Option<String> {
+        match self {
+            ElementType::Unknown => None,
+            ElementType::Scalar(s) => Some(s.rust_name().to_owned()),
+            ElementType::Array { element, len } => Some(format!("[{}; {len}]", element.rust_name())),
+            ElementType::Struct(name) => Some(name.name().to_owned()),
+        }
+    }
+}
 
 /// Declares a `#[repr(C)]` plain-data struct and implements [`DeviceCopy`]
 /// for it, checking at compile time that every field is `DeviceCopy` and
@@ -46,6 +196,25 @@ pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {}
 /// assert_eq!(list.describe()[0].size, 24);
 /// ```
 ///
+/// The struct stands for the C type of the same name: a launch refuses it
+/// for a kernel parameter of another struct type, even one of the same size
+/// (see [`DeviceCopy::ELEMENT_TYPE`]). Where the C name differs, or lives in
+/// a namespace, give it after `as`, spelled as cudakit prints C types
+/// (`"app::Params"`, `"Vec<float, 3>"`, or a CUDA vector type such as
+/// `"float4"`):
+///
+/// ```
+/// cudakit::device_struct! {
+///     #[repr(align(16))]
+///     pub struct Float4 as "float4" { pub v: [f32; 4] }
+/// }
+/// use cudakit::DeviceCopy;
+/// assert!(matches!(
+///     Float4::ELEMENT_TYPE,
+///     cudakit::memory::ElementType::Struct(n) if n.name() == "float4"
+/// ));
+/// ```
+///
 /// Implicit padding is a compile error:
 ///
 /// ```compile_fail,E0080
@@ -58,6 +227,19 @@ macro_rules! device_struct {
     (
         $(#[$meta:meta])*
         $vis:vis struct $name:ident {
+            $( $(#[$fmeta:meta])* $fvis:vis $field:ident : $ty:ty ),* $(,)?
+        }
+    ) => {
+        $crate::device_struct! {
+            $(#[$meta])*
+            $vis struct $name as (stringify!($name)) {
+                $( $(#[$fmeta])* $fvis $field : $ty ),*
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident as $cname:tt {
             $( $(#[$fmeta:meta])* $fvis:vis $field:ident : $ty:ty ),* $(,)?
         }
     ) => {
@@ -82,20 +264,35 @@ macro_rules! device_struct {
         // Copy, without host pointers, and valid for every bit pattern; the
         // size equals the sum of the fields' sizes (checked above), so no
         // byte is padding.
-        unsafe impl $crate::DeviceCopy for $name {}
+        unsafe impl $crate::DeviceCopy for $name {
+            const ELEMENT_TYPE: $crate::memory::ElementType = {
+                const NAME: $crate::memory::StructName = $crate::memory::StructName::new($cname);
+                $crate::memory::ElementType::Struct(&NAME)
+            };
+        }
     };
 }
 
 macro_rules! impl_device_copy {
-    ($($t:ty),*) => { $(
+    ($($t:ty => $s:ident),*) => { $(
         // SAFETY: a primitive number: Copy, no pointers, every bit pattern valid.
-        unsafe impl DeviceCopy for $t {}
+        unsafe impl DeviceCopy for $t {
+            const ELEMENT_TYPE: ElementType = ElementType::Scalar(Scalar::$s);
+        }
     )* };
 }
-impl_device_copy!(u8, i8, u16, i16, u32, i32, u64, i64, u128, i128, usize, isize, f32, f64);
+impl_device_copy!(
+    u8 => U8, i8 => I8, u16 => U16, i16 => I16, u32 => U32, i32 => I32, u64 => U64,
+    i64 => I64, u128 => U128, i128 => I128, usize => U64, isize => I64, f32 => F32, f64 => F64
+);
 
 // SAFETY: an array of plain data is plain data, with the element's layout.
-unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
+unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {
+    const ELEMENT_TYPE: ElementType = match T::ELEMENT_TYPE {
+        ElementType::Scalar(element) => ElementType::Array { element, len: N },
+        _ => ElementType::Unknown,
+    };
+}
 
 /// IEEE 754 half precision (`__half`), kept as its bits.
 #[repr(transparent)]
@@ -108,9 +305,13 @@ pub struct F16(pub u16);
 pub struct Bf16(pub u16);
 
 // SAFETY: a transparent u16.
-unsafe impl DeviceCopy for F16 {}
+unsafe impl DeviceCopy for F16 {
+    const ELEMENT_TYPE: ElementType = ElementType::Scalar(Scalar::F16);
+}
 // SAFETY: a transparent u16.
-unsafe impl DeviceCopy for Bf16 {}
+unsafe impl DeviceCopy for Bf16 {
+    const ELEMENT_TYPE: ElementType = ElementType::Scalar(Scalar::Bf16);
+}
 
 impl F16 {
     /// Rounds an f32 to the nearest half (ties to even); overflow becomes

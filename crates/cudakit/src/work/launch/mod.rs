@@ -38,7 +38,7 @@ use cuda_sys::{
 };
 use once_cell::sync::Lazy;
 
-pub use params::{ArgKind, KernelArg, ParamDescription, ParamList};
+pub use params::{ArgKind, ArgType, Container, KernelArg, ParamDescription, ParamList};
 
 use crate::compile::module::Function;
 pub use crate::compile::module::ParamCheck;
@@ -202,39 +202,107 @@ fn blocks_for(n: usize, block: u32, what: &str) -> Result<u32> {
 }
 
 impl Function<'_> {
-    /// Checks `params` against the kernel's parameter table.
+    /// Checks `params` against the kernel's parameter table: the count,
+    /// then each argument's C type against the parameter's type (where the
+    /// [signature](Function::signature) knows it), then each size.
+    ///
+    /// The types were reduced to small rules when the function was looked
+    /// up; each argument's C type is a constant of its Rust type. The check
+    /// compares those, so it costs a few integer comparisons per argument.
     ///
     /// # Errors
     ///
-    /// [`Error::ArgumentCount`], [`Error::ArgumentMismatch`], or
-    /// [`Error::InvalidArgument`] for an argument that could not be stored.
+    /// [`Error::ArgumentCount`], [`Error::ArgumentType`],
+    /// [`Error::ArgumentMismatch`], or [`Error::InvalidArgument`] for an
+    /// argument that could not be stored.
     pub fn check_params(&self, params: &ParamList<'_>) -> Result<()> {
         if let Some(msg) = params.error() {
             return Err(Error::InvalidArgument(format!("{}: {msg}", self.name())));
         }
-        match self.param_check()? {
-            ParamCheck::Unavailable => Ok(()),
-            ParamCheck::Available(expected) => {
-                if expected.len() != params.len() {
-                    return Err(Error::ArgumentCount {
-                        function: self.name().to_owned(),
-                        expected: expected.len(),
-                        got: params.len(),
-                    });
-                }
-                for (index, (&(_, want), got)) in expected.iter().zip(params.sizes()).enumerate() {
-                    if want != got {
-                        return Err(Error::ArgumentMismatch {
-                            function: self.name().to_owned(),
-                            index,
-                            expected_size: want,
-                            got_size: got,
-                        });
-                    }
-                }
-                Ok(())
+        let signature = self.signature();
+        let rules = signature.rules();
+        let table = self.param_check()?;
+        let expected = match table {
+            ParamCheck::Available(expected) => Some(expected.len()),
+            ParamCheck::Unavailable => signature.is_known().then_some(rules.len()),
+        };
+        if let Some(expected) = expected {
+            if expected != params.len() {
+                return Err(Error::ArgumentCount {
+                    function: self.name().to_owned(),
+                    expected,
+                    got: params.len(),
+                });
             }
         }
+        if rules.len() == params.len() {
+            for (index, ((ty, size), rule)) in params.types().zip(rules.iter()).enumerate() {
+                if !rule.accepts(ty, size) {
+                    return Err(self.type_error(index, params));
+                }
+            }
+        }
+        if let ParamCheck::Available(expected) = table {
+            for (index, (&(_, want), got)) in expected.iter().zip(params.sizes()).enumerate() {
+                if want != got {
+                    return Err(Error::ArgumentMismatch {
+                        function: self.name().to_owned(),
+                        index,
+                        expected_size: want,
+                        got_size: got,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn type_error(&self, index: usize, params: &ParamList<'_>) -> Error {
+        Error::ArgumentType {
+            function: self.name().to_owned(),
+            index,
+            expected: self
+                .signature()
+                .params()
+                .get(index)
+                .map_or_else(|| "unknown".to_owned(), |p| p.describe()),
+            got: params.describe_arg(index),
+        }
+    }
+
+    /// The audit table of `params` for this kernel: one row per argument,
+    /// with the Rust type the argument has beside the C type the kernel's
+    /// parameter has (and where that type comes from), then the size,
+    /// alignment, offset, the pointer handed to the driver, and the value's
+    /// bytes. A kernel whose types are unknown (an `extern "C"` kernel of a
+    /// CUBIN, with no declared signature) says so: only sizes are checked.
+    pub fn describe_params(&self, params: &ParamList<'_>) -> String {
+        let signature = self.signature();
+        let mut out = format!(
+            "{}: parameter types from {}\n",
+            self.name(),
+            signature.source()
+        );
+        out.push_str("idx  size align offset pointer             rust -> C / value bytes\n");
+        for d in params.describe() {
+            let c_type = signature
+                .params()
+                .get(d.index)
+                .map_or_else(|| "unknown".to_owned(), |p| p.describe());
+            out.push_str(&format!(
+                "{:>3} {:>5} {:>5} {:>6} {:#018x}  {} -> {} = {}\n",
+                d.index,
+                d.size,
+                d.align,
+                d.offset,
+                d.pointer,
+                d.arg_type.describe(d.type_name),
+                c_type,
+                d.bytes_hex
+            ));
+        }
+        out
     }
 
     /// [`Function::check_params`], then that every buffer argument is
@@ -547,7 +615,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                 config.grid,
                 config.block,
                 config.shared_bytes,
-                params.describe_table()
+                function.describe_params(params)
             );
         }
         let (cu, fast) = ctx.enter_for_launch()?;

@@ -33,6 +33,7 @@ use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::panic::Location;
 
+pub use crate::compile::signature::check::{ArgType, Container};
 use crate::context::arena::{host_arena, AllocKind};
 use crate::context::Context;
 use crate::memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceView, UnifiedBuffer};
@@ -99,6 +100,9 @@ struct Entry {
     /// scope's ordering of uses across streams.
     range: (u64, u64),
     origin: Option<crate::context::stream_state::StreamOrigin>,
+    /// The C type the argument stands for, checked against the kernel's
+    /// parameter types.
+    ty: ArgType,
 }
 
 // The inline variant is large on purpose: it is what spares the common launch
@@ -172,6 +176,60 @@ impl<'a> ParamList<'a> {
     #[track_caller]
     pub fn push(&mut self, arg: impl KernelArg<'a>) {
         arg.push_into(self);
+    }
+
+    /// Appends `value` as untyped bytes: the escape for the rare kernel
+    /// whose parameter types cudakit cannot know, or where the argument
+    /// stands for another C type than its Rust type says (a raw device
+    /// address, `DevicePtr::as_raw`, for a `float*`). Its size is still
+    /// checked against the kernel's parameter; its type is not.
+    ///
+    /// # Safety
+    ///
+    /// The bytes must be a valid value of the kernel's parameter type, and
+    /// everything [`Scope::launch`](crate::Scope::launch)'s `# Safety`
+    /// requires of raw addresses and handles holds for them (memory alive,
+    /// of the right context, unaliased by the host until the scope has
+    /// synchronized): none of it is checked.
+    #[track_caller]
+    pub unsafe fn push_untyped<T: DeviceCopy>(&mut self, value: T) {
+        // SAFETY: `value` is a live `T`; DeviceCopy forbids implicit
+        // padding, so all `size_of::<T>()` bytes are initialised.
+        let bytes = unsafe {
+            std::slice::from_raw_parts((&value as *const T).cast::<u8>(), std::mem::size_of::<T>())
+        };
+        self.push_bytes(
+            bytes,
+            std::mem::align_of::<T>(),
+            std::any::type_name::<T>(),
+            ArgKind::Value,
+            0,
+            ArgType::Untyped,
+        );
+    }
+
+    /// [`ParamList::push_untyped`], taking and returning the list.
+    ///
+    /// # Safety
+    ///
+    /// As [`ParamList::push_untyped`].
+    #[track_caller]
+    pub unsafe fn arg_untyped<T: DeviceCopy>(mut self, value: T) -> Self {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.push_untyped(value) };
+        self
+    }
+
+    /// The C types the arguments stand for, in order, with their sizes.
+    pub(crate) fn types(&self) -> impl Iterator<Item = (&ArgType, usize)> + '_ {
+        self.entries().iter().map(|e| (&e.ty, e.size))
+    }
+
+    /// Argument `index` as an error names it (`DeviceBuffer<f64>`).
+    pub(crate) fn describe_arg(&self, index: usize) -> String {
+        self.entries()
+            .get(index)
+            .map_or_else(String::new, |e| e.ty.describe(e.type_name))
     }
 
     /// Number of arguments.
@@ -295,6 +353,7 @@ impl<'a> ParamList<'a> {
         type_name: &'static str,
         kind: ArgKind,
         context: usize,
+        ty: ArgType,
     ) {
         if align <= MAX_ALIGN && align.is_power_of_two() && self.len < INLINE_ARGS {
             let used = self.used;
@@ -326,6 +385,7 @@ impl<'a> ParamList<'a> {
                         context,
                         range: (0, 0),
                         origin: None,
+                        ty,
                     });
                     self.used = end;
                     self.len += 1;
@@ -333,7 +393,7 @@ impl<'a> ParamList<'a> {
                 }
             }
         }
-        self.push_bytes_slow(value, align, type_name, kind, context);
+        self.push_bytes_slow(value, align, type_name, kind, context, ty);
     }
 
     /// [`Self::push_bytes`] for everything else: an invalid alignment (a
@@ -350,6 +410,7 @@ impl<'a> ParamList<'a> {
         type_name: &'static str,
         kind: ArgKind,
         context: usize,
+        ty: ArgType,
     ) {
         if align > MAX_ALIGN || !align.is_power_of_two() {
             self.error.get_or_insert_with(|| {
@@ -377,6 +438,7 @@ impl<'a> ParamList<'a> {
             context,
             range: (0, 0),
             origin: None,
+            ty,
         };
         let Storage::Heap { bytes, entries, .. } = &mut self.storage else {
             unreachable!("grow moved the list to the heap")
@@ -456,6 +518,7 @@ impl<'a> ParamList<'a> {
                     pointer: base as usize + e.offset,
                     bytes_hex: bytes.iter().map(|b| format!("{b:02x}")).collect(),
                     kind: e.kind,
+                    arg_type: e.ty,
                 }
             })
             .collect()
@@ -506,6 +569,8 @@ pub struct ParamDescription {
     pub bytes_hex: String,
     /// A value or a buffer's device address.
     pub kind: ArgKind,
+    /// The C type the argument stands for.
+    pub arg_type: ArgType,
 }
 
 impl fmt::Display for ParamDescription {
@@ -618,6 +683,7 @@ impl<T: DeviceCopy> KernelArg<'_> for T {
             std::any::type_name::<T>(),
             ArgKind::Value,
             0,
+            ArgType::Value(T::ELEMENT_TYPE),
         );
     }
 }
@@ -631,6 +697,7 @@ fn push_pointer(
     origin: Option<crate::context::stream_state::StreamOrigin>,
     type_name: &'static str,
     ctx: &Context,
+    ty: ArgType,
 ) {
     list.push_bytes(
         &address.as_raw().to_ne_bytes(),
@@ -641,6 +708,7 @@ fn push_pointer(
             device: ctx.device().ordinal(),
         },
         ctx.id(),
+        ty,
     );
     list.set_last_range(address.as_raw(), bytes as u64, origin);
 }
@@ -657,6 +725,11 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for &'a DeviceBuffer<'_, T> {
             crate::memory::DeviceSrc::origin(&self),
             std::any::type_name::<*mut T>(),
             self.context(),
+            ArgType::Pointer {
+                element: T::ELEMENT_TYPE,
+                container: Container::DeviceBuffer,
+                read_only: false,
+            },
         );
     }
 }
@@ -673,6 +746,11 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for DeviceView<'a, T> {
             crate::memory::DeviceSrc::origin(&self),
             std::any::type_name::<*mut T>(),
             self.context(),
+            ArgType::Pointer {
+                element: T::ELEMENT_TYPE,
+                container: Container::DeviceView,
+                read_only: false,
+            },
         );
     }
 }
@@ -689,6 +767,11 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for &'a mut UnifiedBuffer<'_, T> {
             None,
             std::any::type_name::<*mut T>(),
             self.context(),
+            ArgType::Pointer {
+                element: T::ELEMENT_TYPE,
+                container: Container::UnifiedBuffer,
+                read_only: false,
+            },
         );
     }
 }
@@ -715,6 +798,7 @@ impl<'a> KernelArg<'a> for &'a crate::memory::image::tensor_map::TensorMap<'_> {
                 device: ctx.device().ordinal(),
             },
             ctx.id(),
+            ArgType::TensorMap,
         );
     }
 }
@@ -930,7 +1014,7 @@ mod tests {
         } else {
             8
         };
-        list.push_bytes(&bytes[..size], size, "arg", kind, context);
+        list.push_bytes(&bytes[..size], size, "arg", kind, context, ArgType::Untyped);
         list
     }
 
