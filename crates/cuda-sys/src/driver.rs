@@ -304,6 +304,17 @@ function_table! {
         cuLaunchKernelEx = "cuLaunchKernelEx": fn(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult;
         /// Deprecated in `cuda.h`; optional so that a driver which drops it still loads.
         cuLaunchCooperativeKernelMultiDevice = "cuLaunchCooperativeKernelMultiDevice": fn(launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: c_uint, flags: c_uint) -> CUresult;
+        // --- stream attributes (L2 access-policy windows)
+        cuStreamGetAttribute = "cuStreamGetAttribute": fn(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult;
+        cuStreamSetAttribute = "cuStreamSetAttribute": fn(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult;
+        // --- graph edges with data (programmatic dependencies, CUDA 12.3)
+        cuGraphAddDependencies = "cuGraphAddDependencies_v2": fn(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult;
+        // --- batched copies
+        cuMemcpyBatchAsync = "cuMemcpyBatchAsync_v2": fn(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, hStream: CUstream) -> CUresult;
+        /// Legacy `cuMemcpyBatchAsync` (CUDA 12.8, with `failIdx`): the fallback for
+        /// drivers older than 13.0, which lack `cuMemcpyBatchAsync_v2`. Declared in
+        /// `cuda.h`'s API-versioning block.
+        cuMemcpyBatchAsync_v1 = "cuMemcpyBatchAsync": fn(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult;
         // --- occupancy
         cuOccupancyMaxPotentialClusterSize = "cuOccupancyMaxPotentialClusterSize": fn(clusterSize: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult;
         cuOccupancyMaxActiveClusters = "cuOccupancyMaxActiveClusters": fn(numClusters: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult;
@@ -434,7 +445,12 @@ mod tests {
 
     /// Unversioned legacy symbols bound on purpose, as optional fallbacks with
     /// their own (older) signatures, for drivers that lack the newer symbol.
-    const LEGACY_FALLBACKS: &[&str] = &["cuMemPrefetchAsync", "cuMemAdvise", "cuEventElapsedTime"];
+    const LEGACY_FALLBACKS: &[&str] = &[
+        "cuMemPrefetchAsync",
+        "cuMemAdvise",
+        "cuEventElapsedTime",
+        "cuMemcpyBatchAsync",
+    ];
 
     fn required() -> HashSet<&'static str> {
         Driver::REQUIRED_SYMBOLS.iter().copied().collect()
