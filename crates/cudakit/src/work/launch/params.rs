@@ -688,28 +688,33 @@ impl<T: DeviceCopy> KernelArg<'_> for T {
     }
 }
 
+/// Appends a buffer of `len` elements of `T` at `address` held in
+/// `container`: its address, standing for `T*` (or `const T*`).
 #[inline]
-fn push_pointer(
+fn push_pointer<T: DeviceCopy>(
     list: &mut ParamList<'_>,
     address: DevicePtr,
     len: usize,
-    bytes: usize,
     origin: Option<crate::context::stream_state::StreamOrigin>,
-    type_name: &'static str,
     ctx: &Context,
-    ty: ArgType,
+    container: Container,
 ) {
     list.push_bytes(
         &address.as_raw().to_ne_bytes(),
         8,
-        type_name,
+        std::any::type_name::<*mut T>(),
         ArgKind::DevicePointer {
             len,
             device: ctx.device().ordinal(),
         },
         ctx.id(),
-        ty,
+        ArgType::Pointer {
+            element: T::ELEMENT_TYPE,
+            container,
+            read_only: false,
+        },
     );
+    let bytes = len * std::mem::size_of::<T>();
     list.set_last_range(address.as_raw(), bytes as u64, origin);
 }
 
@@ -717,19 +722,13 @@ impl<T: DeviceCopy> sealed::Sealed for &DeviceBuffer<'_, T> {}
 impl<'a, T: DeviceCopy> KernelArg<'a> for &'a DeviceBuffer<'_, T> {
     #[inline]
     fn push_into(self, list: &mut ParamList<'a>) {
-        push_pointer(
+        push_pointer::<T>(
             list,
             self.device_ptr(),
             self.len(),
-            self.len() * std::mem::size_of::<T>(),
             crate::memory::DeviceSrc::origin(&self),
-            std::any::type_name::<*mut T>(),
             self.context(),
-            ArgType::Pointer {
-                element: T::ELEMENT_TYPE,
-                container: Container::DeviceBuffer,
-                read_only: false,
-            },
+            Container::DeviceBuffer,
         );
     }
 }
@@ -738,19 +737,13 @@ impl<T: DeviceCopy> sealed::Sealed for DeviceView<'_, T> {}
 impl<'a, T: DeviceCopy> KernelArg<'a> for DeviceView<'a, T> {
     #[inline]
     fn push_into(self, list: &mut ParamList<'a>) {
-        push_pointer(
+        push_pointer::<T>(
             list,
             self.device_ptr(),
             self.len(),
-            self.len() * std::mem::size_of::<T>(),
             crate::memory::DeviceSrc::origin(&self),
-            std::any::type_name::<*mut T>(),
             self.context(),
-            ArgType::Pointer {
-                element: T::ELEMENT_TYPE,
-                container: Container::DeviceView,
-                read_only: false,
-            },
+            Container::DeviceView,
         );
     }
 }
@@ -759,19 +752,13 @@ impl<T: DeviceCopy> sealed::Sealed for &mut UnifiedBuffer<'_, T> {}
 impl<'a, T: DeviceCopy> KernelArg<'a> for &'a mut UnifiedBuffer<'_, T> {
     #[inline]
     fn push_into(self, list: &mut ParamList<'a>) {
-        push_pointer(
+        push_pointer::<T>(
             list,
             self.device_ptr(),
             self.len(),
-            self.len() * std::mem::size_of::<T>(),
             None,
-            std::any::type_name::<*mut T>(),
             self.context(),
-            ArgType::Pointer {
-                element: T::ELEMENT_TYPE,
-                container: Container::UnifiedBuffer,
-                read_only: false,
-            },
+            Container::UnifiedBuffer,
         );
     }
 }
