@@ -24,9 +24,14 @@
 //! cudakit's buffers implement [`KernelArg`]: a host reference does not
 //! compile), and, before each launch, the count and sizes against the
 //! kernel's own parameter table (`cuFuncGetParamInfo`, see
-//! [`super::ParamCheck`]). What cannot be checked: what the kernel does with
-//! a pointer (how far it indexes, whether it writes through a pointer it
-//! was given to read). That is why launching is `unsafe`.
+//! [`super::ParamCheck`]) and each argument's C type ([`ArgType`], stated
+//! by its `KernelArg` impl: `f32` is `float`, `&DeviceBuffer<f64>` is
+//! `double*`) against the kernel's parameter types where they are known
+//! ([`Function::signature`](crate::Function::signature)).
+//! [`ParamList::push_untyped`] is the `unsafe` escape that skips the type.
+//! What cannot be checked: what the kernel does with a pointer (how far it
+//! indexes, whether it writes through a pointer it was given to read). That
+//! is why launching is `unsafe`.
 
 use std::fmt;
 use std::marker::PhantomData;
