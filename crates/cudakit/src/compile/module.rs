@@ -628,10 +628,7 @@ impl<'c> Module<'c> {
     }
 
     fn ptx_entry(&self, symbol: &str) -> Option<&PtxEntry> {
-        self.ptx_entries
-            .as_ref()?
-            .iter()
-            .find(|e| e.name == symbol)
+        self.ptx_entries.as_ref()?.iter().find(|e| e.name == symbol)
     }
 
     /// The symbol `name` resolves to: a name expression's lowered name; a

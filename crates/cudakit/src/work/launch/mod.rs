@@ -19,6 +19,13 @@
 //!   `cuFuncGetParamInfo` (CUDA 12.4+), read once per function. Where the
 //!   driver lacks it, the check is reported as unavailable
 //!   ([`ParamCheck::Unavailable`]), never faked;
+//! - each argument's C type against the parameter's type, where the kernel's
+//!   types are known ([`Function::signature`]: its mangled name, a signature
+//!   declared with [`Module::function_with_signature`](crate::Module::function_with_signature),
+//!   or the module's PTX): an `f32` where the kernel takes an `int`, a
+//!   buffer of `f64` for a `const float*`, a struct of another name are
+//!   [`Error::ArgumentType`]. The types were reduced to small rules when the
+//!   function was looked up; a launch compares constants;
 //! - argument kinds, at compile time: only plain data, cudakit buffers,
 //!   textures, surfaces and tensor maps can be arguments (not their raw
 //!   addresses, handles or descriptor bytes), and each stays borrowed
@@ -26,10 +33,12 @@
 //!   through a surface) until the [`Scope`] has synchronized.
 //!
 //! Not checkable: what the kernel does with its pointers (how far it
-//! indexes, whether it writes through one it should only read), and
-//! whether a value of the right size has the right type (an `f32` where the
-//! kernel takes an `int`). Hence [`Scope::launch`] is `unsafe`, and its
-//! contract says exactly that.
+//! indexes, whether it writes through one it should only read), and the
+//! types of a kernel whose signature cudakit cannot know (an `extern "C"`
+//! kernel of a CUBIN with no declared signature: sizes only, and
+//! [`Function::describe_params`] says so), or of an argument passed through
+//! the untyped escape ([`ParamList::push_untyped`]). Hence [`Scope::launch`]
+//! is `unsafe`, and its contract says exactly that.
 
 pub mod params;
 
@@ -561,7 +570,14 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// through a buffer it was given for reading where that memory is
     /// host-visible (a shared `&UnifiedBuffer` cannot be an argument, but a
     /// kernel can compute any address), and take parameters whose types,
-    /// not only sizes, match the arguments. A raw address passed as a
+    /// not only sizes, match the arguments. cudakit checks the types where
+    /// it knows the kernel's ([`Function::signature`]); where it does not
+    /// (an `extern "C"` kernel of a CUBIN or linked module with no declared
+    /// signature), and for every argument passed through the untyped escape
+    /// ([`ParamList::push_untyped`] / [`ParamList::arg_untyped`], which pass
+    /// a value as bytes whose size alone is checked: the way to give a raw
+    /// address, or bytes for a parameter type cudakit cannot name), matching
+    /// types is the caller's obligation. A raw address passed as a
     /// number (`DevicePtr::as_raw`, or any `u64` that a kernel treats as a
     /// pointer) is a plain value to cudakit: the caller must keep the memory
     /// it points at alive, of the kernel's context (or a peer the kernel
@@ -591,7 +607,8 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// # Errors
     ///
     /// [`Error::LaunchConfig`], [`Error::ArgumentCount`],
-    /// [`Error::ArgumentMismatch`], [`Error::NotSupported`],
+    /// [`Error::ArgumentType`], [`Error::ArgumentMismatch`],
+    /// [`Error::NotSupported`],
     /// [`Error::ContextMismatch`], [`Error::ArgumentContextMismatch`] (a
     /// buffer of another device whose memory this context has no peer
     /// access to: see `Context::enable_peer_access`), driver errors; a

@@ -24,9 +24,14 @@
 //! cudakit's buffers implement [`KernelArg`]: a host reference does not
 //! compile), and, before each launch, the count and sizes against the
 //! kernel's own parameter table (`cuFuncGetParamInfo`, see
-//! [`super::ParamCheck`]). What cannot be checked: what the kernel does with
-//! a pointer (how far it indexes, whether it writes through a pointer it
-//! was given to read). That is why launching is `unsafe`.
+//! [`super::ParamCheck`]) and each argument's C type ([`ArgType`], stated
+//! by its `KernelArg` impl: `f32` is `float`, `&DeviceBuffer<f64>` is
+//! `double*`) against the kernel's parameter types where they are known
+//! ([`Function::signature`](crate::Function::signature)).
+//! [`ParamList::push_untyped`] is the `unsafe` escape that skips the type.
+//! What cannot be checked: what the kernel does with a pointer (how far it
+//! indexes, whether it writes through a pointer it was given to read). That
+//! is why launching is `unsafe`.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -688,28 +693,33 @@ impl<T: DeviceCopy> KernelArg<'_> for T {
     }
 }
 
+/// Appends a buffer of `len` elements of `T` at `address` held in
+/// `container`: its address, standing for `T*` (or `const T*`).
 #[inline]
-fn push_pointer(
+fn push_pointer<T: DeviceCopy>(
     list: &mut ParamList<'_>,
     address: DevicePtr,
     len: usize,
-    bytes: usize,
     origin: Option<crate::context::stream_state::StreamOrigin>,
-    type_name: &'static str,
     ctx: &Context,
-    ty: ArgType,
+    container: Container,
 ) {
     list.push_bytes(
         &address.as_raw().to_ne_bytes(),
         8,
-        type_name,
+        std::any::type_name::<*mut T>(),
         ArgKind::DevicePointer {
             len,
             device: ctx.device().ordinal(),
         },
         ctx.id(),
-        ty,
+        ArgType::Pointer {
+            element: T::ELEMENT_TYPE,
+            container,
+            read_only: false,
+        },
     );
+    let bytes = len * std::mem::size_of::<T>();
     list.set_last_range(address.as_raw(), bytes as u64, origin);
 }
 
@@ -717,19 +727,13 @@ impl<T: DeviceCopy> sealed::Sealed for &DeviceBuffer<'_, T> {}
 impl<'a, T: DeviceCopy> KernelArg<'a> for &'a DeviceBuffer<'_, T> {
     #[inline]
     fn push_into(self, list: &mut ParamList<'a>) {
-        push_pointer(
+        push_pointer::<T>(
             list,
             self.device_ptr(),
             self.len(),
-            self.len() * std::mem::size_of::<T>(),
             crate::memory::DeviceSrc::origin(&self),
-            std::any::type_name::<*mut T>(),
             self.context(),
-            ArgType::Pointer {
-                element: T::ELEMENT_TYPE,
-                container: Container::DeviceBuffer,
-                read_only: false,
-            },
+            Container::DeviceBuffer,
         );
     }
 }
@@ -738,19 +742,13 @@ impl<T: DeviceCopy> sealed::Sealed for DeviceView<'_, T> {}
 impl<'a, T: DeviceCopy> KernelArg<'a> for DeviceView<'a, T> {
     #[inline]
     fn push_into(self, list: &mut ParamList<'a>) {
-        push_pointer(
+        push_pointer::<T>(
             list,
             self.device_ptr(),
             self.len(),
-            self.len() * std::mem::size_of::<T>(),
             crate::memory::DeviceSrc::origin(&self),
-            std::any::type_name::<*mut T>(),
             self.context(),
-            ArgType::Pointer {
-                element: T::ELEMENT_TYPE,
-                container: Container::DeviceView,
-                read_only: false,
-            },
+            Container::DeviceView,
         );
     }
 }
@@ -759,19 +757,13 @@ impl<T: DeviceCopy> sealed::Sealed for &mut UnifiedBuffer<'_, T> {}
 impl<'a, T: DeviceCopy> KernelArg<'a> for &'a mut UnifiedBuffer<'_, T> {
     #[inline]
     fn push_into(self, list: &mut ParamList<'a>) {
-        push_pointer(
+        push_pointer::<T>(
             list,
             self.device_ptr(),
             self.len(),
-            self.len() * std::mem::size_of::<T>(),
             None,
-            std::any::type_name::<*mut T>(),
             self.context(),
-            ArgType::Pointer {
-                element: T::ELEMENT_TYPE,
-                container: Container::UnifiedBuffer,
-                read_only: false,
-            },
+            Container::UnifiedBuffer,
         );
     }
 }
