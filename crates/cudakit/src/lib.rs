@@ -59,8 +59,10 @@ pub use memory::{
     PinnedBuffer, UnifiedBuffer, F16,
 };
 pub use memory::{MemPool, PoolBuffer, PoolUsage, ReusePolicy};
+pub use work::batch::CopyBatch;
 pub use work::event::Event;
 pub use work::graph::{Graph, GraphAlloc, GraphExec, GraphNode, InstantiateOptions, NodeKind};
+pub use work::l2::{AccessPolicyWindow, L2Access};
 pub use work::launch::{Dim3, KernelArg, LaunchConfig, ParamList};
 pub use work::scope::Scope;
 pub use work::stream::Stream;

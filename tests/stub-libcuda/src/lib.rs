@@ -237,6 +237,15 @@ struct State {
     fail_code: i32,
     /// Graph nodes made by the explicit builder: (node, its dependencies).
     nodes: Vec<(usize, Vec<usize>)>,
+    /// Attribute IDs of the last `cuLaunchKernelEx`.
+    last_ex_attrs: Vec<i32>,
+    /// `cuStreamSetAttribute` calls: (stream, attribute ID, window bytes).
+    stream_attrs: Vec<(usize, i32, usize)>,
+    /// `cuMemcpyBatchAsync_v2` calls and the copies they held.
+    batches: u64,
+    batch_ops: u64,
+    /// `cuCtxSetLimit` values: (limit, value).
+    limits: Vec<(i32, usize)>,
     /// NCCL stand-in: group starts, collective calls, aborts.
     nccl_groups: u64,
     nccl_calls: u64,
@@ -282,6 +291,11 @@ static STATE: Mutex<State> = Mutex::new(State {
     fail_syncs: 0,
     fail_code: 0,
     nodes: Vec::new(),
+    last_ex_attrs: Vec::new(),
+    stream_attrs: Vec::new(),
+    batches: 0,
+    batch_ops: 0,
+    limits: Vec::new(),
     nccl_groups: 0,
     nccl_calls: 0,
     nccl_aborts: 0,
@@ -535,6 +549,15 @@ impl State {
         self.fail_syncs -= 1;
         self.refusals[reason::INJECTED] += 1;
         Some(self.fail_code)
+    }
+
+    /// Whether `address` is the host's own memory (no fake device
+    /// allocation holds it): what a unified-addressing copy reads as host.
+    fn is_host(&self, address: u64) -> bool {
+        !self
+            .allocations
+            .iter()
+            .any(|&(a, b)| address >= a && address < a + b as u64)
     }
 
     fn managed_or_pinned(&self, address: u64, n: usize) -> bool {
@@ -1094,6 +1117,12 @@ pub unsafe extern "C" fn cuLaunchKernelEx(
     }
     // SAFETY: a valid configuration from the caller.
     let c = unsafe { &*config };
+    let ids: Vec<i32> = (0..c.num_attrs as usize)
+        // SAFETY: `num_attrs` attributes of 72 bytes each (an i32 ID, 4
+        // bytes of padding, a 64-byte value), the caller's contract.
+        .map(|i| unsafe { *c.attrs.cast::<u8>().add(72 * i).cast::<i32>() })
+        .collect();
+    state().last_ex_attrs = ids;
     // SAFETY: the caller's contract, passed on.
     unsafe {
         cuLaunchKernel(
@@ -1154,6 +1183,8 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(
         89 => 1,          // CONCURRENT_MANAGED_ACCESS
         95 => 1,          // COOPERATIVE_LAUNCH
         97 => 227 * 1024, // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+        108 => 80 << 20,  // MAX_PERSISTING_L2_CACHE_SIZE
+        109 => 128 << 20, // MAX_ACCESS_POLICY_WINDOW_SIZE
         120 => 1,         // CLUSTER_LAUNCH
         _ => 0,
     };
@@ -2688,4 +2719,140 @@ pub unsafe extern "C" fn stub_nccl_counts(out: *mut u64) {
         out.add(1).write(s.nccl_calls);
         out.add(2).write(s.nccl_aborts);
     }
+}
+
+/// Copies the attribute IDs of the last `cuLaunchKernelEx` into `out`
+/// (capacity `cap`); returns how many there were.
+#[no_mangle]
+pub unsafe extern "C" fn stub_last_ex_attrs(out: *mut i32, cap: usize) -> usize {
+    let s = state();
+    for (i, &id) in s.last_ex_attrs.iter().take(cap).enumerate() {
+        // SAFETY: the test passes `cap` writable i32s.
+        unsafe { out.add(i).write(id) };
+    }
+    s.last_ex_attrs.len()
+}
+
+/// `cuStreamSetAttribute`: recorded (stream, ID, and for an access-policy
+/// window its size); the stream must be live.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamSetAttribute(
+    stream: *mut c_void,
+    attr: i32,
+    value: *const c_void,
+) -> i32 {
+    entry!();
+    if value.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let mut s = state();
+    if !s.streams.iter().any(|st| st.handle == stream as usize) {
+        return 400; // CUDA_ERROR_INVALID_HANDLE
+    }
+    let bytes = if attr == 1 {
+        // SAFETY: a 64-byte attribute value; for ID 1 (access-policy
+        // window) its `num_bytes` is the second pointer-sized word.
+        unsafe { *value.cast::<usize>().add(1) }
+    } else {
+        0
+    };
+    s.stream_attrs.push((stream as usize, attr, bytes));
+    CUDA_SUCCESS
+}
+
+/// `cuStreamGetAttribute`: zeroes the value (nothing set by default).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetAttribute(
+    _stream: *mut c_void,
+    _attr: i32,
+    value: *mut c_void,
+) -> i32 {
+    entry!();
+    if value.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: a 64-byte out-value.
+    unsafe { std::ptr::write_bytes(value.cast::<u8>(), 0, 64) };
+    CUDA_SUCCESS
+}
+
+/// `cuMemcpyBatchAsync_v2`: each copy as `cuMemcpyAsync` on the stream
+/// (copies between host, pinned and managed memory run for real), counted.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyBatchAsync_v2(
+    dsts: *mut u64,
+    srcs: *mut u64,
+    sizes: *mut usize,
+    count: usize,
+    attrs: *mut c_void,
+    attrs_idxs: *mut usize,
+    num_attrs: usize,
+    stream: *mut c_void,
+) -> i32 {
+    entry!();
+    if count == 0 || dsts.is_null() || srcs.is_null() || sizes.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if num_attrs == 0 || attrs.is_null() || attrs_idxs.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: the first attribute index, which must be 0.
+    if unsafe { *attrs_idxs } != 0 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    for i in 0..count {
+        // SAFETY: `count` entries in each array, the caller's contract.
+        let (d, src, n) = unsafe { (*dsts.add(i), *srcs.add(i), *sizes.add(i)) };
+        match async_op(stream) {
+            Ok(Some(s)) => {
+                let (dh, sh) = (s.is_host(d), s.is_host(src));
+                copy(&s, d, dh, src, sh, n)
+            }
+            Ok(None) => {}
+            Err(rc) => return rc,
+        }
+    }
+    let mut s = state();
+    s.batches += 1;
+    s.batch_ops += count as u64;
+    CUDA_SUCCESS
+}
+
+/// Batched-copy calls and the copies in them, and stream attribute sets.
+#[no_mangle]
+pub unsafe extern "C" fn stub_batch_counts(out: *mut u64) {
+    let s = state();
+    // SAFETY: the test passes 3 writable u64s.
+    unsafe {
+        out.write(s.batches);
+        out.add(1).write(s.batch_ops);
+        out.add(2).write(s.stream_attrs.len() as u64);
+    }
+}
+
+/// `cuCtxSetLimit`: recorded.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxSetLimit(limit: i32, value: usize) -> i32 {
+    entry!();
+    let mut s = state();
+    s.limits.retain(|&(l, _)| l != limit);
+    s.limits.push((limit, value));
+    CUDA_SUCCESS
+}
+
+/// `cuCtxGetLimit`: what `cuCtxSetLimit` set, else 0.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxGetLimit(value: *mut usize, limit: i32) -> i32 {
+    entry!();
+    if value.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let v = state()
+        .limits
+        .iter()
+        .find(|&&(l, _)| l == limit)
+        .map_or(0, |&(_, v)| v);
+    // SAFETY: a valid out-pointer.
+    unsafe { value.write(v) };
+    CUDA_SUCCESS
 }

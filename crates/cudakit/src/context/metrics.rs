@@ -62,6 +62,12 @@ pub struct Metrics {
     /// on, the replay time of each graph is filed in `kernels` under
     /// `graph <label>`.
     pub graph_launches: u64,
+    /// Batched copies issued as one `cuMemcpyBatchAsync` call
+    /// ([`Scope::copy_batch`](crate::Scope::copy_batch)).
+    pub copy_batches: u64,
+    /// Batched copies issued one copy at a time, because the driver lacks
+    /// `cuMemcpyBatchAsync` (before CUDA 12.8).
+    pub copy_batch_fallbacks: u64,
     /// Kernel time per function name, when timing was on.
     pub kernels: HashMap<String, KernelTime>,
 }
@@ -106,6 +112,8 @@ pub(crate) struct MetricsCounters {
     pub(crate) module_load: TransferCounters,
     pub(crate) launches: AtomicU64,
     pub(crate) graph_launches: AtomicU64,
+    pub(crate) copy_batches: AtomicU64,
+    pub(crate) copy_batch_fallbacks: AtomicU64,
     pub(crate) kernels: Mutex<HashMap<String, KernelTime>>,
 }
 
@@ -127,6 +135,8 @@ impl MetricsCounters {
             module_load: self.module_load.snapshot(),
             launches: self.launches.load(Ordering::Relaxed),
             graph_launches: self.graph_launches.load(Ordering::Relaxed),
+            copy_batches: self.copy_batches.load(Ordering::Relaxed),
+            copy_batch_fallbacks: self.copy_batch_fallbacks.load(Ordering::Relaxed),
             kernels,
         }
     }

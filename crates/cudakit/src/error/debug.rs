@@ -121,6 +121,7 @@ structural_debug!(Error {
     IllegalDuringCapture { operation, device },
     StreamCaptured { operation, device },
     InsideHostCallback { operation },
+    AccessPolicy { reason },
     ForkedChild,
     WaitFailed { call, cause },
     ForeignGraphNode { what, index },

@@ -363,6 +363,13 @@ pub enum Error {
         /// What was refused.
         operation: &'static str,
     },
+    /// An L2 access-policy window or persisting set-aside the device would
+    /// refuse (see [`crate::work::l2`]); refused before the driver.
+    #[error("L2 access policy: {reason}")]
+    AccessPolicy {
+        /// What is wrong, with the device's limit where one applies.
+        reason: String,
+    },
     /// A cudakit call in a child made by `fork` after the parent loaded the
     /// driver. CUDA's state does not survive `fork` (any driver call in the
     /// child is undefined behaviour), so cudakit refuses every driver call

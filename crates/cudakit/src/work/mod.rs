@@ -1,11 +1,13 @@
 //! Work on the device: streams ([`stream`]), events ([`event`]), scopes
 //! that borrow what queued work uses until it is done ([`scope`]), and the
-//! checked launch path ([`launch`]).
+//! checked launch path ([`launch`]), and L2 persistence windows ([`l2`]).
 
 mod arrays;
+pub mod batch;
 pub mod callback;
 pub mod event;
 pub mod graph;
+pub mod l2;
 pub mod launch;
 pub mod scope;
 pub mod stream;

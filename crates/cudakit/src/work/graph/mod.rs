@@ -751,6 +751,62 @@ impl<'g> Graph<'g> {
         Ok(self.node(node))
     }
 
+    /// Makes `to` depend on `from` programmatically
+    /// (`cuGraphAddDependencies_v2` with a `CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC`
+    /// edge from `CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC`): the graph's
+    /// form of [`LaunchConfig::programmatic`]. `to` may start once every
+    /// block of `from` has triggered (`griddepcontrol.launch_dependents`)
+    /// or exited, and must wait for `from`'s results with
+    /// `griddepcontrol.wait` before it reads them. Add `to` without a
+    /// dependency on `from` and add this edge instead.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ForeignGraphNode`]; [`Error::InvalidArgument`] unless both
+    /// are kernel nodes, or for a node and itself; [`Error::NotSupported`]
+    /// below compute capability 9.0 or where the driver lacks
+    /// `cuGraphAddDependencies_v2` (before CUDA 12.3); driver errors.
+    pub fn add_programmatic_dependency(&mut self, from: GraphNode, to: GraphNode) -> Result<()> {
+        let raw = self.deps("add_programmatic_dependency", &[from, to])?;
+        if raw[0] == raw[1] {
+            return Err(Error::InvalidArgument(
+                "add_programmatic_dependency: a node cannot depend on itself".into(),
+            ));
+        }
+        for (which, node) in [("from", from), ("to", to)] {
+            let kind = raw_kind(self.ctx, node.raw)?;
+            if kind != NodeKind::Kernel {
+                return Err(Error::InvalidArgument(format!(
+                    "add_programmatic_dependency: `{which}` is a {} node; programmatic \
+                     dependencies join kernel nodes only",
+                    kind.name()
+                )));
+            }
+        }
+        if self.ctx.limits().compute_capability.0 < 9 {
+            return Err(Error::NotSupported {
+                feature: "programmatic dependencies between kernel nodes",
+                needs_driver: "a device of compute capability 9.0",
+            });
+        }
+        let cu = self.ctx.enter()?;
+        let add = cu.cuGraphAddDependencies.ok_or(Error::NotSupported {
+            feature: "cuGraphAddDependencies_v2 (edge data)",
+            needs_driver: "CUDA 12.3",
+        })?;
+        let edge = cuda_sys::CUgraphEdgeData {
+            from_port: cuda_sys::CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC,
+            to_port: 0,
+            r#type: cuda_sys::CUgraphDependencyType::CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC.0 as u8,
+            reserved: [0; 5],
+        };
+        // SAFETY: a live graph, two of its nodes, one edge's data; each
+        // array holds one element.
+        self.ctx.check("cuGraphAddDependencies_v2", unsafe {
+            add(self.raw, &raw[0], &raw[1], &edge, 1)
+        })
+    }
+
     /// Adds `child` as a node (`cuGraphAddChildGraphNode`, which clones
     /// it). The child stays borrowed for `'g`: its clone calls the child's
     /// host callbacks and uses its buffers.
@@ -1077,10 +1133,16 @@ pub(crate) fn kernel_node_params(
 ) -> Result<CUDA_KERNEL_NODE_PARAMS> {
     same_context("kernel node", ctx, function.context())?;
     function.check_args(ctx, params)?;
-    if config.cluster.is_some() || config.cooperative || config.priority.is_some() {
+    if config.cluster.is_some()
+        || config.cooperative
+        || config.priority.is_some()
+        || config.programmatic
+        || config.access_policy.is_some()
+    {
         return Err(Error::InvalidArgument(format!(
             "{}: graph kernel nodes take grid, block and shared memory only (no cluster, \
-             cooperative or priority attributes)",
+             cooperative, priority, programmatic or access-policy attributes; a programmatic \
+             dependency between kernel nodes is Graph::add_programmatic_dependency)",
             function.name()
         )));
     }

@@ -53,6 +53,7 @@ use crate::compile::module::Function;
 pub use crate::compile::module::ParamCheck;
 use crate::context::{same_context, Context};
 use crate::error::{Error, LaunchConfigError, Result};
+use crate::work::l2::AccessPolicyWindow;
 use crate::work::scope::{Scope, Timed};
 use crate::work::stream::Stream;
 use params::PointerArray;
@@ -106,6 +107,14 @@ pub struct LaunchConfig {
     pub cooperative: bool,
     /// A launch priority (lower is higher), overriding the stream's.
     pub priority: Option<i32>,
+    /// Programmatic dependent launch (sm_90 and newer,
+    /// `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`): the kernel
+    /// may start before the previous kernel on the stream has finished;
+    /// see [`LaunchConfig::programmatic`].
+    pub programmatic: bool,
+    /// An L2 access-policy window for this launch
+    /// (`CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW`, see [`crate::work::l2`]).
+    pub access_policy: Option<AccessPolicyWindow>,
 }
 
 impl LaunchConfig {
@@ -118,6 +127,8 @@ impl LaunchConfig {
             cluster: None,
             cooperative: false,
             priority: None,
+            programmatic: false,
+            access_policy: None,
         }
     }
 
@@ -189,6 +200,29 @@ impl LaunchConfig {
     /// With a launch priority.
     pub fn priority(mut self, priority: i32) -> Self {
         self.priority = Some(priority);
+        self
+    }
+
+    /// As a programmatic dependent launch (sm_90 and newer): the kernel may
+    /// start while the kernel before it on the stream is still running.
+    /// Its blocks must wait for that kernel's results with
+    /// `griddepcontrol.wait` (CUDA C++: `cudaGridDependencySynchronize()`)
+    /// before they read them; the kernel before it may let it start early
+    /// with `griddepcontrol.launch_dependents`
+    /// (`cudaTriggerProgrammaticLaunchCompletion()`), and without that, it
+    /// starts when that kernel's blocks have all exited, as a plain launch
+    /// would. See `kernels/pdl.cu`. A device below compute capability 9.0
+    /// refuses it with [`Error::NotSupported`] (never a silent plain
+    /// launch).
+    pub fn programmatic(mut self) -> Self {
+        self.programmatic = true;
+        self
+    }
+
+    /// With an L2 access-policy window for this launch (see
+    /// [`crate::work::l2`]).
+    pub fn access_policy(mut self, window: AccessPolicyWindow) -> Self {
+        self.access_policy = Some(window);
         self
     }
 }
@@ -432,6 +466,15 @@ impl Function<'_> {
                 }));
             }
         }
+        if config.programmatic && dev.compute_capability.0 < 9 {
+            return Err(Error::NotSupported {
+                feature: "programmatic dependent launch (CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)",
+                needs_driver: "a device of compute capability 9.0",
+            });
+        }
+        if let Some(w) = &config.access_policy {
+            w.check(ctx)?;
+        }
         if config.cooperative {
             if !dev.cooperative_launch {
                 return Err(Error::NotSupported {
@@ -639,7 +682,11 @@ impl<'s, 'env> Scope<'s, 'env> {
         let mut pointers = PointerArray::new();
         params.pointers(&mut pointers);
         let timer = self.time_start(&raw_stream)?;
-        let needs_ex = config.cluster.is_some() || config.priority.is_some() || config.cooperative;
+        let needs_ex = config.cluster.is_some()
+            || config.priority.is_some()
+            || config.cooperative
+            || config.programmatic
+            || config.access_policy.is_some();
         let mut issue = |cu: &'static cuda_sys::Driver| -> Result<(&'static str, CUresult)> {
             Ok(if !needs_ex {
                 // SAFETY: `kernelParams` has one pointer per kernel parameter
@@ -665,7 +712,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                 };
                 ("cuLaunchKernel", rc)
             } else if let Some(ex) = cu.cuLaunchKernelEx {
-                let mut attrs: [CUlaunchAttribute; 3] = [zero_attribute(); 3];
+                let mut attrs: [CUlaunchAttribute; 5] = [zero_attribute(); 5];
                 let mut n = 0;
                 if let Some(c) = config.cluster {
                     attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -682,6 +729,17 @@ impl<'s, 'env> Scope<'s, 'env> {
                 if let Some(p) = config.priority {
                     attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY;
                     attrs[n].value.priority = p;
+                    n += 1;
+                }
+                if config.programmatic {
+                    attrs[n].id =
+                        CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+                    attrs[n].value.programmaticStreamSerializationAllowed = 1;
+                    n += 1;
+                }
+                if let Some(w) = &config.access_policy {
+                    attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW;
+                    attrs[n].value = w.value();
                     n += 1;
                 }
                 let cfg = CUlaunchConfig {
@@ -707,7 +765,12 @@ impl<'s, 'env> Scope<'s, 'env> {
                     )
                 };
                 ("cuLaunchKernelEx", rc)
-            } else if config.cooperative && config.cluster.is_none() && config.priority.is_none() {
+            } else if config.cooperative
+                && config.cluster.is_none()
+                && config.priority.is_none()
+                && !config.programmatic
+                && config.access_policy.is_none()
+            {
                 // SAFETY: as for cuLaunchKernel.
                 let rc = unsafe {
                     (cu.cuLaunchCooperativeKernel)(
@@ -726,7 +789,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                 ("cuLaunchCooperativeKernel", rc)
             } else {
                 return Err(Error::NotSupported {
-                    feature: "cuLaunchKernelEx (cluster and priority launch attributes)",
+                    feature: "cuLaunchKernelEx (cluster, priority, programmatic and access-policy launch attributes)",
                     needs_driver: "CUDA 11.8",
                 });
             })
