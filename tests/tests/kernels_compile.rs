@@ -310,6 +310,11 @@ fn faults_compiles() {
 }
 
 #[test]
+fn pdl_compiles() {
+    compile_source("pdl.cu");
+}
+
+#[test]
 fn launch_compiles() {
     compile_source("launch.cu");
 }
@@ -337,6 +342,7 @@ fn every_source_has_a_compile_test_and_every_file_is_a_source() {
         "blas1.cu",
         "transpose.cu",
         "faults.cu",
+        "pdl.cu",
         "launch.cu",
         "gemm_sm90.cu",
         "sgemm.cu",

@@ -39,6 +39,9 @@ pub const DGEMM: &str = include_str!("../../../kernels/dgemm.cu");
 /// H200). Add `--ptxas-options=--warn-on-spills` to make a register spill
 /// show in the log.
 pub const OPTIONS: &[&str] = &["-arch=sm_90"];
+/// `kernels/pdl.cu`: programmatic dependent launch and the L2-window
+/// re-read kernel.
+pub const PDL: &str = include_str!("../../../kernels/pdl.cu");
 
 /// One kernel file and every kernel in it: `extern "C"` names and the name
 /// expressions of template instantiations (also valid as name expressions:
@@ -175,6 +178,12 @@ pub const SOURCES: &[Source] = &[
             "fault_trap",
             "fault_assert",
         ],
+        arch: None,
+    },
+    Source {
+        file: "pdl.cu",
+        text: PDL,
+        kernels: &["pdl_step", "l2_reread"],
         arch: None,
     },
     Source {
