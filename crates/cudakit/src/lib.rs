@@ -33,6 +33,11 @@
 
 pub use cuda_sys as sys;
 
+/// The crate README's code blocks, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub mod compile;
 pub mod context;
 mod driver;
