@@ -9,3 +9,9 @@ echo "NVRTC: ${CUDAKIT_LIBNVRTC:-(system search)}"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
+# The two library crates, packaged together so that cudakit is verified
+# against this cuda-sys (not the registry's crate of that name), each built
+# on its own outside the workspace. Offline: their dependencies are in
+# cargo's cache once the test run above has fetched them (the CI machine may
+# have no network); --allow-dirty for runs from a working tree with edits.
+cargo package -p cuda-sys -p cudakit --allow-dirty --offline --locked
