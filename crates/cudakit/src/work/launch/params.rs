@@ -121,10 +121,13 @@ enum Storage {
 
 /// A kernel's arguments: values in aligned storage owned by the list, plus
 /// what each one is. `'a` is how long the buffers it names stay borrowed.
+/// Usually built with [`params!`](crate::params); a device buffer is passed
+/// as `&buffer`, also when the kernel writes it.
 ///
 /// ```
 /// use cudakit::work::launch::ParamList;
 /// let params = ParamList::new().arg(7i32).arg(2.5f64).arg([1u8, 2, 3]);
+/// println!("{}", params.describe_table()); // the audit table
 /// let table = params.describe();
 /// assert_eq!(table[0].offset, 0);
 /// assert_eq!(table[1].offset, 8); // f64 aligned to 8
