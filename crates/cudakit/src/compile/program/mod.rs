@@ -248,6 +248,14 @@ impl Program {
         self
     }
 
+    /// `-default-device`: functions without an execution-space annotation
+    /// are compiled as `__device__` functions. Headers written for nvcc's
+    /// device passes (CUDA's samples, some of CCCL) need it.
+    pub fn default_device(mut self) -> Program {
+        self.options.default_device = true;
+        self
+    }
+
     /// `-G`: device debug information (and no optimization).
     pub fn device_debug(mut self) -> Program {
         self.options.device_debug = true;
