@@ -517,7 +517,7 @@ impl State {
         self.streams
             .iter()
             .find(|r| r.handle == stream)
-            .is_none_or(|r| r.run >= r.queued)
+            .map_or(true, |r| r.run >= r.queued)
     }
 
     fn context_idle(&self, ctx: usize) -> bool {
@@ -2149,7 +2149,7 @@ pub unsafe extern "C" fn cuEventSynchronize(event: *mut c_void) -> i32 {
         s.streams
             .iter()
             .find(|r| r.handle == stream)
-            .is_none_or(|r| r.run >= seq)
+            .map_or(true, |r| r.run >= seq)
     };
     match wait_until(s, done) {
         Ok(_) => CUDA_SUCCESS,
