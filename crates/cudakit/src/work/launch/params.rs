@@ -595,6 +595,12 @@ impl PointerArray {
 /// cudakit's buffers (their device address), borrowed for `'a`. A host
 /// reference or pointer does not implement it, so it cannot be passed by
 /// mistake.
+///
+/// A device buffer is passed as `&buffer` (or a view), also when the kernel
+/// writes it: device memory is written through shared references, as
+/// [`DeviceBuffer::copy_from_host`] does, and the scope keeps the borrow
+/// until the kernel is done. Only a [`UnifiedBuffer`], which the host can
+/// also read directly, is passed as `&mut`.
 pub trait KernelArg<'a>: sealed::Sealed {
     /// Appends the argument to `list`.
     fn push_into(self, list: &mut ParamList<'a>);
