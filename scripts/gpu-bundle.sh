@@ -10,7 +10,9 @@
 # replace each other's bundle.
 #
 # bundle/run.sh runs every binary with --include-ignored, prints
-# `N passed, N failed, N not run`, then runs them again under
+# `N passed, N failed, N not run`, runs every example of
+# crates/cudakit/examples (shipped as examples.tar.xz) and checks its exit
+# code and success line (`examples: N passed, N failed, N not run`), then runs them again under
 # `compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1`
 # (tests named `fault_*`, which provoke device faults on purpose, and
 # `large_*`, 4096-cubed products too slow under memcheck, are skipped there) and prints the sanitizer's verdict. It exits non-zero on any
@@ -58,6 +60,29 @@ if cargo metadata --no-deps --format-version 1 | grep -q '"name":"cudakit-cli"';
     cargo build --release -p cudakit-cli
     cp "${CARGO_TARGET_DIR:-target}/release/cudakit" "$out/bin-cudakit"
 fi
+
+# The examples (crates/cudakit/examples), release and stripped, as one
+# xz-compressed tar: they share most of their code, so about 8 MiB of
+# binaries pack into about 1 MiB (the bundle must stay under 64 MiB).
+ex_tmp=$(mktemp -d)
+mkdir -p "$ex_tmp/examples"
+cargo build --release -p cudakit --examples --message-format=json 2>/dev/null \
+  | python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and "example" in m["target"]["kind"]:
+        print(m["executable"], m["target"]["name"])
+' | while read -r exe name; do
+    cp "$exe" "$ex_tmp/examples/$name"
+done
+strip "$ex_tmp"/examples/*
+tar -cJf "$out/examples.tar.xz" -C "$ex_tmp" examples
+echo "examples: $(ls "$ex_tmp/examples" | wc -l) binaries, $(du -sh "$ex_tmp/examples" | cut -f1) stripped, $(du -h "$out/examples.tar.xz" | cut -f1) packed"
+rm -rf "$ex_tmp"
 
 # Prebuilt stand-in libcuda for the loader tests (no cargo on the GPU machine).
 for features in "" omit-mem-alloc omit-param-info; do

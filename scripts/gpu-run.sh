@@ -10,7 +10,13 @@
 # and fails (cudakit_suite::not_run): libtest counts it as failed, this
 # runner counts it as not run, never as passed (docs/testing.md).
 #
-# Environment: SUITE=0 skips the plain pass; SANITIZE=0 skips the memcheck
+# Then it unpacks examples.tar.xz (crates/cudakit/examples, built by
+# gpu-bundle.sh) and runs each example once: it passes when it exits 0 and
+# prints its success line `NAME: ok (...)`; `NAME: not run (...)` with exit
+# 0 (all_reduce on one GPU) counts as not run; anything else fails. Prints
+#   examples: N passed, N failed, N not run
+#
+# Environment: SUITE=0 skips the plain pass; EXAMPLES=0 the examples; SANITIZE=0 skips the memcheck
 # pass; EXTRA_SANITIZERS=0 racecheck/synccheck/initcheck; PROFILE=0 ncu; FILTER=substring runs
 # only matching tests (libtest's filter); ONLY="word ..." runs only the
 # binaries whose names contain one of the words; LOG_DIR (default:
@@ -84,6 +90,43 @@ done
 if [ "$not_run" -ne 0 ]; then
     echo "not run (test: reason):"
     printf '%s' "$not_run_report"
+fi
+
+# The examples: exit code and success line of each (ONLY=example selects
+# them alone; their binaries are named example-NAME for ONLY).
+if [ "${EXAMPLES:-1}" = "1" ]; then
+    if [ ! -e "$here/examples.tar.xz" ]; then
+        echo "examples: not run (examples.tar.xz is not in the bundle)"
+    else
+        ex_dir=$(mktemp -d)
+        # tar needs xz for -J; Python's tarfile reads it without.
+        tar -xJf "$here/examples.tar.xz" -C "$ex_dir" 2>/dev/null \
+            || python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+                "$here/examples.tar.xz" "$ex_dir"
+        ex_passed=0; ex_failed=0; ex_not_run=0
+        for ex in "$ex_dir"/examples/*; do
+            [ -x "$ex" ] || continue
+            name=$(basename "$ex")
+            selected "example-$name" || continue
+            log="$logs/example-$name.log"
+            NCCL_NVLS_ENABLE=0 timeout 300 "$ex" >"$log" 2>&1
+            rc=$?
+            line=$(grep -E "^$name: (ok|not run|FAILED)" "$log" | tail -1)
+            if [ "$rc" -eq 0 ] && [ "${line#"$name: ok"}" != "$line" ]; then
+                ex_passed=$((ex_passed + 1)); verdict=passed
+            elif [ "$rc" -eq 0 ] && [ "${line#"$name: not run"}" != "$line" ]; then
+                ex_not_run=$((ex_not_run + 1)); verdict="not run"
+            else
+                ex_failed=$((ex_failed + 1)); verdict="FAILED (exit $rc)"; status=1
+            fi
+            printf 'example %-24s %-18s %s\n' "$name" "$verdict" "${line:-(no success line)}"
+            if [ "$verdict" != passed ] && [ "$verdict" != "not run" ]; then
+                tail -15 "$log" | sed 's/^/    /'
+            fi
+        done
+        echo "examples: $ex_passed passed, $ex_failed failed, $ex_not_run not run"
+        rm -rf "$ex_dir"
+    fi
 fi
 
 if [ "${SANITIZE:-1}" = "1" ]; then

@@ -44,6 +44,11 @@ pub use nvjitlink::{nvJitLinkHandle, nvJitLinkInputType, nvJitLinkResult, NvJitL
 pub use nvrtc::{nvrtcProgram, nvrtcResult, Nvrtc};
 pub use types::*;
 
+/// The crate README's code blocks, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 /// The process's libcuda table, loaded on first use and kept for the life of
 /// the process.
 ///

@@ -163,7 +163,7 @@ pub fn peer_copies(
 ///
 /// # Errors
 ///
-/// Any cudakit error; [`Error::Load`] without NCCL.
+/// Any cudakit error; [`Error::Load`](cudakit::Error::Load) without NCCL.
 pub fn all_reduce(
     c0: &Context,
     c1: &Context,

@@ -246,6 +246,7 @@ fn every_option_is_listed_and_accepted_by_nvrtc() {
         (base().fmad(true), "--fmad=true"),
         (base().fmad(false), "--fmad=false"),
         (base().lineinfo(), "-lineinfo"),
+        (base().default_device(), "-default-device"),
         (base().device_debug(), "-G"),
         (base().max_registers(32), "--maxrregcount=32"),
         (base().relocatable_device_code(true), "-rdc=true"),

@@ -44,6 +44,19 @@ fn launches_and_stream_ordered_memory_keep_to_their_context() {
 
     let (c0, c1) = (Context::new(0).unwrap(), Context::new(1).unwrap());
     assert_ne!(c0.as_raw(), c1.as_raw());
+    // The per-SM limits occupancy code reads, as the stand-in reports them
+    // (H100-like).
+    let l = c0.limits();
+    assert_eq!(
+        (
+            l.max_threads_per_multiprocessor,
+            l.max_blocks_per_multiprocessor,
+            l.max_shared_per_multiprocessor,
+            l.max_registers_per_multiprocessor,
+            l.max_registers_per_block
+        ),
+        (2048, 32, 228 * 1024, 65536, 65536)
+    );
     let module = c0
         .load_module_image(b".version 8.8\n.target sm_90\n.address_size 64\n")
         .expect("module");

@@ -531,7 +531,7 @@ impl State {
         self.streams
             .iter()
             .find(|r| r.handle == stream)
-            .is_none_or(|r| r.run >= r.queued)
+            .map_or(true, |r| r.run >= r.queued)
     }
 
     fn context_idle(&self, ctx: usize) -> bool {
@@ -1176,13 +1176,18 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(
         6 | 7 => 65535,   // MAX_GRID_DIM_Y, _Z
         8 => 48 * 1024,   // MAX_SHARED_MEMORY_PER_BLOCK
         10 => 32,         // WARP_SIZE
+        12 => 65536,      // MAX_REGISTERS_PER_BLOCK
         16 => 132,        // MULTIPROCESSOR_COUNT
+        39 => 2048,       // MAX_THREADS_PER_MULTIPROCESSOR
+        81 => 228 * 1024, // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+        82 => 65536,      // MAX_REGISTERS_PER_MULTIPROCESSOR
         75 => 9,          // COMPUTE_CAPABILITY_MAJOR
         76 => 0,          // COMPUTE_CAPABILITY_MINOR
         83 => 1,          // MANAGED_MEMORY
         89 => 1,          // CONCURRENT_MANAGED_ACCESS
         95 => 1,          // COOPERATIVE_LAUNCH
         97 => 227 * 1024, // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+        106 => 32,        // MAX_BLOCKS_PER_MULTIPROCESSOR
         108 => 80 << 20,  // MAX_PERSISTING_L2_CACHE_SIZE
         109 => 128 << 20, // MAX_ACCESS_POLICY_WINDOW_SIZE
         120 => 1,         // CLUSTER_LAUNCH
@@ -2175,7 +2180,7 @@ pub unsafe extern "C" fn cuEventSynchronize(event: *mut c_void) -> i32 {
         s.streams
             .iter()
             .find(|r| r.handle == stream)
-            .is_none_or(|r| r.run >= seq)
+            .map_or(true, |r| r.run >= seq)
     };
     match wait_until(s, done) {
         Ok(_) => CUDA_SUCCESS,

@@ -399,6 +399,22 @@ pub(crate) fn load_image(ctx: &Context, image: &Image<'_>) -> Result<(CUmodule, 
 
 /// A loaded module (`cuModuleLoadData` for a CUBIN, `cuModuleLoadDataEx`
 /// with the JIT's logs otherwise), unloaded on drop (`cuModuleUnload`).
+///
+/// ```no_run
+/// use cudakit::{Context, Program};
+/// # fn main() -> cudakit::Result<()> {
+/// let ctx = Context::new(0)?;
+/// let compiled = Program::new("k.cu", r#"
+///     __constant__ float bias;
+///     extern "C" __global__ void add_bias(float* x, unsigned n) {
+///         unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+///         if (i < n) x[i] += bias;
+///     }"#).compile_for(&ctx)?;
+/// let module = ctx.load_module(&compiled)?; // borrows the context
+/// let add_bias = module.function("add_bias")?; // borrows the module
+/// println!("{} registers per thread", add_bias.attributes()?.registers);
+/// # Ok(()) }
+/// ```
 pub struct Module<'c> {
     ctx: &'c Context,
     raw: CUmodule,

@@ -41,6 +41,21 @@ pub struct DeviceLimits {
     pub managed_memory: bool,
     /// `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`.
     pub concurrent_managed_access: bool,
+    /// `CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR`: resident
+    /// threads per SM (occupancy's thread bound).
+    pub max_threads_per_multiprocessor: u32,
+    /// `CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR`: resident blocks
+    /// per SM.
+    pub max_blocks_per_multiprocessor: u32,
+    /// `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR`: shared
+    /// memory per SM, in bytes, for all its resident blocks together.
+    pub max_shared_per_multiprocessor: u32,
+    /// `CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR`: 32-bit
+    /// registers per SM.
+    pub max_registers_per_multiprocessor: u32,
+    /// `CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK`: 32-bit registers one
+    /// block may use.
+    pub max_registers_per_block: u32,
 }
 
 impl Device {
@@ -229,6 +244,16 @@ impl Device {
             concurrent_managed_access: self
                 .attribute(A::CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS)?
                 != 0,
+            max_threads_per_multiprocessor: self
+                .attr_u32(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?,
+            max_blocks_per_multiprocessor: self
+                .attr_u32(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)?,
+            max_shared_per_multiprocessor: self
+                .attr_u32(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
+            max_registers_per_multiprocessor: self
+                .attr_u32(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)?,
+            max_registers_per_block: self
+                .attr_u32(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
         })
     }
 

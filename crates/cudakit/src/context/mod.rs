@@ -47,7 +47,23 @@ use crate::driver::cu;
 use crate::error::{check, DriverCode, DriverError, Error, Result};
 
 /// A device's primary context. Cheap to clone (clones share one retained
-/// context). Buffers, streams and modules borrow it, so none can outlive it:
+/// context).
+///
+/// ```no_run
+/// # fn main() -> cudakit::Result<()> {
+/// let ctx = cudakit::Context::new(0)?; // device 0 (cuDevicePrimaryCtxRetain)
+/// let limits = ctx.limits();
+/// println!("{}: sm_{}{}, {} SMs", ctx.device().name()?, limits.compute_capability.0,
+///          limits.compute_capability.1, limits.multiprocessors);
+/// let buffer = ctx.upload(&[1.0f32, 2.0, 3.0])?; // recorded in the context's arena
+/// assert_eq!(buffer.to_vec()?, [1.0, 2.0, 3.0]);
+/// assert_eq!(ctx.stats().live_count(), 1);
+/// drop(buffer);
+/// assert!(ctx.leak_report().is_empty());
+/// # Ok(()) }
+/// ```
+///
+/// Buffers, streams and modules borrow it, so none can outlive it:
 ///
 /// ```compile_fail,E0597
 /// # fn main() -> cudakit::Result<()> {

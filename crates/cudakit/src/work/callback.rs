@@ -28,7 +28,7 @@
 //!
 //! A panic never unwinds into the driver. The callback's trampoline catches
 //! it, keeps its message, and the scope that queued the callback returns
-//! [`Error::HostCallbackPanicked`](crate::Error::HostCallbackPanicked) when
+//! [`Error::HostCallbackPanicked`] when
 //! it ends (after its streams have synchronized, so the work queued after
 //! the callback has run too). The
 //! context stays usable. A panic in a graph's host node is reported by the
@@ -176,7 +176,7 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// scope captures; [`Error::IllegalDuringCapture`] on a stream that
     /// joined this scope's capture; driver errors. A panic of `f` is
     /// reported when the scope ends, as
-    /// [`Error::HostCallbackPanicked`](crate::Error::HostCallbackPanicked).
+    /// [`Error::HostCallbackPanicked`].
     pub fn host_fn<F>(&self, stream: &'s Stream<'_>, f: F) -> Result<()>
     where
         F: FnMut() + Send + 's,

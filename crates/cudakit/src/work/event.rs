@@ -101,7 +101,7 @@ impl<'c> Event<'c> {
     ///
     /// # Errors
     ///
-    /// [`Error::ContextMismatch`](crate::Error::ContextMismatch);
+    /// [`Error::ContextMismatch`];
     /// [`Error::StreamCaptured`] on a stream captured by another thread;
     /// driver errors.
     pub fn record(&self, stream: &Stream<'_>) -> Result<()> {
@@ -231,7 +231,7 @@ impl Stream<'_> {
     ///
     /// # Errors
     ///
-    /// [`Error::ContextMismatch`](crate::Error::ContextMismatch);
+    /// [`Error::ContextMismatch`];
     /// [`Error::StreamCaptured`] where this stream, or the event's capture,
     /// belongs to another thread's capture; driver errors.
     pub fn wait(&self, event: &Event<'_>) -> Result<()> {
@@ -275,7 +275,7 @@ impl Stream<'_> {
     ///
     /// # Errors
     ///
-    /// [`Error::ContextMismatch`](crate::Error::ContextMismatch); driver errors.
+    /// [`Error::ContextMismatch`]; driver errors.
     pub fn record(&self, event: &Event<'_>) -> Result<()> {
         event.record(self)
     }

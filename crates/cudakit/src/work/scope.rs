@@ -74,7 +74,33 @@ pub(crate) struct Owned {
     pub(crate) finished: unsafe fn(*mut c_void) -> bool,
 }
 
-/// The handle a scope's closure queues work through. See the module docs.
+/// The handle a scope's closure queues work through
+/// ([`Context::scope`]): launches, copies, captures and callbacks, on
+/// streams of the context. What the work uses stays borrowed until the
+/// scope has waited for its streams. See the module docs.
+///
+/// ```no_run
+/// use cudakit::{params, Context, LaunchConfig, Program};
+/// # fn main() -> cudakit::Result<()> {
+/// let ctx = Context::new(0)?;
+/// let compiled = Program::new("neg.cu", r#"
+///     extern "C" __global__ void negate(float* x, unsigned n) {
+///         unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+///         if (i < n) x[i] = -x[i];
+///     }"#).compile_for(&ctx)?;
+/// let module = ctx.load_module(&compiled)?;
+/// let negate = module.function("negate")?;
+/// let x = ctx.upload(&[1.0f32, 2.0, 3.0])?;
+/// let mut host = [0.0f32; 3];
+/// let stream = ctx.stream()?; // streams come from the context, not the scope
+/// ctx.scope(|s| {
+///     // SAFETY: negate reads and writes x[0..3), which x holds.
+///     unsafe { s.launch(&stream, &negate, &LaunchConfig::new(1, 32), &params![&x, 3u32])? };
+///     s.copy_to_host(&stream, &x, &mut host[..]) // in stream order, after the kernel
+/// })?; // waits for `stream` before returning
+/// assert_eq!(host, [-1.0, -2.0, -3.0]);
+/// # Ok(()) }
+/// ```
 pub struct Scope<'s, 'env: 's> {
     ctx: &'env Context,
     /// Unique among the process's scopes (never reused, unlike an address).

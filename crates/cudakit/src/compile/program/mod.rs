@@ -96,6 +96,26 @@ enum CacheChoice {
 /// defines, name expressions and options. A builder: every setter takes and
 /// returns the program.
 ///
+/// ```no_run
+/// use cudakit::{Context, Program};
+/// # fn main() -> cudakit::Result<()> {
+/// let source = r#"
+///     #include "scale.h"
+///     template <typename T>
+///     __global__ void scale(T* x, T a, unsigned n) {
+///         unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+///         if (i < n) x[i] = SCALE(x[i], a);
+///     }"#;
+/// let ctx = Context::new(0)?;
+/// let compiled = Program::new("scale.cu", source)
+///     .header("scale.h", "#define SCALE(v, a) ((v) * (a))") // an in-memory header
+///     .name_expression("scale<float>") // instantiated, its mangled name kept
+///     .compile_for(&ctx)?; // CUBIN for the device's architecture
+/// let module = ctx.load_module(&compiled)?;
+/// let scale = module.function("scale<float>")?; // found by the C++ name
+/// # let _ = scale; Ok(()) }
+/// ```
+///
 /// Each option setter maps to one NVRTC option, listed on the setter; the
 /// full list for a target is [`Program::options_for`].
 #[derive(Debug, Clone)]
@@ -225,6 +245,14 @@ impl Program {
     /// `-lineinfo`: line information for profilers.
     pub fn lineinfo(mut self) -> Program {
         self.options.lineinfo = true;
+        self
+    }
+
+    /// `-default-device`: functions without an execution-space annotation
+    /// are compiled as `__device__` functions. Headers written for nvcc's
+    /// device passes (CUDA's samples, some of CCCL) need it.
+    pub fn default_device(mut self) -> Program {
+        self.options.default_device = true;
         self
     }
 

@@ -160,6 +160,7 @@ pub(super) struct Options {
     pub(super) prec_sqrt: Option<bool>,
     pub(super) fmad: Option<bool>,
     pub(super) lineinfo: bool,
+    pub(super) default_device: bool,
     pub(super) device_debug: bool,
     pub(super) max_registers: Option<u32>,
     pub(super) rdc: Option<bool>,
@@ -171,7 +172,7 @@ pub(super) struct Options {
 impl Options {
     /// The NVRTC options of the run that produces `output` for `arch`, in
     /// the order they are passed: architecture (and `-dlto`), standard,
-    /// math flags, line info, debug, registers, rdc, defines, include
+    /// math flags, line info, default device, debug, registers, rdc, defines, include
     /// paths, extra options.
     pub(super) fn for_target(&self, arch: Arch, output: Output) -> Vec<String> {
         let mut options = Vec::new();
@@ -196,6 +197,9 @@ impl Options {
         options.extend(flag("fmad", self.fmad));
         if self.lineinfo {
             options.push("-lineinfo".to_owned());
+        }
+        if self.default_device {
+            options.push("-default-device".to_owned());
         }
         if self.device_debug {
             options.push("-G".to_owned());

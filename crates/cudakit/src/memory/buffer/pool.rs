@@ -83,6 +83,26 @@ pub trait OrderedStream: Sealed {
 /// A stream-ordered memory pool of a device: the default one
 /// ([`Context::default_pool`], `cuDeviceGetDefaultMemPool`) or a created
 /// one ([`Context::create_pool`], `cuMemPoolCreate`, destroyed on drop).
+///
+/// ```no_run
+/// # fn main() -> cudakit::Result<()> {
+/// let ctx = cudakit::Context::new(0)?;
+/// let stream = ctx.stream()?;
+/// let pool = ctx.default_pool()?;
+/// pool.set_release_threshold(u64::MAX)?; // keep freed memory for reuse
+/// for step in 0..100 {
+///     let temp = pool.alloc::<f32>(&stream, 4096)?; // cuMemAllocAsync, in stream order
+///     let input = vec![step as f32; 4096];
+///     let mut host = vec![0.0f32; 4096];
+///     ctx.scope(|s| {
+///         s.copy_to_device(&stream, &input, temp.as_view())?;
+///         s.copy_to_host(&stream, temp.as_view(), &mut host)
+///     })?;
+///     assert_eq!(host[0], step as f32);
+/// } // each `temp` is freed on its stream when dropped (cuMemFreeAsync)
+/// assert_eq!(pool.usage()?.used, 0);
+/// # Ok(()) }
+/// ```
 pub struct MemPool<'c> {
     ctx: &'c Context,
     raw: CUmemoryPool,

@@ -211,6 +211,28 @@ impl<T> GraphAlloc<T> {
 /// A CUDA graph (`cuGraphCreate`, or made by a capture), destroyed on drop
 /// (`cuGraphDestroy`). Borrows what its nodes use for `'g` (see the
 /// [module documentation](self)).
+///
+/// ```no_run
+/// use cudakit::{Context, InstantiateOptions};
+/// # fn main() -> cudakit::Result<()> {
+/// let ctx = Context::new(0)?;
+/// let (a, b) = (ctx.alloc::<f32>(1024)?, ctx.alloc::<f32>(1024)?);
+/// let stream = ctx.stream()?;
+/// // Built node by node (kernels, copies, memsets, host functions, ...),
+/// // or captured from a stream (`Scope::capture`).
+/// let mut graph = ctx.graph()?;
+/// let fill = graph.add_memset(&a, 1.5f32, &[])?;
+/// graph.add_copy(&a, &b, &[fill])?; // runs after the memset
+/// let exec = graph.instantiate(InstantiateOptions::default())?;
+/// ctx.scope(|s| {
+///     for _ in 0..10 {
+///         s.launch_graph(&stream, &exec)?; // one cuGraphLaunch per replay
+///     }
+///     Ok(())
+/// })?;
+/// assert!(b.to_vec()?.iter().all(|&v| v == 1.5));
+/// # Ok(()) }
+/// ```
 pub struct Graph<'g> {
     ctx: &'g Context,
     raw: CUgraph,

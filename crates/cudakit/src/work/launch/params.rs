@@ -130,10 +130,13 @@ enum Storage {
 
 /// A kernel's arguments: values in aligned storage owned by the list, plus
 /// what each one is. `'a` is how long the buffers it names stay borrowed.
+/// Usually built with [`params!`](crate::params); a device buffer is passed
+/// as `&buffer`, also when the kernel writes it.
 ///
 /// ```
 /// use cudakit::work::launch::ParamList;
 /// let params = ParamList::new().arg(7i32).arg(2.5f64).arg([1u8, 2, 3]);
+/// println!("{}", params.describe_table()); // the audit table
 /// let table = params.describe();
 /// assert_eq!(table[0].offset, 0);
 /// assert_eq!(table[1].offset, 8); // f64 aligned to 8
@@ -662,6 +665,12 @@ impl PointerArray {
 /// cudakit's buffers (their device address), borrowed for `'a`. A host
 /// reference or pointer does not implement it, so it cannot be passed by
 /// mistake.
+///
+/// A device buffer is passed as `&buffer` (or a view), also when the kernel
+/// writes it: device memory is written through shared references, as
+/// [`DeviceBuffer::copy_from_host`] does, and the scope keeps the borrow
+/// until the kernel is done. Only a [`UnifiedBuffer`], which the host can
+/// also read directly, is passed as `&mut`.
 pub trait KernelArg<'a>: sealed::Sealed {
     /// Appends the argument to `list`.
     fn push_into(self, list: &mut ParamList<'a>);
