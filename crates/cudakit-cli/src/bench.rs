@@ -7,7 +7,7 @@ use std::time::Duration;
 use cudakit::Context;
 use cudakit_suite::bench::{self, Row};
 use cudakit_suite::kernels;
-use cudakit_suite::{bench_graph, bench_multi, bench_transfers};
+use cudakit_suite::{bench_features, bench_graph, bench_multi, bench_transfers};
 
 use crate::args::{CliError, Exit, Parser, Token};
 use crate::doctor;
@@ -27,7 +27,7 @@ Usage: cudakit bench [OPTIONS]
 
 Options:
   --only LIST           Any of launch, transfers, pageable, both, load,
-                        compile, graphs, multi, comma-separated (default:
+                        compile, graphs, features, multi, comma-separated (default:
                         all; multi needs two devices and NCCL, and is
                         reported as not run without them)
   --launches N          Launches per timed batch (default 2000)
@@ -52,6 +52,7 @@ struct Options {
     load: bool,
     compile: bool,
     graphs: bool,
+    features: bool,
     multi: bool,
     svg: Option<std::path::PathBuf>,
     launches: usize,
@@ -72,6 +73,7 @@ impl Default for Options {
             load: true,
             compile: true,
             graphs: true,
+            features: true,
             multi: true,
             svg: None,
             launches: 2000,
@@ -103,6 +105,7 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                 (o.launch, o.transfers, o.compile) = (false, false, false);
                 (o.pageable, o.both, o.load, o.graphs) = (false, false, false, false);
                 o.multi = false;
+                o.features = false;
                 for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                     match part {
                         "launch" | "launches" => o.launch = true,
@@ -112,11 +115,12 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                         "load" => o.load = true,
                         "compile" => o.compile = true,
                         "graphs" | "graph" => o.graphs = true,
+                        "features" | "feature" => o.features = true,
                         "multi" | "nccl" | "peer" => o.multi = true,
                         _ => {
                             return Err(args.error(format!(
                                 "--only expects launch, transfers, pageable, both, load, \
-                                 compile, graphs or multi, got {part:?}"
+                                 compile, graphs, features or multi, got {part:?}"
                             )))
                         }
                     }
@@ -128,6 +132,7 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                     || o.load
                     || o.compile
                     || o.graphs
+                    || o.features
                     || o.multi)
                 {
                     return Err(args.error("--only needs at least one benchmark"));
@@ -255,6 +260,14 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         rows.extend(r.into_iter().map(|row| ("graphs", row)));
     }
     let mut not_run: Vec<String> = Vec::new();
+    if o.features {
+        if !global.json {
+            eprintln!("measuring programmatic launch, batched copies and L2 windows...");
+        }
+        let (r, skipped) = bench_features::features(&ctx, o.samples).map_err(|e| error(&e))?;
+        rows.extend(r.into_iter().map(|row| ("features", row)));
+        not_run.extend(skipped);
+    }
     if o.multi {
         match cudakit::Device::count() {
             Ok(n) if n >= 2 => {
