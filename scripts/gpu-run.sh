@@ -34,6 +34,14 @@ export CUDAKIT_CACHE_DIR="${CUDAKIT_CACHE_DIR:-$(mktemp -d)}"
 export CUDA_CACHE_PATH="${CUDA_CACHE_PATH:-$(mktemp -d)}"
 filter=(${FILTER:+$FILTER})
 
+# The test binaries come packed (scripts/gpu-bundle.sh); unpacked once.
+if [ ! -d "$here/bin" ] && [ -e "$here/bin.tar.xz" ]; then
+    # tar needs xz for -J; Python's tarfile reads it without.
+    tar -xJf "$here/bin.tar.xz" -C "$here" 2>/dev/null \
+        || python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+            "$here/bin.tar.xz" "$here"
+fi
+
 # Whether binary $1 is selected by ONLY.
 selected() {
     [ -z "${ONLY:-}" ] && return 0
