@@ -39,6 +39,7 @@ mod driver;
 pub mod error;
 pub mod memory;
 pub mod multi;
+pub mod nvtx;
 pub mod work;
 
 pub use compile::cache::{Cache, CacheKey, CacheStats};

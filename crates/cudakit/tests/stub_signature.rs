@@ -134,7 +134,9 @@ fn every_bad_input_of_issue_25_is_refused_before_the_driver() {
 
     // float given i32 (then the f32 it takes).
     rec.set_params(&[(0, 4), (8, 8)]);
-    let f = module.function("takes_float").expect("plain name of a C++ kernel");
+    let f = module
+        .function("takes_float")
+        .expect("plain name of a C++ kernel");
     assert_eq!(f.symbol(), "_Z11takes_floatfPf");
     assert_eq!(f.signature().source(), SignatureSource::Mangled);
     refused(launch(&f, &params![3i32, &f32s]), 0, "float", "i32");
@@ -271,7 +273,10 @@ fn every_bad_input_of_issue_25_is_refused_before_the_driver() {
     for (bad, why) in [
         ("float, const float*, float*, double", "parameter 3"),
         ("float, const float*, float*", "declared"),
-        ("float, const float*, float*, Box<int>", "template arguments"),
+        (
+            "float, const float*, float*, Box<int>",
+            "template arguments",
+        ),
     ] {
         match module.function_with_signature("c_saxpy", bad) {
             Err(err @ Error::DeclaredSignature { .. }) => {

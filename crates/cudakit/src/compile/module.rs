@@ -333,6 +333,7 @@ pub(crate) fn jit_error(
 /// `cuModuleLoadDataEx` with error and info log buffers and verbose
 /// logging; returns the module and the info log.
 pub(crate) fn load_image(ctx: &Context, image: &Image<'_>) -> Result<(CUmodule, String)> {
+    let _nvtx = crate::nvtx::auto("module load");
     let cu = ctx.enter()?;
     let mut raw: CUmodule = ptr::null_mut();
     if image.kind == ImageKind::Cubin {
@@ -628,10 +629,7 @@ impl<'c> Module<'c> {
     }
 
     fn ptx_entry(&self, symbol: &str) -> Option<&PtxEntry> {
-        self.ptx_entries
-            .as_ref()?
-            .iter()
-            .find(|e| e.name == symbol)
+        self.ptx_entries.as_ref()?.iter().find(|e| e.name == symbol)
     }
 
     /// The symbol `name` resolves to: a name expression's lowered name; a

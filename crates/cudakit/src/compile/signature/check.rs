@@ -317,20 +317,23 @@ impl ParamRule {
     #[inline]
     pub fn accepts(&self, arg: &ArgType, size: usize) -> bool {
         match (self, arg) {
-            (ParamRule::Any, _) | (_, ArgType::Untyped) | (_, ArgType::Value(ElementType::Unknown)) => {
-                true
-            }
-            (ParamRule::Ptx { class, size: want, array }, _) => {
-                ptx_accepts(*class, *want as usize, *array, arg, size)
-            }
+            (ParamRule::Any, _)
+            | (_, ArgType::Untyped)
+            | (_, ArgType::Value(ElementType::Unknown)) => true,
+            (
+                ParamRule::Ptx {
+                    class,
+                    size: want,
+                    array,
+                },
+                _,
+            ) => ptx_accepts(*class, *want as usize, *array, arg, size),
             (ParamRule::Scalars { set, .. }, ArgType::Value(ElementType::Scalar(s))) => {
                 set.contains(*s)
             }
             (ParamRule::Scalars { handles, .. }, ArgType::Texture | ArgType::Surface) => *handles,
             (
-                ParamRule::Vector {
-                    element, lanes, ..
-                },
+                ParamRule::Vector { element, lanes, .. },
                 ArgType::Value(ElementType::Array { element: e, len }),
             ) => element == e && usize::from(*lanes) == *len,
             (ParamRule::Vector { name, .. }, ArgType::Value(ElementType::Struct(s)))
@@ -338,9 +341,12 @@ impl ParamRule {
                 s.hash() == *name
             }
             (ParamRule::Struct(name), ArgType::TensorMap) => *name == TENSOR_MAP,
-            (ParamRule::Pointer { pointee, is_const }, ArgType::Pointer { element, read_only, .. }) => {
-                (*is_const || !*read_only) && pointee_accepts(*pointee, element)
-            }
+            (
+                ParamRule::Pointer { pointee, is_const },
+                ArgType::Pointer {
+                    element, read_only, ..
+                },
+            ) => (*is_const || !*read_only) && pointee_accepts(*pointee, element),
             _ => false,
         }
     }
@@ -352,10 +358,9 @@ fn pointee_accepts(rule: PointeeRule, element: &ElementType) -> bool {
         (PointeeRule::Any, _) | (_, ElementType::Unknown) => true,
         (PointeeRule::Scalars(set), ElementType::Scalar(s))
         | (PointeeRule::Scalars(set), ElementType::Array { element: s, .. }) => set.contains(*s),
-        (
-            PointeeRule::Vector { element, lanes, .. },
-            ElementType::Array { element: e, len },
-        ) => element == *e && usize::from(lanes) == *len,
+        (PointeeRule::Vector { element, lanes, .. }, ElementType::Array { element: e, len }) => {
+            element == *e && usize::from(lanes) == *len
+        }
         (PointeeRule::Vector { name, .. }, ElementType::Struct(s))
         | (PointeeRule::Struct(name), ElementType::Struct(s)) => s.hash() == name,
         _ => false,
@@ -561,9 +566,6 @@ mod tests {
             "DeviceBuffer<Wide>"
         );
         assert_eq!(value(Scalar::I32).describe("i32"), "i32");
-        assert_eq!(
-            short_type_name("a::b::C<d::E, [f::G; 2]>"),
-            "C<E, [G; 2]>"
-        );
+        assert_eq!(short_type_name("a::b::C<d::E, [f::G; 2]>"), "C<E, [G; 2]>");
     }
 }

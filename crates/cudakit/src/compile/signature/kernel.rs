@@ -278,10 +278,7 @@ mod tests {
         let entries = read_entries(PTX).unwrap();
         let saxpy = KernelSignature::of_symbol("_Z5saxpyfPKfPfi", Some(&entries[0]));
         assert_eq!(saxpy.source(), SignatureSource::Mangled);
-        assert_eq!(
-            saxpy.to_string(),
-            "saxpy(float, const float*, float*, int)"
-        );
+        assert_eq!(saxpy.to_string(), "saxpy(float, const float*, float*, int)");
         assert_eq!(saxpy.params()[1].describe(), "const float*");
         let f32v = ArgType::Value(ElementType::Scalar(Scalar::F32));
         let i32v = ArgType::Value(ElementType::Scalar(Scalar::I32));
@@ -322,10 +319,16 @@ mod tests {
         )
         .unwrap_err();
         assert!(wrong_class.0.starts_with("parameter 1:"), "{wrong_class:?}");
-        let wrong_count =
-            KernelSignature::declared("scale", parse_declared("float*").unwrap(), Some(&entries[1]))
-                .unwrap_err();
-        assert!(wrong_count.0.contains("the PTX declares 3"), "{wrong_count:?}");
+        let wrong_count = KernelSignature::declared(
+            "scale",
+            parse_declared("float*").unwrap(),
+            Some(&entries[1]),
+        )
+        .unwrap_err();
+        assert!(
+            wrong_count.0.contains("the PTX declares 3"),
+            "{wrong_count:?}"
+        );
         let contradicts = KernelSignature::declared(
             "_Z5saxpyfPKfPfi",
             parse_declared("float, const float*, float*, unsigned").unwrap(),
@@ -334,8 +337,6 @@ mod tests {
         .unwrap_err();
         assert!(contradicts.0.contains("the mangled name says 'int'"));
         // Without PTX, a declared signature is taken as it is.
-        assert!(
-            KernelSignature::declared("k", parse_declared("double*").unwrap(), None).is_ok()
-        );
+        assert!(KernelSignature::declared("k", parse_declared("double*").unwrap(), None).is_ok());
     }
 }

@@ -168,7 +168,9 @@ impl ElementType {
         match self {
             ElementType::Unknown => None,
             ElementType::Scalar(s) => Some(s.rust_name().to_owned()),
-            ElementType::Array { element, len } => Some(format!("[{}; {len}]", element.rust_name())),
+            ElementType::Array { element, len } => {
+                Some(format!("[{}; {len}]", element.rust_name()))
+            }
             ElementType::Struct(name) => Some(name.name().to_owned()),
         }
     }

@@ -689,6 +689,7 @@ impl<T: DeviceCopy> KernelArg<'_> for T {
 }
 
 #[inline]
+#[allow(clippy::too_many_arguments)] // one private helper with every part of a pointer argument
 fn push_pointer(
     list: &mut ParamList<'_>,
     address: DevicePtr,
