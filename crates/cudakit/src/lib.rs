@@ -61,6 +61,7 @@ pub use memory::{
 };
 pub use memory::{MemPool, PoolBuffer, PoolUsage, ReusePolicy};
 pub use work::event::Event;
+pub use work::future::{Batch, Done};
 pub use work::graph::{Graph, GraphAlloc, GraphExec, GraphNode, InstantiateOptions, NodeKind};
 pub use work::launch::{Dim3, KernelArg, LaunchConfig, ParamList};
 pub use work::scope::Scope;

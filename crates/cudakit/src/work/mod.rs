@@ -1,10 +1,12 @@
 //! Work on the device: streams ([`stream`]), events ([`event`]), scopes
 //! that borrow what queued work uses until it is done ([`scope`]), and the
-//! checked launch path ([`launch`]).
+//! checked launch path ([`launch`]), and futures of the GPU's work
+//! ([`future`]).
 
 mod arrays;
 pub mod callback;
 pub mod event;
+pub mod future;
 pub mod graph;
 pub mod launch;
 pub mod scope;
