@@ -92,6 +92,10 @@ for features in "" omit-mem-alloc omit-param-info; do
     mkdir -p "$out/stub/stub-$tag/debug"
     cp target/stub-$tag/release/libstub_libcuda.so "$out/stub/stub-$tag/debug/"
 done
+# And the stand-in NVTX tool (an injection library) for the NVTX tests.
+cargo build --quiet --release --manifest-path tests/stub-nvtx/Cargo.toml --target-dir target/stub-nvtx
+mkdir -p "$out/stub/stub-nvtx/debug"
+cp target/stub-nvtx/release/libstub_nvtx.so "$out/stub/stub-nvtx/debug/"
 
 strip "$out"/bin/* "$out"/bench-* 2>/dev/null || true
 [ -e "$out/bin-cudakit" ] && strip "$out/bin-cudakit"

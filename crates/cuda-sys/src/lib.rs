@@ -33,6 +33,7 @@ pub mod loader;
 pub mod nccl;
 pub mod nvjitlink;
 pub mod nvrtc;
+pub mod nvtx;
 pub(crate) mod table;
 pub mod types;
 

@@ -66,6 +66,7 @@ mod driver;
 pub mod error;
 pub mod memory;
 pub mod multi;
+pub mod nvtx;
 pub mod work;
 
 pub use compile::cache::{Cache, CacheKey, CacheStats};
@@ -88,6 +89,7 @@ pub use memory::{
 pub use memory::{MemPool, PoolBuffer, PoolUsage, ReusePolicy};
 pub use work::batch::CopyBatch;
 pub use work::event::Event;
+pub use work::future::{Batch, Done};
 pub use work::graph::{Graph, GraphAlloc, GraphExec, GraphNode, InstantiateOptions, NodeKind};
 pub use work::l2::{AccessPolicyWindow, L2Access};
 pub use work::launch::{Dim3, KernelArg, LaunchConfig, ParamList};

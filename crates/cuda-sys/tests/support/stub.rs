@@ -19,24 +19,40 @@ pub fn build_stub(features: &str) -> PathBuf {
     } else {
         features
     };
+    build_crate(
+        "stub-libcuda",
+        "libstub_libcuda.so",
+        &format!("stub-{tag}"),
+        features,
+    )
+}
+
+/// Builds the stand-in NVTX injection library (`tests/stub-nvtx`) and
+/// returns the path of `libstub_nvtx.so`.
+#[allow(dead_code)]
+pub fn build_nvtx_stub() -> PathBuf {
+    build_crate("stub-nvtx", "libstub_nvtx.so", "stub-nvtx", "")
+}
+
+fn build_crate(name: &str, file: &str, tag: &str, features: &str) -> PathBuf {
     // A machine without cargo (the GPU machine) gets prebuilt stand-ins.
     if let Some(dir) = std::env::var_os("CUDAKIT_STUB_DIR") {
-        let path = PathBuf::from(dir).join(format!("stub-{tag}/debug/libstub_libcuda.so"));
+        let path = PathBuf::from(dir).join(format!("{tag}/debug/{file}"));
         assert!(path.exists(), "{} missing", path.display());
         return path;
     }
     let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let workspace = manifest_dir
         .ancestors()
-        .find(|p| p.join("tests/stub-libcuda/Cargo.toml").exists())
-        .expect("workspace root with tests/stub-libcuda")
+        .find(|p| p.join(format!("tests/{name}/Cargo.toml")).exists())
+        .expect("workspace root with the stand-in's crate")
         .to_path_buf();
-    let target_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("stub-{tag}"));
+    let target_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(tag);
     let mut cmd = Command::new(env!("CARGO"));
     cmd.arg("build")
         .arg("--quiet")
         .arg("--manifest-path")
-        .arg(workspace.join("tests/stub-libcuda/Cargo.toml"))
+        .arg(workspace.join(format!("tests/{name}/Cargo.toml")))
         .arg("--target-dir")
         .arg(&target_dir);
     if !features.is_empty() {
@@ -44,15 +60,13 @@ pub fn build_stub(features: &str) -> PathBuf {
     }
     // The outer `cargo clippy`/`cargo test` may export flags meant for it.
     cmd.env_remove("RUSTC_WORKSPACE_WRAPPER");
-    let output = cmd
-        .output()
-        .expect("run cargo to build the stand-in libcuda");
+    let output = cmd.output().expect("run cargo to build the stand-in");
     assert!(
         output.status.success(),
-        "building tests/stub-libcuda failed:\n{}",
+        "building tests/{name} failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let path = target_dir.join("debug/libstub_libcuda.so");
+    let path = target_dir.join(format!("debug/{file}"));
     assert!(path.exists(), "{} was not built", path.display());
     path
 }

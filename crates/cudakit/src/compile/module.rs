@@ -333,6 +333,7 @@ pub(crate) fn jit_error(
 /// `cuModuleLoadDataEx` with error and info log buffers and verbose
 /// logging; returns the module and the info log.
 pub(crate) fn load_image(ctx: &Context, image: &Image<'_>) -> Result<(CUmodule, String)> {
+    let _nvtx = crate::nvtx::auto("module load");
     let cu = ctx.enter()?;
     let mut raw: CUmodule = ptr::null_mut();
     if image.kind == ImageKind::Cubin {

@@ -461,6 +461,9 @@ impl Context {
             Err(err) => {
                 if err.is_sticky() {
                     let _ = self.shared.poison.set(err);
+                    // Host functions of this context may never run now:
+                    // pending futures poll again and see the poison.
+                    crate::work::future::wake_all();
                 }
                 Err(Error::Driver(err))
             }

@@ -1,11 +1,13 @@
 //! Work on the device: streams ([`stream`]), events ([`event`]), scopes
 //! that borrow what queued work uses until it is done ([`scope`]), and the
-//! checked launch path ([`launch`]), and L2 persistence windows ([`l2`]).
+//! checked launch path ([`launch`]), L2 persistence windows ([`l2`]),
+//! batched copies ([`batch`]), and futures of the GPU's work ([`future`]).
 
 mod arrays;
 pub mod batch;
 pub mod callback;
 pub mod event;
+pub mod future;
 pub mod graph;
 pub mod l2;
 pub mod launch;

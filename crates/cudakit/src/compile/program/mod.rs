@@ -382,6 +382,7 @@ impl Program {
     }
 
     fn compile_inner(&self, ctx: Option<&Context>, cache: Option<&Cache>) -> Result<Compiled> {
+        let _nvtx = crate::nvtx::auto_with(|| format!("nvrtc {}", self.name));
         let started = Instant::now();
         let strings = ProgramStrings::new(
             &self.name,

@@ -17,6 +17,7 @@ use crate::memory::{byte_len, memset_word, DeviceCopy};
 /// `dst` must address at least `src.len()` elements of `T` of device
 /// memory of `ctx`, alive for the call.
 pub(crate) unsafe fn htod<T: DeviceCopy>(ctx: &Context, dst: CUdeviceptr, src: &[T]) -> Result<()> {
+    let _nvtx = crate::nvtx::auto("copy HtoD");
     let bytes = byte_len::<T>(src.len(), "copy")?;
     let cu = ctx.enter()?;
     let _work = ctx.sync_work()?;
@@ -53,6 +54,7 @@ pub(crate) unsafe fn dtoh<T: DeviceCopy>(
     dst: &mut [T],
     src: CUdeviceptr,
 ) -> Result<()> {
+    let _nvtx = crate::nvtx::auto("copy DtoH");
     let bytes = byte_len::<T>(dst.len(), "copy")?;
     let cu = ctx.enter()?;
     let _work = ctx.sync_work()?;
@@ -92,6 +94,7 @@ pub(crate) unsafe fn dtoh_vec<T: DeviceCopy>(
     src: CUdeviceptr,
     len: usize,
 ) -> Result<Vec<T>> {
+    let _nvtx = crate::nvtx::auto("copy DtoH");
     let bytes = byte_len::<T>(len, "copy")?;
     let mut out: Vec<T> = Vec::with_capacity(len);
     let cu = ctx.enter()?;
@@ -136,6 +139,7 @@ pub(crate) unsafe fn dtod(
     src: CUdeviceptr,
     bytes: usize,
 ) -> Result<()> {
+    let _nvtx = crate::nvtx::auto("copy DtoD");
     let cu = ctx.enter()?;
     let _work = ctx.sync_work()?;
     let t = Instant::now();

@@ -507,6 +507,7 @@ impl<'s, 'env> Scope<'s, 'env> {
     where
         'g: 's,
     {
+        let _nvtx = crate::nvtx::auto("graph launch");
         same_context("launch_graph", exec.ctx, stream.context())?;
         same_context("launch_graph", exec.ctx, self.context())?;
         let ctx = self.context();

@@ -663,6 +663,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         config: &LaunchConfig,
         params: &ParamList<'s>,
     ) -> Result<()> {
+        let _nvtx = crate::nvtx::auto(function.name());
         let ctx: &Context = self.context();
         same_context("launch", ctx, function.context())?;
         let raw_stream = self.use_stream_for(stream, params.device_uses())?;
