@@ -79,6 +79,7 @@ pub use nvrtc::{nvrtc_version, supported_archs};
 pub use options::{Arch, CppStd, Output};
 
 use crate::compile::cache::{self, Cache, CacheKey};
+use crate::compile::headers::CudaHeaders;
 use crate::context::Context;
 use crate::error::{Error, NvrtcCode, Result};
 use key::{fingerprint_folders, KeyInputs};
@@ -171,6 +172,32 @@ impl Program {
     /// files under include paths; see [`Program::cache_key`].
     pub fn include_path(mut self, path: impl Into<PathBuf>) -> Program {
         self.options.include_paths.push(path.into());
+        self
+    }
+
+    /// CUDA's own headers as include paths (after the program's own
+    /// [`Program::include_path`]s): the CCCL folder and `include` of the
+    /// first CUDA installation [`CudaHeaders::find`] finds (the toolkit, the
+    /// pip wheels `nvidia-cuda-runtime`, `nvidia-cuda-crt` and
+    /// `nvidia-cuda-cccl`, or the project's `.deps`; see
+    /// [`crate::compile::headers`]). Then `#include <cooperative_groups.h>`,
+    /// `<mma.h>` and `<cuda/std/...>` work under NVRTC 13, which builds in
+    /// only a few of CUDA's headers. The cache key covers these folders by
+    /// their version, without walking their files.
+    ///
+    /// The search runs once per process. When it finds nothing, the
+    /// program's compiles fail with [`Error::CudaHeadersNotFound`], which
+    /// lists every folder looked at; the builder itself cannot fail.
+    pub fn cuda_headers(mut self) -> Program {
+        self.options.cuda_headers = Some(CudaHeaders::find());
+        self
+    }
+
+    /// CUDA's headers from `headers` (a folder checked with
+    /// [`CudaHeaders::at`], say) instead of the search of
+    /// [`Program::cuda_headers`].
+    pub fn cuda_headers_from(mut self, headers: &CudaHeaders) -> Program {
+        self.options.cuda_headers = Some(Ok(headers.clone()));
         self
     }
 
@@ -301,7 +328,8 @@ impl Program {
     /// [`Error::InvalidArgument`] when no architecture was set, or when
     /// NVRTC does not support it (the message lists those it does);
     /// [`Error::InteriorNul`]; [`Error::Load`] when NVRTC cannot be loaded;
-    /// [`Error::Compile`] when NVRTC rejects the program or an option;
+    /// [`Error::CudaHeadersNotFound`] when [`Program::cuda_headers`] found
+    /// none; [`Error::Compile`] when NVRTC rejects the program or an option;
     /// [`Error::Nvrtc`] when another NVRTC call fails.
     pub fn compile(&self) -> Result<Compiled> {
         self.compile_inner(None, None)
@@ -366,6 +394,7 @@ impl Program {
     /// [`Error::Load`] when NVRTC cannot be loaded; [`Error::InvalidArgument`]
     /// when an include path holds too many files to fingerprint.
     pub fn cache_key(&self, arch: Arch, outputs: &[Output]) -> Result<CacheKey> {
+        self.options.check_cuda_headers()?;
         let info = nvrtc_info()?;
         let mut set: BTreeSet<Output> = outputs.iter().copied().collect();
         if set.is_empty() {
@@ -390,6 +419,7 @@ impl Program {
             &self.name_expressions,
         )?;
         self.options.check_nul()?;
+        self.options.check_cuda_headers()?;
         let info = nvrtc_info()?;
         let device = ctx.map(|c| c.limits().compute_capability);
         let (arch, outputs) = self.target(info, device)?;
