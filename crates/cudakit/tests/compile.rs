@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use cudakit::compile::cache::{stable_hash, Cache};
-use cudakit::compile::program::{Arch, Compiled, CppStd, Origin, Output, Program};
+use cudakit::compile::program::{Arch, CacheBypass, Compiled, CppStd, Origin, Output, Program};
 use cudakit::{Error, NvrtcCode};
 
 /// The loaded NVRTC's version; fails the test with instructions when NVRTC
@@ -736,10 +736,61 @@ fn without_cache_nothing_is_stored() {
     assert_eq!(program.compile().unwrap().cache_key(), None);
     assert_eq!(cache.stats().writes, 0);
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    assert_eq!(
+        program.compile().unwrap().cache_bypass(),
+        Some(&CacheBypass::NotAsked)
+    );
     let disabled = Cache::disabled();
     let program = small("off").cache(&disabled);
     assert_eq!(program.compile().unwrap().origin(), Origin::Nvrtc);
+    let compiled = program.compile().unwrap();
+    assert_eq!(compiled.origin(), Origin::Nvrtc);
+    assert_eq!(compiled.cache_bypass(), Some(&CacheBypass::Disabled));
+    // Through a working cache: no bypass, on the miss and on the hit.
+    let program = small("off").cache(&cache);
+    assert_eq!(program.compile().unwrap().cache_bypass(), None);
+    let hit = program.compile().unwrap();
+    assert_eq!(hit.origin(), Origin::MemoryCache);
+    assert_eq!(hit.cache_bypass(), None);
+}
+
+/// Issue 26: an include path too large to fingerprint turns caching off
+/// visibly: a typed reason on the result (and a line on stderr), and
+/// `cache_key` says why. The program still compiles.
+#[test]
+fn too_many_include_files_turn_caching_off_visibly() {
+    nvrtc();
+    let dir = TempDir::new("many-includes");
+    let headers = dir.path().join("headers");
+    fs::create_dir_all(&headers).unwrap();
+    for i in 0..=cudakit::compile::cache::MAX_INCLUDE_FILES {
+        fs::write(headers.join(format!("h{i}.cuh")), "").unwrap();
+    }
+    fs::write(headers.join("a.cuh"), "#define A 1\n").unwrap();
+    let cache_dir = TempDir::new("many-includes-cache");
+    let cache = Cache::in_dir(cache_dir.path());
+    let program = Program::new(
+        "many.cu",
+        "#include <a.cuh>\nextern \"C\" __global__ void k(int* x) { *x = A; }",
+    )
+    .include_path(&headers)
+    .arch(Arch::Sm(90))
+    .cache(&cache);
+    let compiled = program.compile().unwrap();
+    assert!(compiled.cubin().is_some());
+    assert_eq!(compiled.cache_key(), None);
+    assert_eq!(
+        compiled.cache_bypass(),
+        Some(&CacheBypass::TooManyIncludeFiles {
+            folder: headers.clone(),
+            limit: cudakit::compile::cache::MAX_INCLUDE_FILES,
+        })
+    );
     assert_eq!(program.compile().unwrap().origin(), Origin::Nvrtc);
+    assert_eq!(cache.stats().writes, 0);
+    let err = program.cache_key(Arch::Sm(90), &[]).unwrap_err();
+    assert!(err.to_string().contains("more than 10000 files"), "{err}");
+    assert!(err.to_string().contains("many.cu"), "{err}");
 }
 
 #[test]
