@@ -3,7 +3,7 @@
 //!
 //! libnvJitLink follows the same order as libnvrtc: `CUDAKIT_LIBNVJITLINK`,
 //! the soname `libnvJitLink.so.13`, the toolkit folders, then the wheels'
-//! `nvidia/nvjitlink/lib` and `nvidia/cu13/lib`.
+//! `nvidia/nvjitlink/lib` and `nvidia/cu13/lib`, then the project's `.deps`.
 //!
 //! Search order, for each library:
 //!
