@@ -280,7 +280,7 @@ mod tests {
         for i in 0..=MAX_INCLUDE_FILES {
             fs::write(dir.join(format!("{i}.h")), "").unwrap();
         }
-        let err = fingerprint_folders(&[dir.clone()]).unwrap_err();
+        let err = fingerprint_folders(std::slice::from_ref(&dir)).unwrap_err();
         assert_eq!(
             err,
             CacheBypass::TooManyIncludeFiles {
