@@ -3,7 +3,7 @@
 //!
 //! libnvJitLink follows the same order as libnvrtc: `CUDAKIT_LIBNVJITLINK`,
 //! the soname `libnvJitLink.so.13`, the toolkit folders, then the wheels'
-//! `nvidia/nvjitlink/lib` and `nvidia/cu13/lib`.
+//! `nvidia/nvjitlink/lib` and `nvidia/cu13/lib`, then the project's `.deps`.
 //!
 //! Search order, for each library:
 //!
@@ -26,7 +26,13 @@
 //!    `lib{,64}/python3*/{site,dist}-packages` (newest Python first). Only
 //!    folders that hold an `nvidia` folder are searched. See
 //!    [`site_packages`].
-//! 5. Only when every candidate above failed: the site-packages folders that
+//! 5. The project's ignored `.deps` folder, where `scripts/nvrtc-env.sh`
+//!    installs the wheels (`.deps/python/nvidia/cu13/lib`), as the last
+//!    resort: see [`deps_folders`] for where it is looked for
+//!    (`$CUDAKIT_DEPS_DIR`, beside or above the running executable, and the
+//!    workspace cuda-sys was built in, so that `cargo run` from a clone finds
+//!    it whatever `CARGO_TARGET_DIR` is). libcuda is never looked for there.
+//! 6. Only when every candidate above failed: the site-packages folders that
 //!    the `python3` on `PATH` reports (`site.getsitepackages()` and the user
 //!    site), for layouts the scan does not know (a Python in a custom
 //!    prefix, uv's managed Pythons). Folders already searched are not tried
@@ -269,6 +275,10 @@ pub(crate) struct Surroundings<'a> {
     pub(crate) var: &'a dyn Fn(&str) -> Option<String>,
     /// The names of a folder's entries; empty when it cannot be read.
     pub(crate) entries: &'a dyn Fn(&Path) -> Vec<String>,
+    /// The running executable's path, when known.
+    pub(crate) exe: Option<PathBuf>,
+    /// The workspace cuda-sys was built in, when known.
+    pub(crate) build_workspace: Option<PathBuf>,
 }
 
 impl Surroundings<'_> {
@@ -296,7 +306,20 @@ fn process_surroundings<R>(f: impl FnOnce(&Surroundings<'_>) -> R) -> R {
     f(&Surroundings {
         var: &var,
         entries: &entries,
+        exe: env::current_exe().ok(),
+        build_workspace: build_workspace(),
     })
+}
+
+/// The workspace this cuda-sys was compiled in: two folders above its
+/// manifest (`<workspace>/crates/cuda-sys`), as recorded at build time. In a
+/// clone that is the clone; for a cuda-sys from a registry or a git
+/// dependency it is a folder of cargo's cache, which holds no `.deps`.
+fn build_workspace() -> Option<PathBuf> {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .map(Path::to_path_buf)
 }
 
 /// The names of a folder's entries; empty when it cannot be read.
@@ -338,7 +361,8 @@ impl<T: PartialEq> Unique<T> {
 
 /// Every candidate for `which`, in search order, given the surroundings:
 /// the explicit path alone when one is set; else the sonames, the toolkit
-/// folders, then the wheel folders found by reading the file system. The
+/// folders, then the wheel folders found by reading the file system, then the
+/// wheels in the project's `.deps` ([`deps_folders`]). The
 /// `python3` fallback is not part of it (see [`open`]).
 pub(crate) fn candidates(which: Which, s: &Surroundings<'_>) -> Vec<String> {
     if let Some(explicit) = s.get(which.env_var()) {
@@ -354,7 +378,10 @@ pub(crate) fn candidates(which: Which, s: &Surroundings<'_>) -> Vec<String> {
         }
     }
     if !which.wheel_files().is_empty() {
-        for root in scanned_site_packages(s) {
+        for root in scanned_site_packages(s)
+            .into_iter()
+            .chain(deps_site_packages(s))
+        {
             for path in wheel_candidates(which, &root) {
                 out.push(path);
             }
@@ -363,17 +390,80 @@ pub(crate) fn candidates(which: Which, s: &Surroundings<'_>) -> Vec<String> {
     out.0
 }
 
-/// The toolkit folders that may hold `which`, in search order.
-fn toolkit_folders(which: Which, s: &Surroundings<'_>) -> Vec<PathBuf> {
-    let mut roots: Vec<PathBuf> = Vec::new();
+/// The toolkit roots, in search order: `CUDA_PATH`, `CUDA_HOME`,
+/// `/usr/local/cuda`, every `/usr/local/cuda-<version>` (newest first),
+/// `/opt/cuda`.
+fn toolkit_roots_in(s: &Surroundings<'_>) -> Vec<PathBuf> {
+    let mut roots = Unique::default();
     for var in ["CUDA_PATH", "CUDA_HOME"] {
         if let Some(root) = s.get(var) {
             roots.push(PathBuf::from(root));
         }
     }
     roots.push(PathBuf::from("/usr/local/cuda"));
-    roots.extend(s.versioned(Path::new("/usr/local"), "cuda-"));
+    for root in s.versioned(Path::new("/usr/local"), "cuda-") {
+        roots.push(root);
+    }
     roots.push(PathBuf::from("/opt/cuda"));
+    roots.0
+}
+
+/// The CUDA toolkit roots the loader searches, in its order: `CUDA_PATH`,
+/// `CUDA_HOME`, `/usr/local/cuda`, every `/usr/local/cuda-<version>`
+/// (newest first), `/opt/cuda`. Whether each exists is not checked.
+pub fn toolkit_roots() -> Vec<PathBuf> {
+    process_surroundings(toolkit_roots_in)
+}
+
+/// The project `.deps` folders that may exist, in search order (see
+/// [`deps_folders`]); not checked.
+fn deps_candidates(s: &Surroundings<'_>) -> Vec<PathBuf> {
+    let mut out = Unique::default();
+    if let Some(deps) = s.get("CUDAKIT_DEPS_DIR") {
+        out.push(PathBuf::from(deps));
+    }
+    if let Some(exe) = &s.exe {
+        for folder in exe.ancestors().skip(1) {
+            if !folder.as_os_str().is_empty() && folder.parent().is_some() {
+                out.push(folder.join(".deps"));
+            }
+        }
+    }
+    if let Some(workspace) = &s.build_workspace {
+        out.push(workspace.join(".deps"));
+    }
+    out.0
+}
+
+/// The `python` folders of the project `.deps` folders that hold NVIDIA's
+/// wheels (`.deps/python/nvidia`), in search order.
+fn deps_site_packages(s: &Surroundings<'_>) -> Vec<PathBuf> {
+    deps_candidates(s)
+        .into_iter()
+        .map(|deps| deps.join("python"))
+        .filter(|root| has_nvidia(s, root))
+        .collect()
+}
+
+/// The project's ignored dependency folders (`.deps`) that exist, in the
+/// loader's order: `$CUDAKIT_DEPS_DIR`; `.deps` in each folder above the
+/// running executable, nearest first (`<clone>/target/release/cudakit`
+/// finds `<clone>/.deps`, and so does a bundle carried with a `.deps`
+/// beside it); then `.deps` in the workspace this cuda-sys was compiled in
+/// (recorded at build time, so that `cargo run` from a clone finds it also
+/// when `CARGO_TARGET_DIR` points elsewhere). `scripts/nvrtc-env.sh`
+/// installs NVIDIA's wheels into `.deps/python`; the loader searches their
+/// `.deps/python/nvidia/...` folders after every other folder it scans.
+pub fn deps_folders() -> Vec<PathBuf> {
+    process_surroundings(deps_candidates)
+        .into_iter()
+        .filter(|d| d.is_dir())
+        .collect()
+}
+
+/// The toolkit folders that may hold `which`, in search order.
+fn toolkit_folders(which: Which, s: &Surroundings<'_>) -> Vec<PathBuf> {
+    let roots = toolkit_roots_in(s);
     let mut folders = Unique::default();
     for root in &roots {
         for sub in which.toolkit_subfolders() {
@@ -646,6 +736,8 @@ mod tests {
         vars: Vec<(String, String)>,
         folders: BTreeMap<PathBuf, Vec<String>>,
         listed: Cell<usize>,
+        exe: Option<PathBuf>,
+        build_workspace: Option<PathBuf>,
     }
 
     impl Fake {
@@ -669,6 +761,8 @@ mod tests {
                     .collect(),
                 folders: tree,
                 listed: Cell::new(0),
+                exe: None,
+                build_workspace: None,
             }
         }
 
@@ -686,6 +780,8 @@ mod tests {
             f(&Surroundings {
                 var: &var,
                 entries: &entries,
+                exe: self.exe.clone(),
+                build_workspace: self.build_workspace.clone(),
             })
         }
 
@@ -847,6 +943,96 @@ mod tests {
         assert!(list.iter().all(|c| !c.contains("/home/u/.pyenv")));
     }
 
+    /// Issue 26: on a machine with only the driver, `scripts/nvrtc-env.sh`
+    /// installs NVRTC into the clone's `.deps/python`; the loader finds it
+    /// there last, from `$CUDAKIT_DEPS_DIR`, from above the executable
+    /// (`<clone>/target/release/cudakit`), and from the workspace cuda-sys
+    /// was built in (`cargo run` with a `CARGO_TARGET_DIR` elsewhere).
+    #[test]
+    fn the_projects_deps_folder_is_the_last_resort() {
+        let mut fake = Fake::new(
+            &[
+                ("PYTHONPATH", "/deps/py"),
+                ("CUDAKIT_DEPS_DIR", "/env/.deps"),
+            ],
+            &[
+                "/deps/py/nvidia/cu13/lib",
+                "/env/.deps/python/nvidia/cu13/lib",
+                "/clone/.deps/python/nvidia/cu13/lib",
+                "/built/.deps/python/nvidia/cu13/lib",
+                "/nowheels/.deps/python",
+            ],
+        );
+        fake.exe = Some(PathBuf::from("/clone/target/release/cudakit"));
+        fake.build_workspace = Some(PathBuf::from("/built"));
+        for which in [Which::Nvrtc, Which::NvJitLink] {
+            let list = fake.candidates(which);
+            let soname = which.sonames()[0];
+            let at = |root: &str| format!("{root}/nvidia/cu13/lib/{soname}");
+            let order = [
+                position(&list, &at("/deps/py")),
+                position(&list, &at("/env/.deps/python")),
+                position(&list, &at("/clone/.deps/python")),
+                position(&list, &at("/built/.deps/python")),
+            ];
+            assert!(order.windows(2).all(|w| w[0] < w[1]), "{list:#?}");
+            // Nothing after the build workspace's .deps but its own wheels.
+            assert!(
+                list[order[3]..].iter().all(|c| c.starts_with("/built/")),
+                "{list:#?}"
+            );
+        }
+        // Folders above the executable, nearest first; never `/.deps`.
+        let deps = fake.with(deps_candidates);
+        assert_eq!(
+            deps,
+            [
+                "/env/.deps",
+                "/clone/target/release/.deps",
+                "/clone/target/.deps",
+                "/clone/.deps",
+                "/built/.deps",
+            ]
+            .map(PathBuf::from)
+        );
+        // No wheels under .deps/python: not searched.
+        fake.build_workspace = Some(PathBuf::from("/nowheels"));
+        let list = fake.candidates(Which::Nvrtc);
+        assert!(
+            list.iter().all(|c| !c.starts_with("/nowheels")),
+            "{list:#?}"
+        );
+        // libcuda is never looked for in .deps.
+        assert!(fake
+            .candidates(Which::Cuda)
+            .iter()
+            .all(|c| !c.contains(".deps")));
+    }
+
+    /// The real file system: a fake libnvrtc in a `.deps` above a fake
+    /// executable is a candidate, and `deps_folders` lists only folders
+    /// that exist.
+    #[test]
+    fn a_real_deps_folder_above_the_executable_is_searched() {
+        let root = env::temp_dir().join(format!("cuda-sys-deps-{}", std::process::id()));
+        let lib = root.join(".deps/python/nvidia/cu13/lib");
+        std::fs::create_dir_all(&lib).unwrap();
+        std::fs::create_dir_all(root.join("target/release")).unwrap();
+        std::fs::write(lib.join("libnvrtc.so.13"), b"not a shared library").unwrap();
+        let var = |_: &str| None;
+        let entries = |folder: &Path| list_folder(folder);
+        let s = Surroundings {
+            var: &var,
+            entries: &entries,
+            exe: Some(root.join("target/release/cudakit")),
+            build_workspace: None,
+        };
+        let wanted = lib.join("libnvrtc.so.13").to_string_lossy().into_owned();
+        assert!(candidates(Which::Nvrtc, &s).contains(&wanted));
+        std::fs::remove_dir_all(&root).unwrap();
+        assert!(deps_folders().iter().all(|d| d.is_dir()));
+    }
+
     #[test]
     fn the_libcuda_search_reads_no_python_folders() {
         let fake = Fake::new(
@@ -975,6 +1161,8 @@ mod tests {
         let s = Surroundings {
             var: &var,
             entries: &entries,
+            exe: None,
+            build_workspace: None,
         };
         let list = candidates(Which::Nvrtc, &s);
         let wanted = fake_nvrtc.to_string_lossy().into_owned();

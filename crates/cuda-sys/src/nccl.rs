@@ -439,6 +439,8 @@ mod search_tests {
             &Surroundings {
                 var: &var,
                 entries: &entries,
+                exe: None,
+                build_workspace: None,
             },
         )
     }

@@ -281,6 +281,8 @@ mod tests {
         let s = Surroundings {
             var: &env,
             entries: &entries,
+            exe: None,
+            build_workspace: None,
         };
         let list = candidates(Which::NvJitLink, &s);
         assert_eq!(list[0], "libnvJitLink.so.13");
@@ -304,6 +306,8 @@ mod tests {
         let s = Surroundings {
             var: &explicit,
             entries: &entries,
+            exe: None,
+            build_workspace: None,
         };
         assert_eq!(candidates(Which::NvJitLink, &s), ["/x/libnvJitLink.so.13"]);
     }

@@ -32,7 +32,9 @@
 //! same bytes. What a compile's key covers is listed at
 //! [`Program::cache_key`](crate::compile::program::Program::cache_key).
 //! Programs whose include paths hold more than [`MAX_INCLUDE_FILES`] files
-//! bypass the cache.
+//! (CUDA's own header folders, keyed by their version, do not count) bypass
+//! the cache, and say so:
+//! [`Compiled::cache_bypass`](crate::compile::program::Compiled::cache_bypass).
 //!
 //! # Entries
 //!
@@ -82,7 +84,9 @@ use crate::error::{Error, Result};
 pub const DEFAULT_MAX_BYTES: u64 = 256 << 20;
 
 /// Programs whose include paths hold more files than this are not cached
-/// (their fingerprint would cost more than it saves).
+/// (their fingerprint would cost more than it saves). CUDA's own header
+/// folders are not counted: the key holds their version instead
+/// ([`crate::compile::headers`]).
 pub const MAX_INCLUDE_FILES: usize = 10_000;
 
 const MAGIC: &[u8; 8] = b"CUDAKITC";

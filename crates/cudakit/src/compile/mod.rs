@@ -2,12 +2,14 @@
 //! compile cache ([`cache`], a keyed byte store), modules and their
 //! functions and globals ([`module`]), the linker ([`linker`]: the driver's,
 //! or nvJitLink ([`nvjitlink`]) for LTO-IR), and the device runtime that
-//! device-side launches link against ([`devrt`]), and kernel signatures as
+//! device-side launches link against ([`devrt`]), CUDA's own headers for
+//! NVRTC ([`headers`]), and kernel signatures as
 //! C types ([`signature`]: demangled names, declared signatures, PTX
 //! parameter kinds) that launch arguments are checked against.
 //!
 //! Arrows run one way: `module` and `linker` use `program`; `program` uses
-//! `cache`; `cache` uses none of them.
+//! `headers` and `cache`; `headers` uses `cache`'s hash; `cache` uses none
+//! of them.
 
 use std::ffi::CString;
 
@@ -31,6 +33,7 @@ macro_rules! builder_setters {
 
 pub mod cache;
 pub mod devrt;
+pub mod headers;
 pub mod linker;
 pub mod module;
 pub mod nvjitlink;

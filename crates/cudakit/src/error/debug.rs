@@ -134,6 +134,7 @@ structural_debug!(Error {
     JitLink { call, code, log },
     JitLinkUnavailable { input, why, source },
     DeviceRuntimeNotFound { looked_in },
+    CudaHeadersNotFound { looked_in },
     Io { path, message },
     Nccl(value),
     PeerAccessUnsupported { from, to, reason },

@@ -470,6 +470,21 @@ pub enum Error {
         /// Every path looked at, in order.
         looked_in: Vec<String>,
     },
+    /// CUDA's own headers (for `#include <cooperative_groups.h>`, `<mma.h>`,
+    /// `<cuda/std/...>`), asked for with
+    /// [`Program::cuda_headers`](crate::compile::program::Program::cuda_headers),
+    /// were not found; see [`crate::compile::headers`].
+    #[error(
+        "CUDA's headers (cuda_runtime.h, crt/ and CCCL) were not found; looked in:\n  {}\nhint: \
+         install the CUDA toolkit, or `python3 -m pip install nvidia-cuda-runtime==13.0.* \
+         nvidia-cuda-crt==13.0.* nvidia-cuda-cccl==13.0.*` (scripts/nvrtc-env.sh installs them \
+         into .deps/python), or set CUDAKIT_CUDA_INCLUDE to the include folder",
+        looked_in.join("\n  ")
+    )]
+    CudaHeadersNotFound {
+        /// Every folder looked at, in order, each with why it was not used.
+        looked_in: Vec<String>,
+    },
     /// A file-system operation failed (module files, the compile cache).
     #[error("{path}: {message}")]
     Io {

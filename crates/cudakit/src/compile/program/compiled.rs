@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::nvrtc::nvrtc_version;
@@ -21,6 +22,45 @@ pub enum Origin {
     MemoryCache,
     /// The cache's disk layer had it (verified on read).
     DiskCache,
+}
+
+/// Why a compile did not go through a cache
+/// ([`Compiled::cache_bypass`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CacheBypass {
+    /// The program asked for no cache
+    /// ([`Program::without_cache`](super::Program::without_cache)).
+    NotAsked,
+    /// The cache is disabled (`CUDAKIT_CACHE=0`, or
+    /// [`Cache::disabled`](crate::compile::cache::Cache::disabled)).
+    Disabled,
+    /// The include paths hold more than `limit` files to fingerprint
+    /// ([`MAX_INCLUDE_FILES`](crate::compile::cache::MAX_INCLUDE_FILES));
+    /// the count ran out in `folder`. CUDA's own header folders do not
+    /// count: they are keyed by their version
+    /// ([`crate::compile::headers`]).
+    TooManyIncludeFiles {
+        /// The include folder where the count ran out.
+        folder: PathBuf,
+        /// The limit.
+        limit: usize,
+    },
+}
+
+impl fmt::Display for CacheBypass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CacheBypass::NotAsked => f.write_str("the program asked for no cache"),
+            CacheBypass::Disabled => f.write_str("the compile cache is disabled"),
+            CacheBypass::TooManyIncludeFiles { folder, limit } => write!(
+                f,
+                "the include paths hold more than {limit} files (counted up to {}); \
+                 they are not fingerprinted and the program is not cached",
+                folder.display()
+            ),
+        }
+    }
 }
 
 /// The output of [`Program::compile`](super::Program::compile): PTX, CUBIN
@@ -41,6 +81,7 @@ pub struct Compiled {
     pub(super) origin: Origin,
     pub(super) elapsed: Duration,
     pub(super) key: Option<CacheKey>,
+    pub(super) bypass: Option<CacheBypass>,
 }
 
 impl fmt::Debug for Compiled {
@@ -56,6 +97,7 @@ impl fmt::Debug for Compiled {
             .field("lowered", &self.lowered)
             .field("origin", &self.origin)
             .field("elapsed", &self.elapsed)
+            .field("cache_bypass", &self.bypass)
             .finish()
     }
 }
@@ -125,6 +167,12 @@ impl Compiled {
     /// The cache key, when the compile went through a cache.
     pub fn cache_key(&self) -> Option<CacheKey> {
         self.key
+    }
+
+    /// Why the compile did not go through a cache; `None` when it did (a
+    /// hit, or a miss that stored the result).
+    pub fn cache_bypass(&self) -> Option<&CacheBypass> {
+        self.bypass.as_ref()
     }
 
     /// Bytes of PTX, CUBIN and LTO-IR together.
@@ -267,6 +315,7 @@ impl Compiled {
             origin: Origin::MemoryCache,
             elapsed: Duration::ZERO,
             key: Some(key),
+            bypass: None,
         })
     }
 
@@ -359,6 +408,7 @@ mod tests {
             origin: Origin::Nvrtc,
             elapsed: Duration::ZERO,
             key: None,
+            bypass: None,
         }
     }
 

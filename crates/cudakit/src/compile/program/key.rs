@@ -6,7 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
+use super::compiled::CacheBypass;
 use crate::compile::cache::{CacheKey, StableHasher, MAX_INCLUDE_FILES};
+use crate::compile::headers::stamp_for_key;
 
 /// Everything a compile's result depends on.
 pub(super) struct KeyInputs<'a> {
@@ -60,18 +62,48 @@ fn fields<'a>(h: &mut StableHasher, items: impl ExactSizeIterator<Item = &'a str
     }
 }
 
-/// A fingerprint of the files under `folders`: for each folder, in order,
-/// every file's relative path, size and modification time. `None` when
-/// they hold more than [`MAX_INCLUDE_FILES`] files.
-pub(super) fn fingerprint_folders(folders: &[PathBuf]) -> Option<u128> {
-    let mut h = StableHasher::new();
-    h.count(folders.len());
-    let mut budget = MAX_INCLUDE_FILES;
+/// A fingerprint of what `folders` hold, each folder once, in order: a
+/// folder of CUDA's own headers (or its `cccl` folder) by its
+/// [stamp](crate::compile::headers::CudaHeaders::stamp), without walking
+/// it; any other folder by every file's relative path, size and
+/// modification time, not descending into a sub-folder that is itself one
+/// of `folders` (it has its own entry). Too many files to walk
+/// ([`MAX_INCLUDE_FILES`] in all) is [`CacheBypass::TooManyIncludeFiles`].
+pub(super) fn fingerprint_folders(folders: &[PathBuf]) -> Result<u128, CacheBypass> {
+    let mut unique: Vec<&PathBuf> = Vec::new();
     for folder in folders {
+        if !unique.contains(&folder) {
+            unique.push(folder);
+        }
+    }
+    let mut h = StableHasher::new();
+    h.count(unique.len());
+    let mut budget = MAX_INCLUDE_FILES;
+    for folder in &unique {
         h.field(folder.as_os_str().as_encoded_bytes());
+        if let Some(stamp) = stamp_for_key(folder) {
+            h.field(b"cuda headers");
+            h.write(&stamp.to_le_bytes());
+            continue;
+        }
+        h.field(b"files");
+        let nested: Vec<&Path> = unique
+            .iter()
+            .filter(|other| *other != folder && other.starts_with(folder.as_path()))
+            .map(|other| other.as_path())
+            .collect();
         let mut files = Vec::new();
-        if !walk(folder, Path::new(""), &mut files, &mut budget) {
-            return None;
+        let mut walk = Walk {
+            root: folder,
+            skip: &nested,
+            out: &mut files,
+            budget: &mut budget,
+        };
+        if !walk.folder(Path::new("")) {
+            return Err(CacheBypass::TooManyIncludeFiles {
+                folder: folder.to_path_buf(),
+                limit: MAX_INCLUDE_FILES,
+            });
         }
         files.sort();
         h.count(files.len());
@@ -81,45 +113,61 @@ pub(super) fn fingerprint_folders(folders: &[PathBuf]) -> Option<u128> {
             h.write(&mtime.to_le_bytes());
         }
     }
-    Some(h.finish())
+    Ok(h.finish())
 }
 
-/// Collects (relative path, size, mtime in ns) of the files under `root`;
-/// `false` when the budget runs out. Symbolic links to folders are not
-/// followed (no cycles); links to files are.
-fn walk(root: &Path, rel: &Path, out: &mut Vec<(PathBuf, u64, u128)>, budget: &mut usize) -> bool {
-    let Ok(entries) = fs::read_dir(root.join(rel)) else {
-        return true;
-    };
-    for entry in entries.flatten() {
-        let rel_path = rel.join(entry.file_name());
-        let Ok(kind) = entry.file_type() else {
-            continue;
+/// A walk of one include folder.
+struct Walk<'a> {
+    root: &'a Path,
+    /// Folders under `root` not to descend into.
+    skip: &'a [&'a Path],
+    /// (relative path, size, mtime in ns) of each file found.
+    out: &'a mut Vec<(PathBuf, u64, u128)>,
+    budget: &'a mut usize,
+}
+
+impl Walk<'_> {
+    /// Collects the files under `root/rel`; `false` when the budget runs
+    /// out. Symbolic links to folders are not followed (no cycles); links
+    /// to files are.
+    fn folder(&mut self, rel: &Path) -> bool {
+        let Ok(entries) = fs::read_dir(self.root.join(rel)) else {
+            return true;
         };
-        if kind.is_dir() {
-            if !walk(root, &rel_path, out, budget) {
+        for entry in entries.flatten() {
+            let rel_path = rel.join(entry.file_name());
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                let full = self.root.join(&rel_path);
+                if self.skip.iter().any(|s| *s == full) {
+                    continue;
+                }
+                if !self.folder(&rel_path) {
+                    return false;
+                }
+                continue;
+            }
+            let Ok(meta) = fs::metadata(entry.path()) else {
+                continue;
+            };
+            if !meta.is_file() {
+                continue;
+            }
+            if *self.budget == 0 {
                 return false;
             }
-            continue;
+            *self.budget -= 1;
+            let mtime = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            self.out.push((rel_path, meta.len(), mtime));
         }
-        let Ok(meta) = fs::metadata(entry.path()) else {
-            continue;
-        };
-        if !meta.is_file() {
-            continue;
-        }
-        if *budget == 0 {
-            return false;
-        }
-        *budget -= 1;
-        let mtime = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
-        out.push((rel_path, meta.len(), mtime));
+        true
     }
-    true
 }
 
 #[cfg(test)]
@@ -187,23 +235,113 @@ mod tests {
         assert_eq!(base, inputs(&h1, &r1, &e).key());
     }
 
+    fn temp(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("cudakit-key-{tag}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
     #[test]
     fn the_fingerprint_follows_files_and_gives_up_on_huge_trees() {
-        let dir = std::env::temp_dir().join(format!("cudakit-key-unit-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let dir = temp("unit");
         fs::create_dir_all(dir.join("sub")).unwrap();
         fs::write(dir.join("a.cuh"), "1").unwrap();
         let folders = [dir.clone()];
         let before = fingerprint_folders(&folders).unwrap();
-        assert_eq!(Some(before), fingerprint_folders(&folders));
+        assert_eq!(Ok(before), fingerprint_folders(&folders));
         fs::write(dir.join("sub/b.cuh"), "").unwrap();
         let after = fingerprint_folders(&folders).unwrap();
         assert_ne!(before, after);
         fs::write(dir.join("a.cuh"), "22").unwrap();
-        assert_ne!(Some(after), fingerprint_folders(&folders));
+        assert_ne!(Ok(after), fingerprint_folders(&folders));
         let mut files = Vec::new();
         let mut budget = 1;
-        assert!(!walk(&dir, Path::new(""), &mut files, &mut budget));
+        let mut walk = Walk {
+            root: &dir,
+            skip: &[],
+            out: &mut files,
+            budget: &mut budget,
+        };
+        assert!(!walk.folder(Path::new("")));
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    /// Issue 26: a tree over the limit is a typed reason naming the folder
+    /// (the compile reports it in `Compiled::cache_bypass`).
+    #[test]
+    fn too_many_files_is_a_typed_reason() {
+        let dir = temp("many");
+        for i in 0..=MAX_INCLUDE_FILES {
+            fs::write(dir.join(format!("{i}.h")), "").unwrap();
+        }
+        let err = fingerprint_folders(std::slice::from_ref(&dir)).unwrap_err();
+        assert_eq!(
+            err,
+            CacheBypass::TooManyIncludeFiles {
+                folder: dir.clone(),
+                limit: MAX_INCLUDE_FILES
+            }
+        );
+        assert!(err.to_string().contains("more than 10000 files"), "{err}");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    /// Issue 26: CUDA's headers (and their cccl folder) are keyed by their
+    /// stamp and not walked, however many files they hold; a folder given
+    /// twice, or nested in another include path, is walked once.
+    #[test]
+    fn cuda_headers_are_keyed_by_version_and_nothing_is_walked_twice() {
+        let dir = temp("cuda");
+        let include = dir.join("cuda/include");
+        write(&include.join("cuda.h"), "#define CUDA_VERSION 13000\n");
+        write(&include.join("cuda_runtime.h"), "");
+        write(&include.join("crt/host_defines.h"), "");
+        write(&include.join("cccl/cuda/std/version"), "");
+        write(
+            &include.join("cccl/cuda/std/__cccl/version.h"),
+            "#define CCCL_VERSION 3000001\n",
+        );
+        // More files than the limit: never counted.
+        for i in 0..=MAX_INCLUDE_FILES {
+            fs::write(include.join(format!("x{i}.h")), "").unwrap();
+        }
+        let cccl = include.join("cccl");
+        let cuda = [cccl.clone(), include.clone()];
+        let before = fingerprint_folders(&cuda).expect("keyed by version, not walked");
+        fs::write(include.join("x0.h"), "unmarked edit").unwrap();
+        assert_eq!(fingerprint_folders(&cuda), Ok(before));
+        write(&include.join("cuda.h"), "#define CUDA_VERSION 13010\n");
+        assert_ne!(fingerprint_folders(&cuda), Ok(before));
+
+        // A user folder with a nested include path: each file once.
+        let mine = dir.join("mine");
+        write(&mine.join("a.h"), "");
+        write(&mine.join("inner/b.h"), "");
+        let mut files = Vec::new();
+        let mut budget = MAX_INCLUDE_FILES;
+        let inner = mine.join("inner");
+        let skip = [inner.as_path()];
+        let mut walk = Walk {
+            root: &mine,
+            skip: &skip,
+            out: &mut files,
+            budget: &mut budget,
+        };
+        assert!(walk.folder(Path::new("")));
+        assert_eq!(files.len(), 1);
+        let nested = fingerprint_folders(&[mine.clone(), inner.clone()]).unwrap();
+        assert_eq!(
+            fingerprint_folders(&[mine.clone(), inner.clone(), mine.clone()]),
+            Ok(nested)
+        );
+        write(&inner.join("b.h"), "changed");
+        assert_ne!(fingerprint_folders(&[mine.clone(), inner]), Ok(nested));
         let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -71,14 +71,16 @@ mod options;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 pub(crate) use compiled::resolve_name;
-pub use compiled::{Compiled, Origin};
+pub use compiled::{CacheBypass, Compiled, Origin};
 pub use nvrtc::{nvrtc_version, supported_archs};
 pub use options::{Arch, CppStd, Output};
 
-use crate::compile::cache::{self, Cache, CacheKey};
+use crate::compile::cache::{Cache, CacheKey};
+use crate::compile::headers::CudaHeaders;
 use crate::context::Context;
 use crate::error::{Error, NvrtcCode, Result};
 use key::{fingerprint_folders, KeyInputs};
@@ -171,6 +173,32 @@ impl Program {
     /// files under include paths; see [`Program::cache_key`].
     pub fn include_path(mut self, path: impl Into<PathBuf>) -> Program {
         self.options.include_paths.push(path.into());
+        self
+    }
+
+    /// CUDA's own headers as include paths (after the program's own
+    /// [`Program::include_path`]s): the CCCL folder and `include` of the
+    /// first CUDA installation [`CudaHeaders::find`] finds (the toolkit, the
+    /// pip wheels `nvidia-cuda-runtime`, `nvidia-cuda-crt` and
+    /// `nvidia-cuda-cccl`, or the project's `.deps`; see
+    /// [`crate::compile::headers`]). Then `#include <cooperative_groups.h>`,
+    /// `<mma.h>` and `<cuda/std/...>` work under NVRTC 13, which builds in
+    /// only a few of CUDA's headers. The cache key covers these folders by
+    /// their version, without walking their files.
+    ///
+    /// The search runs once per process. When it finds nothing, the
+    /// program's compiles fail with [`Error::CudaHeadersNotFound`], which
+    /// lists every folder looked at; the builder itself cannot fail.
+    pub fn cuda_headers(mut self) -> Program {
+        self.options.cuda_headers = Some(CudaHeaders::find());
+        self
+    }
+
+    /// CUDA's headers from `headers` (a folder checked with
+    /// [`CudaHeaders::at`], say) instead of the search of
+    /// [`Program::cuda_headers`].
+    pub fn cuda_headers_from(mut self, headers: &CudaHeaders) -> Program {
+        self.options.cuda_headers = Some(Ok(headers.clone()));
         self
     }
 
@@ -301,7 +329,8 @@ impl Program {
     /// [`Error::InvalidArgument`] when no architecture was set, or when
     /// NVRTC does not support it (the message lists those it does);
     /// [`Error::InteriorNul`]; [`Error::Load`] when NVRTC cannot be loaded;
-    /// [`Error::Compile`] when NVRTC rejects the program or an option;
+    /// [`Error::CudaHeadersNotFound`] when [`Program::cuda_headers`] found
+    /// none; [`Error::Compile`] when NVRTC rejects the program or an option;
     /// [`Error::Nvrtc`] when another NVRTC call fails.
     pub fn compile(&self) -> Result<Compiled> {
         self.compile_inner(None, None)
@@ -356,29 +385,36 @@ impl Program {
     /// every NVRTC run in order (the architecture and defines included), the
     /// name expressions, the architecture and the outputs asked for. Files
     /// reached other than through include paths (an absolute `#include`)
-    /// are not covered: use [`Program::without_cache`] for such programs. A
-    /// program whose include paths hold more than
-    /// [`MAX_INCLUDE_FILES`](cache::MAX_INCLUDE_FILES) files bypasses the
-    /// cache.
+    /// are not covered: use [`Program::without_cache`] for such programs.
+    ///
+    /// Each include folder counts once (a folder given twice, or nested in
+    /// another include path, is not walked twice). CUDA's own header
+    /// folders ([`Program::cuda_headers`], or any include path that holds
+    /// CUDA's runtime headers, `crt/` and CCCL, and its `cccl` folder) are
+    /// not walked: they count by their
+    /// [stamp](crate::compile::headers::CudaHeaders::stamp) (path,
+    /// `CUDA_VERSION`, `CCCL_VERSION`, marker files, wheel versions). A
+    /// program whose other include paths hold more than
+    /// [`MAX_INCLUDE_FILES`](crate::compile::cache::MAX_INCLUDE_FILES) files bypasses the
+    /// cache: its [`Compiled::cache_bypass`] says so
+    /// ([`CacheBypass::TooManyIncludeFiles`]), and a line on stderr says it
+    /// once per process and folder.
     ///
     /// # Errors
     ///
     /// [`Error::Load`] when NVRTC cannot be loaded; [`Error::InvalidArgument`]
-    /// when an include path holds too many files to fingerprint.
+    /// when the include paths hold too many files to fingerprint;
+    /// [`Error::CudaHeadersNotFound`] as for a compile.
     pub fn cache_key(&self, arch: Arch, outputs: &[Output]) -> Result<CacheKey> {
+        self.options.check_cuda_headers()?;
         let info = nvrtc_info()?;
         let mut set: BTreeSet<Output> = outputs.iter().copied().collect();
         if set.is_empty() {
             set.insert(Output::Cubin);
         }
         let passes = self.passes(info, arch, &set);
-        self.key(info, arch, &set, &passes)?.ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "the include paths of {} hold more than {} files; the program is not cacheable",
-                self.name,
-                cache::MAX_INCLUDE_FILES
-            ))
-        })
+        self.key(info, arch, &set, &passes)
+            .map_err(|bypass| Error::InvalidArgument(format!("program {}: {bypass}", self.name)))
     }
 
     fn compile_inner(&self, ctx: Option<&Context>, cache: Option<&Cache>) -> Result<Compiled> {
@@ -391,19 +427,33 @@ impl Program {
             &self.name_expressions,
         )?;
         self.options.check_nul()?;
+        self.options.check_cuda_headers()?;
         let info = nvrtc_info()?;
         let device = ctx.map(|c| c.limits().compute_capability);
         let (arch, outputs) = self.target(info, device)?;
         let passes = self.passes(info, arch, &outputs);
-        let cache = match (cache, &self.cache) {
-            (Some(cache), _) => Some(cache),
-            (None, CacheChoice::Global) => Some(Cache::global()),
-            (None, CacheChoice::Off) => None,
-            (None, CacheChoice::Custom(cache)) => Some(cache),
-        }
-        .filter(|c| c.is_enabled());
+        let (cache, mut bypass) = match (cache, &self.cache) {
+            (Some(cache), _) => (Some(cache), None),
+            (None, CacheChoice::Global) => (Some(Cache::global()), None),
+            (None, CacheChoice::Off) => (None, Some(CacheBypass::NotAsked)),
+            (None, CacheChoice::Custom(cache)) => (Some(cache), None),
+        };
+        let cache = match cache {
+            Some(c) if !c.is_enabled() => {
+                bypass = Some(CacheBypass::Disabled);
+                None
+            }
+            other => other,
+        };
         let key = match cache {
-            Some(_) => self.key(info, arch, &outputs, &passes)?,
+            Some(_) => match self.key(info, arch, &outputs, &passes) {
+                Ok(key) => Some(key),
+                Err(why) => {
+                    report_bypass(&self.name, &why);
+                    bypass = Some(why);
+                    None
+                }
+            },
             None => None,
         };
         if let (Some(cache), Some(key)) = (cache, key) {
@@ -424,6 +474,7 @@ impl Program {
             origin: Origin::Nvrtc,
             elapsed: Duration::ZERO,
             key,
+            bypass,
         };
         for (index, pass) in passes.iter().enumerate() {
             let out = run_pass(info.table, &strings, &self.name, &pass.options)?;
@@ -585,7 +636,7 @@ impl Program {
         passes
     }
 
-    /// The cache key; `None` when the include paths are too large to
+    /// The cache key; why not when the include paths are too large to
     /// fingerprint (the program then bypasses the cache).
     fn key(
         &self,
@@ -593,16 +644,14 @@ impl Program {
         arch: Arch,
         outputs: &BTreeSet<Output>,
         passes: &[Pass],
-    ) -> Result<Option<CacheKey>> {
+    ) -> std::result::Result<CacheKey, CacheBypass> {
         let mut headers: Vec<(&str, &str)> = self
             .headers
             .iter()
             .map(|(n, c)| (n.as_str(), c.as_str()))
             .collect();
         headers.sort_unstable();
-        let Some(include_fingerprint) = fingerprint_folders(&self.options.include_folders()) else {
-            return Ok(None);
-        };
+        let include_fingerprint = fingerprint_folders(&self.options.include_folders())?;
         let options: Vec<&[String]> = passes.iter().map(|p| p.options.as_slice()).collect();
         let outputs: Vec<&str> = outputs.iter().map(|o| o.tag()).collect();
         let arch = arch.to_string();
@@ -618,7 +667,21 @@ impl Program {
             arch: &arch,
             outputs: &outputs,
         };
-        Ok(Some(inputs.key()))
+        Ok(inputs.key())
+    }
+}
+
+/// Says once per process and folder, on stderr, that a program's include
+/// paths turned its caching off; every such compile also carries the
+/// reason in [`Compiled::cache_bypass`].
+fn report_bypass(program: &str, why: &CacheBypass) {
+    static REPORTED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+    let CacheBypass::TooManyIncludeFiles { folder, .. } = why else {
+        return;
+    };
+    let mut reported = REPORTED.lock().unwrap_or_else(|e| e.into_inner());
+    if reported.insert(folder.clone()) {
+        eprintln!("cudakit: compile cache off for {program}: {why}");
     }
 }
 

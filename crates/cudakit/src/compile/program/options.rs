@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use crate::compile::c_string;
+use crate::compile::headers::CudaHeaders;
 use crate::error::{Error, Result};
 
 /// A target architecture for NVRTC (`-arch=`).
@@ -166,6 +167,9 @@ pub(super) struct Options {
     pub(super) rdc: Option<bool>,
     pub(super) defines: Vec<(String, Option<String>)>,
     pub(super) include_paths: Vec<PathBuf>,
+    /// CUDA's headers, when asked for: found, or why not (reported by the
+    /// compile).
+    pub(super) cuda_headers: Option<Result<CudaHeaders>>,
     pub(super) extra: Vec<String>,
 }
 
@@ -173,7 +177,7 @@ impl Options {
     /// The NVRTC options of the run that produces `output` for `arch`, in
     /// the order they are passed: architecture (and `-dlto`), standard,
     /// math flags, line info, default device, debug, registers, rdc, defines, include
-    /// paths, extra options.
+    /// paths, CUDA's header folders, extra options.
     pub(super) fn for_target(&self, arch: Arch, output: Output) -> Vec<String> {
         let mut options = Vec::new();
         match output {
@@ -216,11 +220,28 @@ impl Options {
                 None => options.push(format!("-D{name}")),
             }
         }
-        for path in &self.include_paths {
+        for path in self.include_paths.iter().chain(&self.cuda_header_folders()) {
             options.push(format!("--include-path={}", path.display()));
         }
         options.extend(self.extra.iter().cloned());
         options
+    }
+
+    /// The include folders of CUDA's headers, when asked for and found.
+    fn cuda_header_folders(&self) -> Vec<PathBuf> {
+        match &self.cuda_headers {
+            Some(Ok(headers)) => headers.folders(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The error of a [`Program::cuda_headers`](super::Program::cuda_headers)
+    /// that found none.
+    pub(super) fn check_cuda_headers(&self) -> Result<()> {
+        match &self.cuda_headers {
+            Some(Err(err)) => Err(err.clone()),
+            _ => Ok(()),
+        }
     }
 
     /// [`Error::InteriorNul`] naming the first string with a NUL byte: a
@@ -241,10 +262,11 @@ impl Options {
         Ok(())
     }
 
-    /// The folders `#include` searches: the include paths, then those of
-    /// extra options (`-I<dir>`, `--include-path=<dir>`).
+    /// The folders `#include` searches: the include paths, CUDA's headers,
+    /// then those of extra options (`-I<dir>`, `--include-path=<dir>`).
     pub(super) fn include_folders(&self) -> Vec<PathBuf> {
         let mut folders = self.include_paths.clone();
+        folders.extend(self.cuda_header_folders());
         folders.extend(self.extra.iter().filter_map(|o| include_folder_of(o)));
         folders
     }
@@ -292,6 +314,24 @@ mod tests {
             !options.iter().any(|o| o.starts_with("--fmad")),
             "{options:?}"
         );
+    }
+
+    /// A search that found no CUDA headers is the compile's error (checked
+    /// before NVRTC), and adds no include path.
+    #[test]
+    fn cuda_headers_not_found_fails_the_compile_and_adds_no_folder() {
+        let options = Options {
+            cuda_headers: Some(CudaHeaders::at("/nonexistent/cudakit/include")),
+            ..Options::default()
+        };
+        let err = options.check_cuda_headers().unwrap_err();
+        assert!(matches!(err, Error::CudaHeadersNotFound { .. }), "{err:?}");
+        assert!(options.include_folders().is_empty());
+        assert!(options
+            .for_target(Arch::Sm(90), Output::Cubin)
+            .iter()
+            .all(|o| !o.starts_with("--include-path")));
+        assert!(Options::default().check_cuda_headers().is_ok());
     }
 
     #[test]
