@@ -58,6 +58,18 @@ impl<'s> CopyBatch<'s> {
         Self::default()
     }
 
+    /// An empty batch with room for `copies` copies.
+    pub fn with_capacity(copies: usize) -> Self {
+        CopyBatch {
+            ctx: None,
+            dsts: Vec::with_capacity(copies),
+            srcs: Vec::with_capacity(copies),
+            sizes: Vec::with_capacity(copies),
+            uses: Vec::with_capacity(2 * copies),
+            _borrows: PhantomData,
+        }
+    }
+
     /// Copies in the batch so far.
     pub fn len(&self) -> usize {
         self.sizes.len()
@@ -249,75 +261,65 @@ impl<'s, 'env> Scope<'s, 'env> {
 
 /// Refuses a batch in which one copy writes memory another copy of the
 /// batch reads or writes: the copies of a batch have no order among
-/// themselves. Sorting makes it O(n log n).
+/// themselves. Each copy writes one range: the writers sorted by start, a
+/// writer that starts before the furthest end of those before it overlaps
+/// that one; a copy's source overlaps a writer of another copy when one of
+/// the writers that start before the source ends reaches past its start
+/// (the two furthest-reaching writers of each prefix, for a source whose
+/// own copy is the furthest). O(n log n).
 fn refuse_overlaps(batch: &CopyBatch<'_>) -> Result<()> {
-    // (start, end, writes, copy index), for every range a copy touches.
-    let mut ranges: Vec<(u64, u64, bool, usize)> = Vec::with_capacity(2 * batch.len());
-    for i in 0..batch.len() {
-        let n = batch.sizes[i] as u64;
-        ranges.push((batch.dsts[i], batch.dsts[i].saturating_add(n), true, i));
-        ranges.push((batch.srcs[i], batch.srcs[i].saturating_add(n), false, i));
+    let n = batch.len();
+    let mut writers: Vec<(u64, u64, usize)> = (0..n)
+        .map(|i| {
+            let d = batch.dsts[i];
+            (d, d.saturating_add(batch.sizes[i] as u64), i)
+        })
+        .collect();
+    writers.sort_unstable_by_key(|w| w.0);
+    // best[k], second[k]: the two furthest ends (with their copies) among
+    // writers[..k].
+    let mut best: Vec<Option<(u64, usize)>> = Vec::with_capacity(n + 1);
+    let mut second: Vec<Option<(u64, usize)>> = Vec::with_capacity(n + 1);
+    best.push(None);
+    second.push(None);
+    for &(start, end, i) in &writers {
+        let (b, s2) = (best[best.len() - 1], second[second.len() - 1]);
+        if let Some((bend, bi)) = b {
+            if start < bend {
+                return Err(overlap(bi, i));
+            }
+        }
+        let (nb, ns) = match b {
+            Some((bend, _)) if bend >= end => (
+                b,
+                if s2.map_or(true, |(e, _)| end > e) {
+                    Some((end, i))
+                } else {
+                    s2
+                },
+            ),
+            _ => (Some((end, i)), b),
+        };
+        best.push(nb);
+        second.push(ns);
     }
-    ranges.sort_unstable_by_key(|r| (r.0, r.1));
-    // Sweep in order of start: a range overlaps an earlier one of another
-    // copy when it starts before that one's end. Kept: the two furthest
-    // ends of distinct copies, among writers and among all ranges.
-    let (mut writers, mut all) = (Reach::default(), Reach::default());
-    for &(start, end, writes, i) in &ranges {
-        if let Some(w) = writers.furthest_other_than(i) {
-            if start < w.0 {
-                return Err(overlap(w.1, i));
+    for i in 0..n {
+        let (start, end) = (
+            batch.srcs[i],
+            batch.srcs[i].saturating_add(batch.sizes[i] as u64),
+        );
+        let p = writers.partition_point(|w| w.0 < end);
+        let candidate = match best[p] {
+            Some((_, bi)) if bi == i => second[p],
+            b => b,
+        };
+        if let Some((wend, wi)) = candidate {
+            if wend > start {
+                return Err(overlap(wi, i));
             }
         }
-        if writes {
-            if let Some(a) = all.furthest_other_than(i) {
-                if start < a.0 {
-                    return Err(overlap(a.1, i));
-                }
-            }
-            writers.add(end, i);
-        }
-        all.add(end, i);
     }
     Ok(())
-}
-
-/// The two furthest range ends of distinct copies seen so far.
-#[derive(Default)]
-struct Reach {
-    first: Option<(u64, usize)>,
-    second: Option<(u64, usize)>,
-}
-
-impl Reach {
-    fn add(&mut self, end: u64, copy: usize) {
-        match self.first {
-            Some((e, c)) if c == copy => {
-                if end > e {
-                    self.first = Some((end, copy));
-                }
-            }
-            Some((e, c)) if end > e => {
-                self.second = Some((e, c));
-                self.first = Some((end, copy));
-            }
-            // Another copy than the furthest, short of it: `second` is the
-            // furthest of every copy but the first's.
-            Some(_) => {
-                if self.second.map_or(true, |(e, _)| end > e) {
-                    self.second = Some((end, copy));
-                }
-            }
-            None => self.first = Some((end, copy)),
-        }
-    }
-
-    fn furthest_other_than(&self, copy: usize) -> Option<(u64, usize)> {
-        match self.first {
-            Some((_, c)) if c == copy => self.second,
-            f => f,
-        }
-    }
 }
 
 fn overlap(a: usize, b: usize) -> Error {
@@ -371,5 +373,37 @@ mod tests {
         // The furthest writer is the copy itself: the next furthest counts.
         let e = refuse_overlaps(&batch(&[(0, 5000, 100), (50, 0, 1000)])).unwrap_err();
         assert!(e.to_string().contains("copies 0 and 1 overlap"), "{e}");
+    }
+
+    /// The sweep against the quadratic definition, on random batches.
+    #[test]
+    fn the_sweep_agrees_with_every_pair_checked() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for _ in 0..2000 {
+            let n = 1 + next(12) as usize;
+            let ops: Vec<(u64, u64, usize)> = (0..n)
+                .map(|_| (next(400), next(400), 1 + next(40) as usize))
+                .collect();
+            let hit = |a: u64, an: usize, b: u64, bn: usize| a < b + bn as u64 && b < a + an as u64;
+            let mut want = false;
+            for i in 0..n {
+                for j in 0..n {
+                    if i != j {
+                        let (di, si, ni) = ops[i];
+                        let (dj, sj, nj) = ops[j];
+                        want |= hit(di, ni, dj, nj) || hit(di, ni, sj, nj);
+                        let _ = si;
+                    }
+                }
+            }
+            let got = refuse_overlaps(&batch(&ops)).is_err();
+            assert_eq!(got, want, "{ops:?}");
+        }
     }
 }
