@@ -155,7 +155,7 @@ if [ "${SANITIZE:-1}" = "1" ]; then
             # on device memory and leaks are what this pass is for.
             compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
                 --report-api-errors no \
-                --print-limit 20 "$bin" --include-ignored --test-threads=1 --skip fault_ --skip large_ ${SANITIZER_SKIP:+--skip $SANITIZER_SKIP} \
+                --print-limit 20 "$bin" --include-ignored --test-threads=1 --skip fault_ --skip large_ --skip leak_ ${SANITIZER_SKIP:+--skip $SANITIZER_SKIP} \
                 "${filter[@]}" >"$logs/$name.sanitizer.log" 2>&1
             rc=$?
             summary=$(grep -E 'ERROR SUMMARY' "$logs/$name.sanitizer.log" | tail -1)
@@ -174,7 +174,7 @@ if [ "${SANITIZE:-1}" = "1" ]; then
             san_errors=$((san_errors + n))
             printf 'sanitizer %-30s rc=%d %s\n' "$name" "$rc" "$summary"
         done
-        echo "sanitizer (memcheck, leak-check full; fault_* and large_* tests excluded): $san_errors errors"
+        echo "sanitizer (memcheck, leak-check full; fault_*, large_* and leak_* tests excluded): $san_errors errors"
         [ "$san_errors" -eq 0 ] || status=1
     fi
 fi
@@ -201,7 +201,7 @@ if [ "${EXTRA_SANITIZERS:-1}" = "1" ] && command -v compute-sanitizer >/dev/null
             log="$logs/$name.$tool.log"
             compute-sanitizer --tool "$tool" --error-exitcode 1 --report-api-errors no \
                 --print-limit 20 "$here/bin/$name" --include-ignored --test-threads=1 \
-                --skip fault_ --skip large_ --skip hundred --skip cooperative \
+                --skip fault_ --skip large_ --skip leak_ --skip hundred --skip cooperative \
                 ${only:+$only} >"$log" 2>&1
             rc=$?
             summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)
