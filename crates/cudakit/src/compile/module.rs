@@ -1003,11 +1003,16 @@ impl<'m> Function<'m> {
     fn set_attribute_unlocked(&self, attribute: Attr, value: i32) -> Result<()> {
         let ctx = self.module.ctx;
         let cu = ctx.enter()?;
+        // A configuration validated under the old attributes may not hold
+        // under the new ones: the launch path validates afresh.
+        self.state.validated.clear();
         // SAFETY: a function of a live module, arguments by value; the
         // context is current.
-        ctx.check("cuFuncSetAttribute", unsafe {
+        let r = ctx.check("cuFuncSetAttribute", unsafe {
             (cu.cuFuncSetAttribute)(self.raw, attribute, value)
-        })
+        });
+        self.state.validated.clear();
+        r
     }
 
     /// The kernel's attributes.
@@ -1177,6 +1182,8 @@ pub(crate) struct FunctionState {
     /// The parameter types, computed at lookup.
     signature: KernelSignature,
     limits: OnceCell<FunctionLimits>,
+    /// The last plain configuration the launch path validated.
+    pub(crate) validated: crate::work::launch::ConfigCache,
     /// Never above the function's real
     /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`: written only
     /// under `dynamic_shared_lock`, right after the driver accepted it.

@@ -456,6 +456,15 @@ impl Context {
     /// Checks a driver result; a sticky error poisons the context.
     #[inline]
     pub(crate) fn check(&self, call: &'static str, rc: cuda_sys::CUresult) -> Result<()> {
+        if rc == cuda_sys::CUresult::CUDA_SUCCESS {
+            return Ok(());
+        }
+        self.check_failed(call, rc)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn check_failed(&self, call: &'static str, rc: cuda_sys::CUresult) -> Result<()> {
         match check(call, rc) {
             Ok(()) => Ok(()),
             Err(err) => {

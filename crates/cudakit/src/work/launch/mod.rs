@@ -45,6 +45,8 @@ pub mod params;
 use cuda_sys::{
     CUlaunchAttribute, CUlaunchAttributeID, CUlaunchAttributeValue, CUlaunchConfig, CUresult,
 };
+use std::sync::atomic::{fence, AtomicU64, Ordering};
+
 use once_cell::sync::Lazy;
 
 pub use params::{ArgKind, ArgType, Container, KernelArg, ParamDescription, ParamList};
@@ -368,6 +370,27 @@ impl Function<'_> {
         Ok(())
     }
 
+    /// [`Function::validate`], skipped when `config` is the last plain
+    /// configuration (no cluster, cooperative, programmatic or window
+    /// attribute) this function validated and nothing changed the
+    /// function's attributes since (see [`ConfigCache`]).
+    #[inline]
+    pub(crate) fn validate_cached(&self, config: &LaunchConfig) -> Result<()> {
+        let cache = &self.state.validated;
+        match ConfigCache::key(config) {
+            Some(key) if cache.holds(&key) => Ok(()),
+            Some(key) => {
+                // Stored only if nothing changed the cache (an attribute
+                // change clears it) while this validated.
+                let since = cache.sequence();
+                self.validate(config)?;
+                cache.store(since, &key);
+                Ok(())
+            }
+            None => self.validate(config),
+        }
+    }
+
     /// Validates `config` against the device's and this function's limits,
     /// raising the function's dynamic shared-memory limit when more than
     /// its current one is asked for and the device allows it.
@@ -668,7 +691,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         same_context("launch", ctx, function.context())?;
         let raw_stream = self.use_stream_for(stream, params.device_uses())?;
         function.check_args(ctx, params)?;
-        function.validate(config)?;
+        function.validate_cached(config)?;
         if *TRACE {
             eprintln!(
                 "cudakit launch {} grid {:?} block {:?} shared {}:\n{}",
@@ -682,13 +705,21 @@ impl<'s, 'env> Scope<'s, 'env> {
         let (cu, fast) = ctx.enter_for_launch()?;
         let mut pointers = PointerArray::new();
         params.pointers(&mut pointers);
-        let timer = self.time_start(&raw_stream)?;
+        // Borrowed from `pointers`, which outlives every use below.
+        let kernel_params = pointers.as_mut_ptr();
+        // Kernel timing off (the default) costs one load here and one test
+        // after the launch.
+        let timer = if ctx.kernel_timing() {
+            self.time_start(&raw_stream)?
+        } else {
+            None
+        };
         let needs_ex = config.cluster.is_some()
             || config.priority.is_some()
             || config.cooperative
             || config.programmatic
             || config.access_policy.is_some();
-        let mut issue = |cu: &'static cuda_sys::Driver| -> Result<(&'static str, CUresult)> {
+        let issue = |cu: &'static cuda_sys::Driver| -> Result<(&'static str, CUresult)> {
             Ok(if !needs_ex {
                 // SAFETY: `kernelParams` has one pointer per kernel parameter
                 // (count and sizes checked above where the driver can report
@@ -707,7 +738,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                         config.block.z,
                         config.shared_bytes,
                         *raw_stream,
-                        pointers.as_mut_ptr(),
+                        kernel_params,
                         std::ptr::null_mut(),
                     )
                 };
@@ -757,14 +788,8 @@ impl<'s, 'env> Scope<'s, 'env> {
                 };
                 // SAFETY: as for cuLaunchKernel; `cfg` and `attrs` (n entries,
                 // each with the union member its id names) live across the call.
-                let rc = unsafe {
-                    ex(
-                        &cfg,
-                        function.as_raw(),
-                        pointers.as_mut_ptr(),
-                        std::ptr::null_mut(),
-                    )
-                };
+                let rc =
+                    unsafe { ex(&cfg, function.as_raw(), kernel_params, std::ptr::null_mut()) };
                 ("cuLaunchKernelEx", rc)
             } else if config.cooperative
                 && config.cluster.is_none()
@@ -784,7 +809,7 @@ impl<'s, 'env> Scope<'s, 'env> {
                         config.block.z,
                         config.shared_bytes,
                         *raw_stream,
-                        pointers.as_mut_ptr(),
+                        kernel_params,
                     )
                 };
                 ("cuLaunchCooperativeKernel", rc)
@@ -795,7 +820,32 @@ impl<'s, 'env> Scope<'s, 'env> {
                 });
             })
         };
-        let (mut call, mut rc) = issue(cu)?;
+        // The plain launch, issued here rather than through `issue`: the
+        // common path pays no closure call.
+        let (mut call, mut rc) = if needs_ex {
+            issue(cu)?
+        } else {
+            // SAFETY: as in `issue`'s plain branch: one pointer per kernel
+            // parameter (count and sizes checked above), each into
+            // `params`' storage, borrowed across the call; live function and
+            // stream; a validated configuration; `extra` NULL.
+            let rc = unsafe {
+                (cu.cuLaunchKernel)(
+                    function.as_raw(),
+                    config.grid.x,
+                    config.grid.y,
+                    config.grid.z,
+                    config.block.x,
+                    config.block.y,
+                    config.block.z,
+                    config.shared_bytes,
+                    *raw_stream,
+                    kernel_params,
+                    std::ptr::null_mut(),
+                )
+            };
+            ("cuLaunchKernel", rc)
+        };
         if rc != CUresult::CUDA_SUCCESS && ctx.should_retry_elsewhere(fast, rc) {
             // The thread's current context was believed to be this one
             // without asking the driver, and foreign code had switched it:
@@ -804,11 +854,112 @@ impl<'s, 'env> Scope<'s, 'env> {
         }
         ctx.check(call, rc)?;
         self.count_launch();
+        if timer.is_none() {
+            return Ok(());
+        }
         self.time_end(
             || Timed::Kernel(function.name().to_owned()),
             &raw_stream,
             timer,
         )
+    }
+}
+
+/// The last plain launch configuration a function validated, for the
+/// launch path to skip validating it again: a sequence lock over four
+/// words (grid, block and dynamic shared memory packed), every part an
+/// atomic, so a torn read is detected and never trusted. Readers check the
+/// sequence before and after reading the words; the one writer at a time
+/// makes the sequence odd while it writes (a writer that finds another
+/// writing, or any change since it began validating, skips storing).
+/// Cleared whenever the function's attributes
+/// change (a lower dynamic shared-memory limit would make an accepted
+/// configuration invalid). All-zero words are no configuration (a zero
+/// grid is never valid).
+#[derive(Debug, Default)]
+pub(crate) struct ConfigCache {
+    seq: AtomicU64,
+    words: [AtomicU64; 4],
+}
+
+impl ConfigCache {
+    /// The key of a plain configuration; `None` for one with attributes
+    /// whose checks depend on more than the configuration (occupancy,
+    /// windows) or that are rare.
+    #[inline]
+    fn key(c: &LaunchConfig) -> Option<[u64; 4]> {
+        if c.cluster.is_some() || c.cooperative || c.programmatic || c.access_policy.is_some() {
+            return None;
+        }
+        let w = |lo: u32, hi: u32| u64::from(lo) | (u64::from(hi) << 32);
+        Some([
+            w(c.grid.x, c.grid.y),
+            w(c.grid.z, c.block.x),
+            w(c.block.y, c.block.z),
+            u64::from(c.shared_bytes),
+        ])
+    }
+
+    #[inline]
+    fn holds(&self, key: &[u64; 4]) -> bool {
+        let before = self.seq.load(Ordering::Acquire);
+        if before & 1 == 1 {
+            return false;
+        }
+        let mut same = true;
+        for (w, k) in self.words.iter().zip(key) {
+            same &= w.load(Ordering::Relaxed) == *k;
+        }
+        // Orders the word loads before the second sequence load: a word
+        // written after the writer's release fence makes this load see its
+        // odd (or a later) sequence.
+        fence(Ordering::Acquire);
+        same && self.seq.load(Ordering::Relaxed) == before
+    }
+
+    /// The sequence now, for [`ConfigCache::store`].
+    #[inline]
+    fn sequence(&self) -> u64 {
+        self.seq.load(Ordering::Acquire)
+    }
+
+    /// Stores `key` unless the cache changed since `s` was read (or a
+    /// writer is at work).
+    fn store(&self, s: u64, key: &[u64; 4]) {
+        if s & 1 == 1
+            || self
+                .seq
+                .compare_exchange(s, s + 1, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        fence(Ordering::Release);
+        for (w, k) in self.words.iter().zip(key) {
+            w.store(*k, Ordering::Relaxed);
+        }
+        self.seq.store(s + 2, Ordering::Release);
+    }
+
+    /// Forgets the stored configuration (waits out a writer).
+    pub(crate) fn clear(&self) {
+        loop {
+            let s = self.seq.load(Ordering::Relaxed);
+            if s & 1 == 0
+                && self
+                    .seq
+                    .compare_exchange(s, s + 1, Ordering::Relaxed, Ordering::Relaxed)
+                    .is_ok()
+            {
+                fence(Ordering::Release);
+                for w in &self.words {
+                    w.store(0, Ordering::Relaxed);
+                }
+                self.seq.store(s + 2, Ordering::Release);
+                return;
+            }
+            std::hint::spin_loop();
+        }
     }
 }
 
@@ -844,5 +995,68 @@ mod tests {
         assert!(c.cooperative);
         assert_eq!(c.priority, Some(-1));
         assert_eq!(Dim3::from((2, 3, 4)).volume(), 24);
+    }
+}
+
+#[cfg(test)]
+mod config_cache_tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_holds_only_what_was_stored_since_the_last_change() {
+        let c = ConfigCache::default();
+        let plain = LaunchConfig::new((4, 2), 128).shared(256);
+        let key = ConfigCache::key(&plain).expect("plain");
+        assert!(!c.holds(&key), "empty");
+        let s = c.sequence();
+        c.store(s, &key);
+        assert!(c.holds(&key));
+        let other = ConfigCache::key(&LaunchConfig::new((4, 2), 128).shared(512)).unwrap();
+        assert!(!c.holds(&other));
+        // A change while validating: the store is dropped.
+        let s = c.sequence();
+        c.clear();
+        c.store(s, &other);
+        assert!(
+            !c.holds(&other) && !c.holds(&key),
+            "cleared, then a stale store"
+        );
+        // Configurations with attributes are never cached.
+        assert!(ConfigCache::key(&plain.cooperative()).is_none());
+        assert!(ConfigCache::key(&plain.programmatic()).is_none());
+        assert!(ConfigCache::key(&LaunchConfig::new(8, 64).cluster(2)).is_none());
+        // A zero grid is never a stored configuration.
+        let zero = ConfigCache::key(&LaunchConfig::new((0, 1), 1)).unwrap();
+        let fresh = ConfigCache::default();
+        assert!(!fresh.holds(&[0; 4]) || zero != [0; 4]);
+    }
+
+    #[test]
+    fn concurrent_stores_and_reads_never_see_a_mixed_configuration() {
+        let c = ConfigCache::default();
+        let a = ConfigCache::key(&LaunchConfig::new((1, 2), (3, 4)).shared(5)).unwrap();
+        let b = ConfigCache::key(&LaunchConfig::new((6, 7), (8, 9)).shared(10)).unwrap();
+        let mixes: Vec<[u64; 4]> = (1..15u32)
+            .map(|m| std::array::from_fn(|i| if m & (1 << i) != 0 { b[i] } else { a[i] }))
+            .collect();
+        std::thread::scope(|t| {
+            for k in [a, b] {
+                let c = &c;
+                t.spawn(move || {
+                    for _ in 0..20_000 {
+                        let s = c.sequence();
+                        c.store(s, &k);
+                    }
+                });
+            }
+            let c = &c;
+            t.spawn(move || {
+                for _ in 0..20_000 {
+                    for m in &mixes {
+                        assert!(!c.holds(m), "a torn configuration was trusted");
+                    }
+                }
+            });
+        });
     }
 }
