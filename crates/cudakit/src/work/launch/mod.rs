@@ -371,8 +371,8 @@ impl Function<'_> {
     }
 
     /// [`Function::validate`], skipped when `config` is the last plain
-    /// configuration (no cluster, cooperative, programmatic or window
-    /// attribute) this function validated and nothing changed the
+    /// configuration (no cluster, cooperative or window attribute) this
+    /// function validated and nothing changed the
     /// function's attributes since (see [`ConfigCache`]).
     #[inline]
     pub(crate) fn validate_cached(&self, config: &LaunchConfig) -> Result<()> {
@@ -888,15 +888,17 @@ impl ConfigCache {
     /// windows) or that are rare.
     #[inline]
     fn key(c: &LaunchConfig) -> Option<[u64; 4]> {
-        if c.cluster.is_some() || c.cooperative || c.programmatic || c.access_policy.is_some() {
+        if c.cluster.is_some() || c.cooperative || c.access_policy.is_some() {
             return None;
         }
         let w = |lo: u32, hi: u32| u64::from(lo) | (u64::from(hi) << 32);
+        // The programmatic attribute's check depends on the device alone:
+        // one bit of the key. A priority is not checked.
         Some([
             w(c.grid.x, c.grid.y),
             w(c.grid.z, c.block.x),
             w(c.block.y, c.block.z),
-            u64::from(c.shared_bytes),
+            w(c.shared_bytes, u32::from(c.programmatic)),
         ])
     }
 
@@ -1023,7 +1025,7 @@ mod config_cache_tests {
         );
         // Configurations with attributes are never cached.
         assert!(ConfigCache::key(&plain.cooperative()).is_none());
-        assert!(ConfigCache::key(&plain.programmatic()).is_none());
+        assert_ne!(ConfigCache::key(&plain.programmatic()), Some(key));
         assert!(ConfigCache::key(&LaunchConfig::new(8, 64).cluster(2)).is_none());
         // A zero grid is never a stored configuration.
         let zero = ConfigCache::key(&LaunchConfig::new((0, 1), 1)).unwrap();
