@@ -31,7 +31,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::path::Path;
 use std::ptr;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -1183,7 +1183,7 @@ pub(crate) struct FunctionState {
     signature: KernelSignature,
     limits: OnceCell<FunctionLimits>,
     /// The last plain configuration the launch path validated.
-    pub(crate) validated: crate::work::launch::ConfigCache,
+    pub(crate) validated: ConfigCache,
     /// Never above the function's real
     /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`: written only
     /// under `dynamic_shared_lock`, right after the driver accepted it.
@@ -1390,5 +1390,86 @@ mod tests {
         assert_eq!(log_text(&buffer, 1000), "error");
         assert_eq!(join_logs("", ""), "(the JIT wrote no log)");
         assert_eq!(join_logs("e", "i"), "e\ninfo: i");
+    }
+}
+
+/// The last plain launch configuration a function validated, for the
+/// launch path to skip validating it again: a sequence lock over four
+/// words (grid, block and dynamic shared memory packed), every part an
+/// atomic, so a torn read is detected and never trusted. Readers check the
+/// sequence before and after reading the words; the one writer at a time
+/// makes the sequence odd while it writes (a writer that finds another
+/// writing, or any change since it began validating, skips storing).
+/// Cleared whenever the function's attributes
+/// change (a lower dynamic shared-memory limit would make an accepted
+/// configuration invalid). All-zero words are no configuration (a zero
+/// grid is never valid).
+#[derive(Debug, Default)]
+pub(crate) struct ConfigCache {
+    seq: AtomicU64,
+    words: [AtomicU64; 4],
+}
+
+impl ConfigCache {
+    #[inline]
+    pub(crate) fn holds(&self, key: &[u64; 4]) -> bool {
+        let before = self.seq.load(Ordering::Acquire);
+        if before & 1 == 1 {
+            return false;
+        }
+        let mut same = true;
+        for (w, k) in self.words.iter().zip(key) {
+            same &= w.load(Ordering::Relaxed) == *k;
+        }
+        // Orders the word loads before the second sequence load: a word
+        // written after the writer's release fence makes this load see its
+        // odd (or a later) sequence.
+        fence(Ordering::Acquire);
+        same && self.seq.load(Ordering::Relaxed) == before
+    }
+
+    /// The sequence now, for [`ConfigCache::store`].
+    #[inline]
+    pub(crate) fn sequence(&self) -> u64 {
+        self.seq.load(Ordering::Acquire)
+    }
+
+    /// Stores `key` unless the cache changed since `s` was read (or a
+    /// writer is at work).
+    pub(crate) fn store(&self, s: u64, key: &[u64; 4]) {
+        if s & 1 == 1
+            || self
+                .seq
+                .compare_exchange(s, s + 1, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        fence(Ordering::Release);
+        for (w, k) in self.words.iter().zip(key) {
+            w.store(*k, Ordering::Relaxed);
+        }
+        self.seq.store(s + 2, Ordering::Release);
+    }
+
+    /// Forgets the stored configuration (waits out a writer).
+    pub(crate) fn clear(&self) {
+        loop {
+            let s = self.seq.load(Ordering::Relaxed);
+            if s & 1 == 0
+                && self
+                    .seq
+                    .compare_exchange(s, s + 1, Ordering::Relaxed, Ordering::Relaxed)
+                    .is_ok()
+            {
+                fence(Ordering::Release);
+                for w in &self.words {
+                    w.store(0, Ordering::Relaxed);
+                }
+                self.seq.store(s + 2, Ordering::Release);
+                return;
+            }
+            std::hint::spin_loop();
+        }
     }
 }

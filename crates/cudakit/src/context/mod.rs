@@ -472,7 +472,9 @@ impl Context {
                     let _ = self.shared.poison.set(err);
                     // Host functions of this context may never run now:
                     // pending futures poll again and see the poison.
-                    crate::work::future::wake_all();
+                    if let Some(wake) = ON_POISON.get() {
+                        wake();
+                    }
                 }
                 Err(Error::Driver(err))
             }
@@ -904,6 +906,16 @@ impl Drop for Shared {
             let _ = unsafe { (cu.cuDevicePrimaryCtxRelease)(self.device.as_raw()) };
         }
     }
+}
+
+/// What runs when a context is poisoned: set once by the room above that
+/// waits on work (`work::future`, whose pending futures must poll again
+/// and see the poison), so that this room does not reach up into it.
+static ON_POISON: OnceCell<fn()> = OnceCell::new();
+
+/// Registers the poison hook (see [`ON_POISON`]); later calls do nothing.
+pub(crate) fn on_poison(hook: fn()) {
+    let _ = ON_POISON.get_or_init(|| hook);
 }
 
 /// A context handle that does not keep it alive (see `Context::downgrade`).

@@ -157,6 +157,7 @@ unsafe extern "C" fn signal_host_fn(user: *mut c_void) {
 /// caller holds what keeps the stream out of any capture.
 fn queue_signal(ctx: &Context, raw: CUstream, signal: &Arc<Signal>) -> Result<()> {
     let cu = ctx.enter()?;
+    crate::context::on_poison(wake_all);
     lock(&IN_FLIGHT).push(signal.clone());
     // SAFETY: a live stream of the current context; the host function and
     // its argument satisfy `signal_host_fn`'s contract (the list holds an

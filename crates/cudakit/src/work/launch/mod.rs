@@ -45,8 +45,6 @@ pub mod params;
 use cuda_sys::{
     CUlaunchAttribute, CUlaunchAttributeID, CUlaunchAttributeValue, CUlaunchConfig, CUresult,
 };
-use std::sync::atomic::{fence, AtomicU64, Ordering};
-
 use once_cell::sync::Lazy;
 
 pub use params::{ArgKind, ArgType, Container, KernelArg, ParamDescription, ParamList};
@@ -373,11 +371,12 @@ impl Function<'_> {
     /// [`Function::validate`], skipped when `config` is the last plain
     /// configuration (no cluster, cooperative or window attribute) this
     /// function validated and nothing changed the
-    /// function's attributes since (see [`ConfigCache`]).
+    /// function's attributes since (see
+    /// [`ConfigCache`](crate::compile::module::ConfigCache)).
     #[inline]
     pub(crate) fn validate_cached(&self, config: &LaunchConfig) -> Result<()> {
         let cache = &self.state.validated;
-        match ConfigCache::key(config) {
+        match config_key(config) {
             Some(key) if cache.holds(&key) => Ok(()),
             Some(key) => {
                 // Stored only if nothing changed the cache (an attribute
@@ -865,104 +864,24 @@ impl<'s, 'env> Scope<'s, 'env> {
     }
 }
 
-/// The last plain launch configuration a function validated, for the
-/// launch path to skip validating it again: a sequence lock over four
-/// words (grid, block and dynamic shared memory packed), every part an
-/// atomic, so a torn read is detected and never trusted. Readers check the
-/// sequence before and after reading the words; the one writer at a time
-/// makes the sequence odd while it writes (a writer that finds another
-/// writing, or any change since it began validating, skips storing).
-/// Cleared whenever the function's attributes
-/// change (a lower dynamic shared-memory limit would make an accepted
-/// configuration invalid). All-zero words are no configuration (a zero
-/// grid is never valid).
-#[derive(Debug, Default)]
-pub(crate) struct ConfigCache {
-    seq: AtomicU64,
-    words: [AtomicU64; 4],
-}
-
-impl ConfigCache {
-    /// The key of a plain configuration; `None` for one with attributes
-    /// whose checks depend on more than the configuration (occupancy,
-    /// windows) or that are rare.
-    #[inline]
-    fn key(c: &LaunchConfig) -> Option<[u64; 4]> {
-        if c.cluster.is_some() || c.cooperative || c.access_policy.is_some() {
-            return None;
-        }
-        let w = |lo: u32, hi: u32| u64::from(lo) | (u64::from(hi) << 32);
-        // The programmatic attribute's check depends on the device alone:
-        // one bit of the key. A priority is not checked.
-        Some([
-            w(c.grid.x, c.grid.y),
-            w(c.grid.z, c.block.x),
-            w(c.block.y, c.block.z),
-            w(c.shared_bytes, u32::from(c.programmatic)),
-        ])
+/// The key of a plain configuration for the function's
+/// [`ConfigCache`](crate::compile::module::ConfigCache); `None` for one with attributes
+/// whose checks depend on more than the configuration (occupancy,
+/// windows) or that are rare.
+#[inline]
+fn config_key(c: &LaunchConfig) -> Option<[u64; 4]> {
+    if c.cluster.is_some() || c.cooperative || c.access_policy.is_some() {
+        return None;
     }
-
-    #[inline]
-    fn holds(&self, key: &[u64; 4]) -> bool {
-        let before = self.seq.load(Ordering::Acquire);
-        if before & 1 == 1 {
-            return false;
-        }
-        let mut same = true;
-        for (w, k) in self.words.iter().zip(key) {
-            same &= w.load(Ordering::Relaxed) == *k;
-        }
-        // Orders the word loads before the second sequence load: a word
-        // written after the writer's release fence makes this load see its
-        // odd (or a later) sequence.
-        fence(Ordering::Acquire);
-        same && self.seq.load(Ordering::Relaxed) == before
-    }
-
-    /// The sequence now, for [`ConfigCache::store`].
-    #[inline]
-    fn sequence(&self) -> u64 {
-        self.seq.load(Ordering::Acquire)
-    }
-
-    /// Stores `key` unless the cache changed since `s` was read (or a
-    /// writer is at work).
-    fn store(&self, s: u64, key: &[u64; 4]) {
-        if s & 1 == 1
-            || self
-                .seq
-                .compare_exchange(s, s + 1, Ordering::Relaxed, Ordering::Relaxed)
-                .is_err()
-        {
-            return;
-        }
-        fence(Ordering::Release);
-        for (w, k) in self.words.iter().zip(key) {
-            w.store(*k, Ordering::Relaxed);
-        }
-        self.seq.store(s + 2, Ordering::Release);
-    }
-
-    /// Forgets the stored configuration (waits out a writer).
-    pub(crate) fn clear(&self) {
-        loop {
-            let s = self.seq.load(Ordering::Relaxed);
-            if s & 1 == 0
-                && self
-                    .seq
-                    .compare_exchange(s, s + 1, Ordering::Relaxed, Ordering::Relaxed)
-                    .is_ok()
-            {
-                fence(Ordering::Release);
-                for w in &self.words {
-                    w.store(0, Ordering::Relaxed);
-                }
-                self.seq.store(s + 2, Ordering::Release);
-                return;
-            }
-            std::hint::spin_loop();
-        }
-    }
+    let w = |lo: u32, hi: u32| u64::from(lo) | (u64::from(hi) << 32);
+    // The programmatic attribute's check depends on the device alone:
+    // one bit of the key. A priority is not checked.
+    Some([
+        w(c.grid.x, c.grid.y),
+        w(c.grid.z, c.block.x),
+        w(c.block.y, c.block.z),
+        w(c.shared_bytes, u32::from(c.programmatic)),
+    ])
 }
 
 fn zero_attribute() -> CUlaunchAttribute {
@@ -1003,17 +922,18 @@ mod tests {
 #[cfg(test)]
 mod config_cache_tests {
     use super::*;
+    use crate::compile::module::ConfigCache;
 
     #[test]
     fn the_cache_holds_only_what_was_stored_since_the_last_change() {
         let c = ConfigCache::default();
         let plain = LaunchConfig::new((4, 2), 128).shared(256);
-        let key = ConfigCache::key(&plain).expect("plain");
+        let key = config_key(&plain).expect("plain");
         assert!(!c.holds(&key), "empty");
         let s = c.sequence();
         c.store(s, &key);
         assert!(c.holds(&key));
-        let other = ConfigCache::key(&LaunchConfig::new((4, 2), 128).shared(512)).unwrap();
+        let other = config_key(&LaunchConfig::new((4, 2), 128).shared(512)).unwrap();
         assert!(!c.holds(&other));
         // A change while validating: the store is dropped.
         let s = c.sequence();
@@ -1024,11 +944,11 @@ mod config_cache_tests {
             "cleared, then a stale store"
         );
         // Configurations with attributes are never cached.
-        assert!(ConfigCache::key(&plain.cooperative()).is_none());
-        assert_ne!(ConfigCache::key(&plain.programmatic()), Some(key));
-        assert!(ConfigCache::key(&LaunchConfig::new(8, 64).cluster(2)).is_none());
+        assert!(config_key(&plain.cooperative()).is_none());
+        assert_ne!(config_key(&plain.programmatic()), Some(key));
+        assert!(config_key(&LaunchConfig::new(8, 64).cluster(2)).is_none());
         // A zero grid is never a stored configuration.
-        let zero = ConfigCache::key(&LaunchConfig::new((0, 1), 1)).unwrap();
+        let zero = config_key(&LaunchConfig::new((0, 1), 1)).unwrap();
         let fresh = ConfigCache::default();
         assert!(!fresh.holds(&[0; 4]) || zero != [0; 4]);
     }
@@ -1036,8 +956,8 @@ mod config_cache_tests {
     #[test]
     fn concurrent_stores_and_reads_never_see_a_mixed_configuration() {
         let c = ConfigCache::default();
-        let a = ConfigCache::key(&LaunchConfig::new((1, 2), (3, 4)).shared(5)).unwrap();
-        let b = ConfigCache::key(&LaunchConfig::new((6, 7), (8, 9)).shared(10)).unwrap();
+        let a = config_key(&LaunchConfig::new((1, 2), (3, 4)).shared(5)).unwrap();
+        let b = config_key(&LaunchConfig::new((6, 7), (8, 9)).shared(10)).unwrap();
         let mixes: Vec<[u64; 4]> = (1..15u32)
             .map(|m| std::array::from_fn(|i| if m & (1 << i) != 0 { b[i] } else { a[i] }))
             .collect();
