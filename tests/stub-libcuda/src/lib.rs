@@ -250,6 +250,10 @@ struct State {
     nccl_groups: u64,
     nccl_calls: u64,
     nccl_aborts: u64,
+    /// `ncclGetUniqueId` calls, and the first 8 id bytes each
+    /// `ncclCommInitRankConfig` was given, with its rank.
+    nccl_ids: u64,
+    nccl_init_ids: Vec<([u8; 8], i32)>,
 }
 
 static STATE: Mutex<State> = Mutex::new(State {
@@ -299,6 +303,8 @@ static STATE: Mutex<State> = Mutex::new(State {
     nccl_groups: 0,
     nccl_calls: 0,
     nccl_aborts: 0,
+    nccl_ids: 0,
+    nccl_init_ids: Vec::new(),
 });
 
 /// Signalled whenever a host function has run or the hold is lifted.
@@ -2507,12 +2513,54 @@ pub unsafe extern "C" fn ncclGetVersion(version: *mut i32) -> i32 {
     0
 }
 
-/// `ncclGetUniqueId`: zeros.
+/// `ncclGetUniqueId`: a pattern that differs from call to call (byte `i`
+/// of call `k` is `k * 31 + i`).
 #[no_mangle]
 pub unsafe extern "C" fn ncclGetUniqueId(id: *mut u8) -> i32 {
-    // SAFETY: a 128-byte out-buffer.
-    unsafe { std::ptr::write_bytes(id, 0, 128) };
+    let k = {
+        let mut s = state();
+        s.nccl_ids += 1;
+        s.nccl_ids
+    };
+    for i in 0..128u64 {
+        // SAFETY: a 128-byte out-buffer.
+        unsafe { id.add(i as usize).write((k * 31 + i) as u8) };
+    }
     0
+}
+
+/// `ncclCommInitRankConfig`: a fake communicator, ready at once; the id it
+/// was given is recorded (`stub_nccl_init_ids`).
+#[no_mangle]
+pub unsafe extern "C" fn ncclCommInitRankConfig(
+    comm: *mut *mut c_void,
+    _nranks: i32,
+    id: UniqueId,
+    rank: i32,
+    _config: *mut c_void,
+) -> i32 {
+    let mut head = [0u8; 8];
+    head.copy_from_slice(&id.internal[..8]);
+    state().nccl_init_ids.push((head, rank));
+    // SAFETY: a valid out-pointer.
+    unsafe { comm.write((0xA0_0000 + 0x10 * rank as usize) as *mut c_void) };
+    0
+}
+
+/// Copies the (id head, rank) pairs of every `ncclCommInitRankConfig` into
+/// `out` (16 bytes each: 8 id bytes, the rank as i32, 4 zero bytes; at
+/// most `cap` pairs); returns how many there were.
+#[no_mangle]
+pub unsafe extern "C" fn stub_nccl_init_ids(out: *mut u8, cap: usize) -> usize {
+    let s = state();
+    for (k, (head, rank)) in s.nccl_init_ids.iter().take(cap).enumerate() {
+        let mut rec = [0u8; 16];
+        rec[..8].copy_from_slice(head);
+        rec[8..12].copy_from_slice(&rank.to_le_bytes());
+        // SAFETY: the test passes `cap` records of 16 writable bytes.
+        unsafe { std::ptr::copy_nonoverlapping(rec.as_ptr(), out.add(16 * k), 16) };
+    }
+    s.nccl_init_ids.len()
 }
 
 /// `ncclUniqueId` as NCCL passes it: 128 bytes by value.

@@ -141,6 +141,7 @@ structural_debug!(Error {
     CommunicatorDevice { call, what, rank, communicator_device, got },
     CollectiveMismatch { call, reason },
     NcclTimeout { call, rank, waited },
+    Rendezvous { rank, reason },
     CommunicatorAborted { rank, cause },
 });
 

@@ -549,6 +549,16 @@ pub enum Error {
         /// How long it waited.
         waited: std::time::Duration,
     },
+    /// A rendezvous of communicator ranks failed (see
+    /// [`crate::multi::nccl::rendezvous`]): a rank missing or dead, a
+    /// mismatched world size, a rank claimed twice, a bad configuration.
+    #[error("rendezvous{}: {reason}", rank.map_or_else(String::new, |r| format!(" (rank {r})")))]
+    Rendezvous {
+        /// The rank that reports it, where known.
+        rank: Option<usize>,
+        /// What went wrong (never the communicator's id).
+        reason: String,
+    },
     /// The communicator was aborted after an earlier error; it refuses work.
     #[error("the communicator of rank {rank} was aborted after an earlier error: {cause}")]
     CommunicatorAborted {

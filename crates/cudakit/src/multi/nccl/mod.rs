@@ -45,9 +45,11 @@
 
 mod comm;
 mod group;
+pub mod rendezvous;
 
 pub use comm::{Communicator, UniqueId};
 pub use group::{group, Group};
+pub use rendezvous::{Rendezvous, RendezvousConfig};
 
 use std::ffi::CStr;
 
