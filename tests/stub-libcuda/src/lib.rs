@@ -1004,6 +1004,26 @@ pub unsafe extern "C" fn cuMemcpyAsync(dst: u64, src: u64, n: usize, stream: *mu
     CUDA_SUCCESS
 }
 
+/// `cuMemcpyPeerAsync`: stream work, as `cuMemcpyAsync` (the contexts are
+/// not checked).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyPeerAsync(
+    dst: u64,
+    _dst_ctx: *mut c_void,
+    src: u64,
+    _src_ctx: *mut c_void,
+    n: usize,
+    stream: *mut c_void,
+) -> i32 {
+    entry!();
+    match async_op(stream) {
+        Ok(Some(s)) => copy(&s, dst, false, src, false, n),
+        Ok(None) => {}
+        Err(rc) => return rc,
+    }
+    CUDA_SUCCESS
+}
+
 /// `cuFuncGetParamInfo`: the layout set by `stub_set_params`.
 #[cfg(not(feature = "omit-param-info"))]
 #[no_mangle]

@@ -130,6 +130,14 @@ struct WorkTracker {
     /// operation waits for while a capture runs. Locked before any stream's
     /// state, never after.
     pending: Mutex<Vec<(u64, usize, Arc<StreamState>)>>,
+    /// Streams of *other* contexts whose scopes queued peer copies that
+    /// touch this context's memory (`Scope::copy_peer`), as (scope id, raw
+    /// stream, its state, its context): this context's synchronous
+    /// operations wait for them too, so that they never read this
+    /// context's memory before such a copy is done. Removed by the scope
+    /// after its wait, before its borrows end. Locked after `pending` and
+    /// before any stream's state, never while one is held.
+    foreign: Mutex<Vec<(u64, usize, Arc<StreamState>, Context)>>,
     /// Releases that drops on driver callback threads handed over (see
     /// `release`), and how many there are.
     from_callbacks: Mutex<Vec<release::Release>>,
@@ -735,14 +743,74 @@ impl Context {
         };
         if self.capturing() {
             drop(gate);
-            return self.synchronize_pending();
+            self.synchronize_pending()?;
+            return self.synchronize_foreign();
         }
         let cu = self.enter()?;
         // SAFETY: the context is current; no capture of the context can
         // begin while `gate` is held (see `sync_gate`).
         let rc = unsafe { (cu.cuCtxSynchronize)() };
         drop(gate);
-        self.check("cuCtxSynchronize", rc)
+        self.check("cuCtxSynchronize", rc)?;
+        self.synchronize_foreign()
+    }
+
+    /// Registers `raw` (a stream of `owner`, another context, with state
+    /// `state`) as queued work of scope `scope` that touches this context's
+    /// memory (see `WorkTracker::foreign`), counted as a scope's work of
+    /// this context until [`Context::end_foreign`].
+    pub(crate) fn begin_foreign(
+        &self,
+        scope: u64,
+        raw: cuda_sys::CUstream,
+        state: &Arc<StreamState>,
+        owner: &Context,
+    ) -> Result<()> {
+        let mut list = lock(&self.shared.work.foreign);
+        if list
+            .iter()
+            .any(|(s, r, _, _)| *s == scope && *r == raw as usize)
+        {
+            return Ok(());
+        }
+        self.begin_scope_work()?;
+        list.push((scope, raw as usize, state.clone(), owner.clone()));
+        Ok(())
+    }
+
+    /// Removes the scope's foreign registrations (after it waited for its
+    /// streams) and their counts.
+    pub(crate) fn end_foreign(&self, scope: u64) {
+        let mut list = lock(&self.shared.work.foreign);
+        let before = list.len();
+        list.retain(|(s, _, _, _)| *s != scope);
+        for _ in list.len()..before {
+            self.end_scope_work();
+        }
+    }
+
+    /// Waits for the foreign streams registered on this context (each up
+    /// to now, entered in its own context).
+    fn synchronize_foreign(&self) -> Result<()> {
+        // Held across the waits, as `pending` is: the scope removes its
+        // streams under this lock before its borrows of them end.
+        let list = lock(&self.shared.work.foreign);
+        let waited = !list.is_empty();
+        let mut first = Ok(());
+        for (_, raw, state, owner) in list.iter() {
+            let r = owner.enter().and_then(|cu| {
+                stream_state::wait_stream(owner, cu, *raw as cuda_sys::CUstream, state)
+            });
+            if first.is_ok() {
+                first = r;
+            }
+        }
+        drop(list);
+        if waited {
+            // This thread's current context was switched by the waits.
+            self.enter()?;
+        }
+        first
     }
 
     /// Free and total device memory in bytes (`cuMemGetInfo_v2`).

@@ -353,8 +353,9 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// scope's context; both stay borrowed until the scope has synchronized.
     /// Works with and without peer access.
     ///
-    /// The other device's synchronous calls do not wait for this copy (the
-    /// scope belongs to one context): read the other buffer after the scope.
+    /// The other device's synchronous calls (`to_vec`, `copy_to_host`, a
+    /// synchronize of its context) wait for this copy's stream until the
+    /// scope ends, as they wait for the other context's own scopes.
     ///
     /// # Errors
     ///
@@ -377,6 +378,13 @@ impl<'s, 'env> Scope<'s, 'env> {
         };
         let bytes = byte_len::<T>(src.len(), "copy")?;
         other.enter()?;
+        // The other context's synchronous calls (a `to_vec` of its buffer)
+        // wait for this stream until the scope ends: registered before the
+        // copy is queued, and before the stream's lock is taken (the other
+        // context's waits lock its list, then the stream).
+        if !other.same(ctx) {
+            self.touch_peer(other, stream.as_raw(), stream.state())?;
+        }
         let raw = self.use_stream_after_all(stream)?;
         let t = self.time_start(&raw)?;
         let cu = ctx.enter()?;

@@ -109,6 +109,10 @@ pub struct Scope<'s, 'env: 's> {
     /// Whether the scope is counted as having queued work (see
     /// `Context::begin_scope_work`).
     counted: Cell<bool>,
+    /// Other contexts whose memory peer copies of the scope touch: their
+    /// synchronous operations wait for the scope's streams until it ends
+    /// (`Context::begin_foreign`).
+    peers: RefCell<Vec<Context>>,
     /// Launches made through the scope, added to the context's metrics
     /// when it ends (one shared atomic update per scope, not per launch).
     launches: Cell<u64>,
@@ -219,6 +223,7 @@ impl Context {
             id: NEXT_SCOPE.fetch_add(1, Ordering::Relaxed),
             streams: RefCell::new(Vec::new()),
             counted: Cell::new(false),
+            peers: RefCell::new(Vec::new()),
             launches: Cell::new(0),
             timings: RefCell::new(Vec::new()),
             owned: RefCell::new(Vec::new()),
@@ -577,6 +582,9 @@ impl<'s, 'env> Scope<'s, 'env> {
             }
         }
         self.ctx.end_pending(self.id);
+        for peer in std::mem::take(&mut *self.peers.borrow_mut()) {
+            peer.end_foreign(self.id);
+        }
         let owned = std::mem::take(&mut *self.owned.borrow_mut());
         for o in owned {
             if failed.contains(&o.stream) {
@@ -673,6 +681,23 @@ impl<'s, 'env> Scope<'s, 'env> {
             )),
         })
         .is_ok()
+    }
+
+    /// Registers `raw` (a stream of this scope, state `state`) as work that
+    /// touches `other`'s memory: `other`'s synchronous operations wait for
+    /// it until the scope ends.
+    pub(crate) fn touch_peer(
+        &self,
+        other: &Context,
+        raw: CUstream,
+        state: &Arc<StreamState>,
+    ) -> Result<()> {
+        other.begin_foreign(self.id, raw, state, self.ctx)?;
+        let mut peers = self.peers.borrow_mut();
+        if !peers.iter().any(|p| p.same(other)) {
+            peers.push(other.clone());
+        }
+        Ok(())
     }
 
     /// An identity of the scope, unique among the process's scopes.
