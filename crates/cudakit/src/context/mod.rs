@@ -109,6 +109,10 @@ pub(crate) struct Shared {
 /// first operation, a synchronous copy or memset) and host views of unified
 /// memory exclude each other: `lock` makes each check-and-count atomic,
 /// and the loser gets [`Error::UnifiedAccess`].
+/// A stream of another context registered on this one (see
+/// `WorkTracker::foreign`): (scope id, raw stream, its state, its context).
+type ForeignStream = (u64, usize, Arc<StreamState>, Context);
+
 #[derive(Default)]
 struct WorkTracker {
     lock: Mutex<()>,
@@ -137,7 +141,7 @@ struct WorkTracker {
     /// context's memory before such a copy is done. Removed by the scope
     /// after its wait, before its borrows end. Locked after `pending` and
     /// before any stream's state, never while one is held.
-    foreign: Mutex<Vec<(u64, usize, Arc<StreamState>, Context)>>,
+    foreign: Mutex<Vec<ForeignStream>>,
     /// Releases that drops on driver callback threads handed over (see
     /// `release`), and how many there are.
     from_callbacks: Mutex<Vec<release::Release>>,
