@@ -146,8 +146,9 @@ fn programmatic_graph_edges_give_the_plain_chains_bits() {
         // SAFETY: as in the stream chain.
         let node = unsafe { g.add_kernel(&f, &cfg, p, &[]) }.expect("kernel node");
         if let Some(from) = prev {
-            g.add_programmatic_dependency(from, node)
-                .expect("programmatic edge");
+            // SAFETY: pdl_step waits (griddepcontrol.wait) before it reads
+            // its input.
+            unsafe { g.add_programmatic_dependency(from, node) }.expect("programmatic edge");
         }
         prev = Some(node);
     }
@@ -192,12 +193,14 @@ fn a_programmatic_edge_needs_two_kernel_nodes() {
     // SAFETY: reads n floats of x, writes n of y.
     let k = unsafe { g.add_kernel(&f, &cfg, &p, &[]) }.expect("kernel node");
     let memset = g.add_memset(&x, 0.0f32, &[]).expect("memset node");
-    let refused = g.add_programmatic_dependency(memset, k);
+    // SAFETY: refused before the driver (and pdl_step waits anyway).
+    let refused = unsafe { g.add_programmatic_dependency(memset, k) };
     assert!(
         matches!(&refused, Err(Error::InvalidArgument(m)) if m.contains("memset")),
         "{refused:?}"
     );
-    let refused = g.add_programmatic_dependency(k, k);
+    // SAFETY: as above.
+    let refused = unsafe { g.add_programmatic_dependency(k, k) };
     assert!(
         matches!(refused, Err(Error::InvalidArgument(_))),
         "{refused:?}"

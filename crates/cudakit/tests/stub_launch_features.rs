@@ -161,6 +161,33 @@ fn batches_dependent_launches_and_l2_windows() {
         "no refused batch reached the driver"
     );
 
+    // --- a copy whose source and destination overlap (two views of one
+    // buffer) is refused in every form: CUDA's copies do not move
+    // overlapping memory.
+    let (lo, hi) = (
+        dev.view(0..32).expect("view"),
+        dev.view(16..48).expect("view"),
+    );
+    let r = ctx.scope(|s| s.copy(&stream, lo, hi));
+    assert!(
+        matches!(&r, Err(Error::InvalidArgument(m)) if m.contains("overlap")),
+        "{r:?}"
+    );
+    let r = CopyBatch::new().device(lo, hi).map(|_| ());
+    assert!(
+        matches!(&r, Err(Error::InvalidArgument(m)) if m.contains("overlap")),
+        "{r:?}"
+    );
+    let r = hi.copy_from(lo);
+    assert!(
+        matches!(&r, Err(Error::InvalidArgument(m)) if m.contains("overlap")),
+        "{r:?}"
+    );
+    let disjoint = dev.view(32..64).expect("view");
+    disjoint
+        .copy_from(dev.view(0..32).expect("view"))
+        .expect("disjoint views copy");
+
     // --- programmatic dependent launch and access-policy windows.
     let module = ctx
         .load_module_image(b".version 8.8\n.target sm_90\n.address_size 64\n")

@@ -994,6 +994,9 @@ impl<'m> Function<'m> {
         self.state
             .dynamic_shared_limit
             .store(u32::try_from(value).unwrap_or(0), Ordering::Release);
+        // After the new limit is visible: no configuration validated
+        // against the old one stays trusted.
+        self.state.validated.clear();
         Ok(())
     }
 
@@ -1073,6 +1076,8 @@ impl<'m> Function<'m> {
         self.state
             .dynamic_shared_limit
             .store(bytes, Ordering::Release);
+        // As in `set_attribute`.
+        self.state.validated.clear();
         Ok(())
     }
 
@@ -1093,6 +1098,8 @@ impl<'m> Function<'m> {
         self.state
             .dynamic_shared_limit
             .store(bytes, Ordering::Release);
+        // As in `set_attribute`.
+        self.state.validated.clear();
         Ok(())
     }
 

@@ -498,6 +498,10 @@ impl Context {
         if let Err(err) = check(call, rc) {
             if err.is_sticky() {
                 let _ = self.shared.poison.set(err);
+                // As in `check`: pending futures poll again and see it.
+                if let Some(wake) = ON_POISON.get() {
+                    wake();
+                }
             }
             lock(&self.shared.drop_errors).push(err);
         }

@@ -53,6 +53,22 @@ pub(crate) fn same_len(what: &'static str, expected: usize, got: usize) -> Resul
     }
 }
 
+/// Refuses a device-to-device copy whose source and destination overlap
+/// (`bytes` from `src` and from `dst`): CUDA's copies do not move
+/// overlapping memory, and the result would be undefined (two views of one
+/// buffer can be a source and a destination at once).
+pub(crate) fn no_overlap(what: &'static str, src: u64, dst: u64, bytes: usize) -> Result<()> {
+    let n = bytes as u64;
+    if src < dst.saturating_add(n) && dst < src.saturating_add(n) {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: the source and the destination overlap ({bytes} bytes from {src:#x} and \
+             from {dst:#x}); a copy does not move overlapping memory: copy through a \
+             temporary buffer"
+        )));
+    }
+    Ok(())
+}
+
 /// Bytes of `len` elements of `T`, refusing zero and overflow.
 pub(crate) fn byte_len<T>(len: usize, what: &'static str) -> Result<usize> {
     if len == 0 {

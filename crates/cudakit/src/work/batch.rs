@@ -150,6 +150,7 @@ impl<'s> CopyBatch<'s> {
         self.same_ctx("copy_batch", dst.context())?;
         let bytes = byte_len::<T>(src.len(), "copy")?;
         let (s, d) = (src.device_ptr().as_raw(), dst.device_ptr().as_raw());
+        crate::memory::no_overlap("copy_batch", s, d, bytes)?;
         self.uses.push((s, bytes as u64, src.origin()));
         self.uses.push((d, bytes as u64, dst.origin()));
         self.push(d, s, bytes);
@@ -348,7 +349,8 @@ mod tests {
         assert!(refuse_overlaps(&batch(&[(1000, 0, 100), (2000, 0, 100)])).is_ok());
         // Back to back destinations.
         assert!(refuse_overlaps(&batch(&[(1000, 0, 100), (1100, 500, 100)])).is_ok());
-        // A copy whose own ranges touch each other is its own business.
+        // A copy whose own ranges overlap is refused when it is pushed
+        // (`CopyBatch::device`, `memory::no_overlap`), not here.
         assert!(refuse_overlaps(&batch(&[(0, 50, 100)])).is_ok());
     }
 

@@ -115,12 +115,16 @@ impl<'c> Event<'c> {
             });
         }
         let cu = self.ctx.enter()?;
+        // Held from the record to the store: a wait on the event
+        // (`Stream::wait`, `Event::done`) sees the capture the record
+        // belongs to, never the record without it.
+        let mut recorded_in = lock(&self.recorded_in);
         // SAFETY: a live event and a live stream of the same context; the
         // stream's capture lock (`g`) is held across the call.
         self.ctx.check("cuEventRecord", unsafe {
             (cu.cuEventRecord)(self.raw, stream.as_raw())
         })?;
-        *lock(&self.recorded_in) = g.capture.clone();
+        *recorded_in = g.capture.clone();
         Ok(())
     }
 
@@ -128,13 +132,29 @@ impl<'c> Event<'c> {
     /// captured (the caller holds its capture lock): for timing.
     pub(crate) fn record_on(&self, raw: CUstream) -> Result<()> {
         let cu = self.ctx.enter()?;
+        let mut recorded_in = lock(&self.recorded_in);
         // SAFETY: a live event and stream of this context (the caller's
         // contract).
         self.ctx.check("cuEventRecord", unsafe {
             (cu.cuEventRecord)(self.raw, raw)
         })?;
-        *lock(&self.recorded_in) = None;
+        *recorded_in = None;
         Ok(())
+    }
+
+    /// The event's record lock, and the capture its last record belongs to
+    /// while that runs: held across a wait on the event (a record cannot
+    /// slip between the check and the wait; locked after any stream's
+    /// state, never before one).
+    pub(crate) fn lock_record(
+        &self,
+    ) -> (
+        std::sync::MutexGuard<'_, Option<Arc<CaptureRecord>>>,
+        Option<Arc<CaptureRecord>>,
+    ) {
+        let g = lock(&self.recorded_in);
+        let c = g.clone().filter(|c| !c.ended());
+        (g, c)
     }
 
     /// The capture the event's last record belongs to, while it runs.
@@ -239,7 +259,8 @@ impl Stream<'_> {
         crate::context::release::refuse_in_callback("Stream::wait")?;
         let ctx = self.context();
         let mut g = self.state().lock();
-        let joins = event.capture();
+        // Held to the wait below: no record of the event slips between.
+        let (_record, joins) = event.lock_record();
         let foreign_join = joins
             .as_ref()
             .is_some_and(|c| c.thread != std::thread::current().id());

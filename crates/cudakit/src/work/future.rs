@@ -93,8 +93,11 @@ impl Signal {
     }
 
     fn wake(&self) {
-        if let Some(w) = lock(&self.waker).as_ref() {
-            w.wake_by_ref();
+        // Woken outside the lock: an executor that polls inside `wake`
+        // would otherwise meet the lock `register` takes.
+        let waker = lock(&self.waker).clone();
+        if let Some(w) = waker {
+            w.wake();
         }
     }
 
@@ -197,6 +200,11 @@ impl Future for Done<'_> {
     type Output = Result<()>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Result<()>> {
+        if crate::driver::forked() {
+            // A child made by fork: no host function of the parent's work
+            // runs here.
+            return Poll::Ready(Err(Error::ForkedChild));
+        }
         prune();
         let Some(signal) = &self.signal else {
             return Poll::Ready(Ok(()));
@@ -275,10 +283,25 @@ impl<'c> Event<'c> {
         refuse_in_callback("Event::done")?;
         ctx.refuse_poisoned()?;
         prune();
-        if self.query()? {
-            return Ok(Done { ctx, signal: None });
+        // Held from the capture check to the wait: a record of the event in
+        // another thread's capture cannot slip between them (the private
+        // stream would join that capture).
+        let (record, captured) = self.lock_record();
+        if captured.is_some() {
+            return Err(Error::StreamCaptured {
+                operation: "Event::done",
+                device: ctx.device().ordinal(),
+            });
         }
         let cu = ctx.enter()?;
+        // SAFETY: a live event.
+        let rc = unsafe { (cu.cuEventQuery)(self.as_raw()) };
+        if rc == CUresult::CUDA_SUCCESS {
+            return Ok(Done { ctx, signal: None });
+        }
+        if rc != CUresult::CUDA_ERROR_NOT_READY {
+            ctx.check("cuEventQuery", rc)?;
+        }
         let mut raw: CUstream = std::ptr::null_mut();
         // SAFETY: a valid out-pointer and a defined flag.
         ctx.check("cuStreamCreate", unsafe {
@@ -294,12 +317,17 @@ impl<'c> Event<'c> {
                 (cu.cuStreamWaitEvent)(raw, self.as_raw(), 0)
             })
             .and_then(|()| queue_signal(ctx, raw, &signal));
+        drop(record);
         // The stream's resources are released once its work is done; the
         // host function still runs (cuStreamDestroy_v2's documented
-        // behaviour). The private stream never belongs to a capture.
-        // SAFETY: a live stream made above.
-        let rc = unsafe { (cu.cuStreamDestroy)(raw) };
-        ctx.record_drop_error("cuStreamDestroy_v2", rc);
+        // behaviour). The private stream never belongs to a capture; its
+        // destruction goes through the release path like every stream's
+        // (on a thread that captures, it waits for the capture's end).
+        let raw_stream = raw as usize;
+        ctx.release("cuStreamDestroy_v2", None, move |cu| {
+            // SAFETY: the live stream made above, destroyed once.
+            unsafe { (cu.cuStreamDestroy)(raw_stream as CUstream) }
+        });
         queued?;
         Ok(Done {
             ctx,

@@ -798,6 +798,12 @@ impl<'s, 'env> Scope<'s, 'env> {
         same_context("copy", self.ctx, src.context())?;
         same_context("copy", self.ctx, dst.context())?;
         let bytes = byte_len::<T>(src.len(), "copy")?;
+        crate::memory::no_overlap(
+            "copy",
+            src.device_ptr().as_raw(),
+            dst.device_ptr().as_raw(),
+            bytes,
+        )?;
         let raw = self.use_stream_for(
             stream,
             [

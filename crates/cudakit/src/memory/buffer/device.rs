@@ -337,8 +337,10 @@ impl<'a, T: DeviceCopy> DeviceView<'a, T> {
         same_len("copy_from", self.len, src.len())?;
         crate::context::same_context("copy_from", self.ctx, src.context())?;
         let bytes = byte_len::<T>(self.len, "copy")?;
+        crate::memory::no_overlap("copy_from", src.device_ptr().as_raw(), self.ptr, bytes)?;
         // SAFETY: both hold `self.len` elements (`bytes` bytes; lengths
-        // checked above), and both are borrowed for the call.
+        // checked above), not overlapping, and both are borrowed for the
+        // call.
         unsafe { copy::dtod(self.ctx, self.ptr, src.device_ptr().as_raw(), bytes) }
     }
 

@@ -574,6 +574,12 @@ impl<'g> Graph<'g> {
         crate::memory::same_len("add_copy", src.len(), dst.len())?;
         same_context("add_copy", self.ctx, src.context())?;
         same_context("add_copy", self.ctx, dst.context())?;
+        crate::memory::no_overlap(
+            "add_copy",
+            src.device_ptr().as_raw(),
+            dst.device_ptr().as_raw(),
+            byte_len::<T>(src.len(), "copy")?,
+        )?;
         let c = copy_1d(
             Side::device(src.device_ptr().as_raw()),
             Side::device(dst.device_ptr().as_raw()),
@@ -782,13 +788,26 @@ impl<'g> Graph<'g> {
     /// `griddepcontrol.wait` before it reads them. Add `to` without a
     /// dependency on `from` and add this edge instead.
     ///
+    /// # Safety
+    ///
+    /// The edge weakens the ordering of two kernels that were added under
+    /// [`Graph::add_kernel`]'s contract: `to`'s kernel must execute
+    /// `griddepcontrol.wait` (`cudaGridDependencySynchronize()`) before it
+    /// reads anything `from`'s kernel writes, or writes anything it reads;
+    /// without it, `from`'s writes are not guaranteed visible (they may
+    /// still be running).
+    ///
     /// # Errors
     ///
     /// [`Error::ForeignGraphNode`]; [`Error::InvalidArgument`] unless both
     /// are kernel nodes, or for a node and itself; [`Error::NotSupported`]
     /// below compute capability 9.0 or where the driver lacks
     /// `cuGraphAddDependencies_v2` (before CUDA 12.3); driver errors.
-    pub fn add_programmatic_dependency(&mut self, from: GraphNode, to: GraphNode) -> Result<()> {
+    pub unsafe fn add_programmatic_dependency(
+        &mut self,
+        from: GraphNode,
+        to: GraphNode,
+    ) -> Result<()> {
         let raw = self.deps("add_programmatic_dependency", &[from, to])?;
         if raw[0] == raw[1] {
             return Err(Error::InvalidArgument(

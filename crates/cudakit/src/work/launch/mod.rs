@@ -667,6 +667,11 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// Objects passed as themselves (`&texture`, `&mut surface`, `&map`)
     /// get all of that checked.
     ///
+    /// With [`LaunchConfig::programmatic`], the kernel may start before the
+    /// kernel queued before it on the stream has finished: it must execute
+    /// `griddepcontrol.wait` (`cudaGridDependencySynchronize()`) before it
+    /// reads anything that kernel writes, or writes anything it reads.
+    ///
     /// cudakit checks everything it can see; this is what it cannot.
     ///
     /// # Errors
@@ -880,7 +885,8 @@ fn config_key(c: &LaunchConfig) -> Option<[u64; 4]> {
         w(c.grid.x, c.grid.y),
         w(c.grid.z, c.block.x),
         w(c.block.y, c.block.z),
-        w(c.shared_bytes, u32::from(c.programmatic)),
+        // Bit 63: a key is never all zeros, the empty cache's words.
+        w(c.shared_bytes, u32::from(c.programmatic) | 1 << 31),
     ])
 }
 
@@ -947,10 +953,10 @@ mod config_cache_tests {
         assert!(config_key(&plain.cooperative()).is_none());
         assert_ne!(config_key(&plain.programmatic()), Some(key));
         assert!(config_key(&LaunchConfig::new(8, 64).cluster(2)).is_none());
-        // A zero grid is never a stored configuration.
-        let zero = config_key(&LaunchConfig::new((0, 1), 1)).unwrap();
-        let fresh = ConfigCache::default();
-        assert!(!fresh.holds(&[0; 4]) || zero != [0; 4]);
+        // An empty cache holds no key, not even an all-zero configuration's.
+        let zero = config_key(&LaunchConfig::new((0, 0, 0), (0, 0, 0))).unwrap();
+        assert_ne!(zero, [0; 4]);
+        assert!(!ConfigCache::default().holds(&zero));
     }
 
     #[test]
