@@ -225,7 +225,10 @@ extern "C" __global__ void add(const float* a, const float* b, float* c, int n) 
 "#;
 
 /// Module load of a CUBIN: `ctx.load_module` against raw `cuModuleLoadData`
-/// plus `cuModuleGetFunction` and `cuModuleUnload`.
+/// plus `cuModuleGetFunction` and `cuModuleUnload`; and a context-independent
+/// library (`Library::load`, `function`, drop: `cuLibraryLoadData`,
+/// `cuLibraryGetKernel`, `cuKernelGetFunction`, `cuLibraryUnload`) against
+/// the same raw module baseline, measured in the same loop.
 ///
 /// # Errors
 ///
@@ -245,6 +248,7 @@ pub fn module_load(ctx: &Context, samples: usize) -> Result<Vec<Row>> {
     let name = c"add";
     let mut raw = Vec::with_capacity(samples);
     let mut kit = Vec::with_capacity(samples);
+    let mut lib = Vec::with_capacity(samples);
     for i in 0..=samples {
         let t = Instant::now();
         let mut module = std::ptr::null_mut();
@@ -267,17 +271,36 @@ pub fn module_load(ctx: &Context, samples: usize) -> Result<Vec<Row>> {
             std::hint::black_box(f.as_raw());
         }
         let k = t.elapsed();
+        let t = Instant::now();
+        {
+            let library = cudakit::Library::load(&compiled)?;
+            let f = library.function(ctx, "add")?;
+            std::hint::black_box(f.as_raw());
+        }
+        let l = t.elapsed();
         if i > 0 {
             raw.push(r);
             kit.push(k);
+            lib.push(l);
         }
     }
-    Ok(vec![Row {
-        name: "module load (CUBIN) + lookup + unload".into(),
-        cudakit: median(kit),
-        raw: Some(median(raw)),
-        samples,
-    }])
+    let raw = median(raw);
+    Ok(vec![
+        Row {
+            name: "module load (CUBIN) + lookup + unload".into(),
+            cudakit: median(kit),
+            raw: Some(raw),
+            samples,
+        },
+        Row {
+            name: "library load (CUBIN) + kernel + function + unload, against raw module load \
+                   + lookup + unload"
+                .into(),
+            cudakit: median(lib),
+            raw: Some(raw),
+            samples,
+        },
+    ])
 }
 
 /// Context creation from nothing: `Context::new` (retain the primary

@@ -70,6 +70,7 @@ pub mod nvtx;
 pub mod work;
 
 pub use compile::cache::{Cache, CacheKey, CacheStats};
+pub use compile::library::{Kernel, Library};
 pub use compile::linker::{LinkInput, LinkOptions, Linker};
 pub use compile::module::{Function, FunctionAttributes, Global, ImageKind, Module, ParamCheck};
 pub use compile::program::{Arch, Compiled, CppStd, Origin, Output, Program};
