@@ -62,6 +62,11 @@
 //!   image's `.entry` names are its kernels and its `.global`/`.const`
 //!   declarations its variables; `cuKernelGetFunction` makes a function of
 //!   the current context; a handle not loaded is 400 (`stub_library_counts`).
+//! - Virtual memory (`cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`,
+//!   `cuMemSetAccess`, `cuMemUnmap`, `cuMemRelease`, `cuMemAddressFree`,
+//!   `cuMemGetAllocationGranularity`): fake ranges and numbered handles with
+//!   the driver's alignment, overlap and order rules checked and every
+//!   refusal counted (`stub_vmm_counts`); no memory behind them.
 //! - Copies and memsets move bytes only where both sides are real host
 //!   memory (managed or pinned); device memory is fake.
 //! - Every other symbol of the table returns CUDA_ERROR_NOT_SUPPORTED (801).
@@ -3252,4 +3257,355 @@ pub unsafe extern "C" fn stub_library_counts(out: *mut u64) {
     let v = [l.loads, l.unloads, l.bad_handles, l.kernel_functions, live];
     // SAFETY: the test passes 5 writable u64s.
     unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), out, 5) };
+}
+
+// ---- Virtual memory management (cuMemAddressReserve, cuMemCreate, ...) ----
+//
+// Reservations hand out fake addresses from 0x7F00_0000_0000 upwards;
+// physical allocations are numbered handles (no memory behind them, so
+// copies into mapped ranges move nothing, as for cuMemAlloc memory). The
+// driver's rules that cudakit's bookkeeping depends on are checked, each a
+// CUDA_ERROR_INVALID_VALUE (1) counted in `stub_vmm_counts`: sizes,
+// addresses and offsets in whole multiples of the granularity (2 MiB unless
+// `stub_set_vmm_granularity` says otherwise); a map only inside a
+// reservation, only over unmapped addresses, within its handle; access set
+// only on mapped ranges; an unmap only of whole mappings; an address free
+// only of a whole reservation with nothing mapped in it; a release only of
+// a live handle. Reservations, creates and unmaps are potentially unsafe
+// during capture (900). `stub_fail_next_mem_create` makes the next
+// `cuMemCreate` fail (CUDA_ERROR_OUT_OF_MEMORY, 2).
+
+struct VmmState {
+    granularity: usize,
+    next_address: u64,
+    next_handle: u64,
+    /// (base, size).
+    reservations: Vec<(u64, usize)>,
+    /// (handle, size).
+    handles: Vec<(u64, usize)>,
+    /// (address, size, handle).
+    mappings: Vec<(u64, usize, u64)>,
+    /// (address, size) of each cuMemSetAccess.
+    access: Vec<(u64, usize)>,
+    creates: u64,
+    releases: u64,
+    maps: u64,
+    unmaps: u64,
+    address_frees: u64,
+    invalid: u64,
+    fail_next_create: bool,
+}
+
+static VMM: Mutex<VmmState> = Mutex::new(VmmState {
+    granularity: 2 << 20,
+    next_address: 0x7F00_0000_0000,
+    next_handle: 0x100,
+    reservations: Vec::new(),
+    handles: Vec::new(),
+    mappings: Vec::new(),
+    access: Vec::new(),
+    creates: 0,
+    releases: 0,
+    maps: 0,
+    unmaps: 0,
+    address_frees: 0,
+    invalid: 0,
+    fail_next_create: false,
+});
+
+fn vmm() -> MutexGuard<'static, VmmState> {
+    match VMM.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+impl VmmState {
+    fn invalid(&mut self) -> i32 {
+        self.invalid += 1;
+        CUDA_ERROR_INVALID_VALUE
+    }
+
+    fn aligned(&self, v: u64) -> bool {
+        v % self.granularity as u64 == 0
+    }
+}
+
+/// `CUmemAllocationProp`, as far as the stand-in reads it.
+#[derive(Debug)]
+#[repr(C)]
+pub struct AllocationProp {
+    kind: i32,
+    handle_types: i32,
+    location_type: i32,
+    location_id: i32,
+    win32: *mut c_void,
+    flags: [u8; 8],
+}
+
+/// A pinned allocation on a device the stand-in has.
+fn prop_ok(prop: *const AllocationProp) -> bool {
+    if prop.is_null() {
+        return false;
+    }
+    // SAFETY: a non-null pointer to the caller's property struct.
+    let p = unsafe { &*prop };
+    p.kind == 1 && p.location_type == 1 && p.location_id >= 0 && p.location_id < 4
+}
+
+/// Sets the granularity `cuMemGetAllocationGranularity` reports.
+#[no_mangle]
+pub extern "C" fn stub_set_vmm_granularity(bytes: usize) {
+    vmm().granularity = bytes.max(1);
+}
+
+/// Makes the next `cuMemCreate` fail with CUDA_ERROR_OUT_OF_MEMORY.
+#[no_mangle]
+pub extern "C" fn stub_fail_next_mem_create() {
+    vmm().fail_next_create = true;
+}
+
+/// Virtual-memory counters: live reservations, live mappings, live
+/// handles, creates, releases, maps, unmaps, access settings, address
+/// frees, refused calls (1).
+#[no_mangle]
+pub unsafe extern "C" fn stub_vmm_counts(out: *mut u64) {
+    let v = vmm();
+    let c = [
+        v.reservations.len() as u64,
+        v.mappings.len() as u64,
+        v.handles.len() as u64,
+        v.creates,
+        v.releases,
+        v.maps,
+        v.unmaps,
+        v.access.len() as u64,
+        v.address_frees,
+        v.invalid,
+    ];
+    // SAFETY: the test passes 10 writable u64s.
+    unsafe { std::ptr::copy_nonoverlapping(c.as_ptr(), out, c.len()) };
+}
+
+/// `cuMemGetAllocationGranularity`: the stand-in's granularity, for a
+/// pinned device allocation.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemGetAllocationGranularity(
+    granularity: *mut usize,
+    prop: *const AllocationProp,
+    _option: i32,
+) -> i32 {
+    entry!();
+    let mut v = vmm();
+    if granularity.is_null() || !prop_ok(prop) {
+        return v.invalid();
+    }
+    // SAFETY: a valid out-pointer.
+    unsafe { granularity.write(v.granularity) };
+    CUDA_SUCCESS
+}
+
+/// `cuMemAddressReserve`: a fake range, `size` a multiple of the granularity.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAddressReserve(
+    ptr: *mut u64,
+    size: usize,
+    _alignment: usize,
+    _addr: u64,
+    _flags: u64,
+) -> i32 {
+    entry!();
+    if let Err(rc) = state().unsafe_call() {
+        return rc;
+    }
+    let mut v = vmm();
+    if ptr.is_null() || size == 0 || !v.aligned(size as u64) {
+        return v.invalid();
+    }
+    let base = v.next_address;
+    v.next_address += size as u64 + v.granularity as u64;
+    v.reservations.push((base, size));
+    // SAFETY: a valid out-pointer.
+    unsafe { ptr.write(base) };
+    CUDA_SUCCESS
+}
+
+/// `cuMemAddressFree`: a whole reservation with nothing mapped in it.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAddressFree(ptr: u64, size: usize) -> i32 {
+    entry!();
+    if let Err(rc) = state().unsafe_call() {
+        return rc;
+    }
+    let mut v = vmm();
+    let Some(i) = v.reservations.iter().position(|&r| r == (ptr, size)) else {
+        return v.invalid();
+    };
+    let end = ptr + size as u64;
+    if v.mappings.iter().any(|&(a, _, _)| a >= ptr && a < end) {
+        return v.invalid();
+    }
+    v.reservations.swap_remove(i);
+    v.address_frees += 1;
+    CUDA_SUCCESS
+}
+
+/// `cuMemCreate`: a numbered handle of `size` bytes (a multiple of the
+/// granularity), for a pinned device allocation.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemCreate(
+    handle: *mut u64,
+    size: usize,
+    prop: *const AllocationProp,
+    _flags: u64,
+) -> i32 {
+    entry!();
+    if let Err(rc) = state().unsafe_call() {
+        return rc;
+    }
+    let mut v = vmm();
+    if std::mem::take(&mut v.fail_next_create) {
+        return 2; // CUDA_ERROR_OUT_OF_MEMORY
+    }
+    if handle.is_null() || size == 0 || !v.aligned(size as u64) || !prop_ok(prop) {
+        return v.invalid();
+    }
+    let h = v.next_handle;
+    v.next_handle += 1;
+    v.handles.push((h, size));
+    v.creates += 1;
+    // SAFETY: a valid out-pointer.
+    unsafe { handle.write(h) };
+    CUDA_SUCCESS
+}
+
+/// `cuMemRelease`: a live handle (the stand-in, stricter than the driver,
+/// also refuses one still mapped, so that a release before its unmap shows).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemRelease(handle: u64) -> i32 {
+    entry!();
+    let mut v = vmm();
+    let Some(i) = v.handles.iter().position(|&(h, _)| h == handle) else {
+        return v.invalid();
+    };
+    if v.mappings.iter().any(|&(_, _, h)| h == handle) {
+        return v.invalid();
+    }
+    v.handles.swap_remove(i);
+    v.releases += 1;
+    CUDA_SUCCESS
+}
+
+/// `cuMemMap`: inside a reservation, over unmapped addresses, aligned,
+/// within the handle.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemMap(
+    ptr: u64,
+    size: usize,
+    offset: usize,
+    handle: u64,
+    _flags: u64,
+) -> i32 {
+    entry!();
+    let mut v = vmm();
+    let end = ptr + size as u64;
+    let in_reservation = v
+        .reservations
+        .iter()
+        .any(|&(b, s)| ptr >= b && end <= b + s as u64);
+    let handle_ok = v
+        .handles
+        .iter()
+        .any(|&(h, s)| h == handle && offset + size <= s);
+    let overlaps = v
+        .mappings
+        .iter()
+        .any(|&(a, s, _)| ptr < a + s as u64 && a < end);
+    if size == 0
+        || !v.aligned(ptr)
+        || !v.aligned(size as u64)
+        || !v.aligned(offset as u64)
+        || !in_reservation
+        || !handle_ok
+        || overlaps
+    {
+        return v.invalid();
+    }
+    v.mappings.push((ptr, size, handle));
+    v.maps += 1;
+    CUDA_SUCCESS
+}
+
+/// `cuMemUnmap`: whole mappings only (one or more, contiguous, from `ptr`).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemUnmap(ptr: u64, size: usize) -> i32 {
+    entry!();
+    let mut v = vmm();
+    let end = ptr + size as u64;
+    let mut at = ptr;
+    let mut covered = Vec::new();
+    while at < end {
+        match v.mappings.iter().position(|&(a, _, _)| a == at) {
+            Some(i) => {
+                at += v.mappings[i].1 as u64;
+                covered.push(i);
+            }
+            None => break,
+        }
+    }
+    if at != end || covered.is_empty() {
+        return v.invalid();
+    }
+    covered.sort_unstable();
+    for i in covered.into_iter().rev() {
+        v.mappings.swap_remove(i);
+    }
+    v.unmaps += 1;
+    CUDA_SUCCESS
+}
+
+/// `CUmemAccessDesc`, as the stand-in reads it.
+#[derive(Debug)]
+#[repr(C)]
+pub struct AccessDesc {
+    location_type: i32,
+    location_id: i32,
+    flags: i32,
+}
+
+/// `cuMemSetAccess`: a wholly mapped range, device locations,
+/// read-write or read access.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemSetAccess(
+    ptr: u64,
+    size: usize,
+    desc: *const AccessDesc,
+    count: usize,
+) -> i32 {
+    entry!();
+    let mut v = vmm();
+    if desc.is_null() || count == 0 {
+        return v.invalid();
+    }
+    for i in 0..count {
+        // SAFETY: the caller passes `count` descriptors.
+        let d = unsafe { &*desc.add(i) };
+        if d.location_type != 1 || !(d.flags == 1 || d.flags == 3) {
+            return v.invalid();
+        }
+    }
+    let end = ptr + size as u64;
+    let mut at = ptr;
+    while at < end {
+        match v
+            .mappings
+            .iter()
+            .find(|&&(a, s, _)| at >= a && at < a + s as u64)
+        {
+            Some(&(a, s, _)) => at = a + s as u64,
+            None => return v.invalid(),
+        }
+    }
+    v.access.push((ptr, size));
+    CUDA_SUCCESS
 }

@@ -142,6 +142,7 @@ structural_debug!(Error {
     CollectiveMismatch { call, reason },
     NcclTimeout { call, rank, waited },
     CommunicatorAborted { rank, cause },
+    VirtualMemory(value),
 });
 
 #[cfg(test)]
