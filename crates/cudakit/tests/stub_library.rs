@@ -180,6 +180,31 @@ fn library_kernels_resolve_launch_and_unload_once() {
         "nothing refused reached the driver"
     );
 
+    // A declared signature for the extern "C" kernel, checked against the
+    // parameter table and then at every launch.
+    rec.set_params(&[(0, 8), (8, 4)]);
+    let add = library
+        .function_with_signature(&ctx, "add_one", "float* x, unsigned n")
+        .expect("declared");
+    assert!(matches!(
+        library.function_with_signature(&ctx, "add_one", "float* x"),
+        Err(Error::DeclaredSignature { .. })
+    ));
+    // SAFETY: the stand-in runs nothing.
+    let err = ctx
+        .scope(|s| unsafe { s.launch(&stream, &add, &cfg, &params![&x, 64i32]) })
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::ArgumentType { index: 1, .. }),
+        "{err:?}"
+    );
+    // SAFETY: as above.
+    ctx.scope(|s| unsafe { s.launch(&stream, &add, &cfg, &params![&x, 64u32]) })
+        .expect("launch");
+    assert_eq!(rec.launches(), before + 2);
+    drop(add);
+    rec.set_params(&[(0, 8), (8, 4), (12, 4)]);
+
     // Two threads: each looks up, makes a function and launches.
     std::thread::scope(|t| {
         for _ in 0..2 {
@@ -196,7 +221,7 @@ fn library_kernels_resolve_launch_and_unload_once() {
             });
         }
     });
-    assert_eq!(rec.launches(), before + 21);
+    assert_eq!(rec.launches(), before + 22);
 
     // Globals, by name expression and plain name.
     let bias = library.global::<f32>(&ctx, "&bias").expect("global");

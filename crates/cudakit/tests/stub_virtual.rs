@@ -10,7 +10,8 @@
 //! - shrinking unmaps and releases whole allocations, last first;
 //! - growing past the reservation, shrinking below zero and an unaligned
 //!   step are typed errors, and change nothing;
-//! - a failed `cuMemCreate` changes nothing;
+//! - a failed `cuMemCreate` changes nothing, and so does a growth or a
+//!   shrink refused on a capturing thread;
 //! - the buffer is a kernel argument and a copy operand like any buffer;
 //! - four threads grow and shrink their own buffers at once;
 //! - drop leaves nothing reserved, mapped or allocated, in the stand-in or
@@ -202,6 +203,30 @@ fn virtual_buffers_grow_shrink_and_free_in_place() {
         Err(Error::LengthMismatch { .. })
     ));
     drop(d);
+
+    // Refused on a capturing thread (the driver would refuse and
+    // invalidate the capture), before anything changes.
+    let before = (v.len(), v.mapped_bytes(), stand.vmm());
+    let (bigger, smaller) = (v.len() * 4, 10);
+    let outcome = ctx.scope(|s| {
+        s.capture(&stream, || {
+            for (len, call) in [(bigger, "cuMemCreate"), (smaller, "cuMemUnmap")] {
+                match v.resize(len) {
+                    Err(Error::IllegalDuringCapture { operation, .. }) => {
+                        assert_eq!(operation, call)
+                    }
+                    other => panic!("expected IllegalDuringCapture, got {other:?}"),
+                }
+            }
+            Ok(())
+        })
+        .map(drop)
+    });
+    assert!(
+        matches!(outcome, Err(Error::IllegalDuringCapture { .. })),
+        "the capture ends with the refusal: {outcome:?}"
+    );
+    assert_eq!((v.len(), v.mapped_bytes(), stand.vmm()), before);
 
     // Shrinking releases whole allocations, last first.
     v.resize(10).expect("shrink");

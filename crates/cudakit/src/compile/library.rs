@@ -446,6 +446,27 @@ impl Library {
         self.kernel(name)?.function(ctx)
     }
 
+    /// [`Library::function`] for a kernel whose parameter types its name
+    /// does not carry (an `extern "C"` kernel), with its signature declared
+    /// in C spelling, checked as
+    /// [`Module::function_with_signature`](crate::Module::function_with_signature)
+    /// checks it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DeclaredSignature`]; as [`Library::function`].
+    pub fn function_with_signature<'a>(
+        &'a self,
+        ctx: &'a Context,
+        name: &str,
+        signature: &str,
+    ) -> Result<Function<'a>> {
+        let kernel = self.kernel(name)?;
+        let mut f = kernel.function(ctx)?;
+        f.declare_signature(name, signature, self.ptx_entry(&kernel.symbol))?;
+        Ok(f)
+    }
+
     /// The `__device__` or `__constant__` variable `name` of the library,
     /// as it lives in `ctx`, as `len` elements of `T`
     /// (`cuLibraryGetGlobal`). `name` resolves as for

@@ -708,33 +708,8 @@ impl<'c> Module<'c> {
     /// [`Module::function`].
     pub fn function_with_signature(&self, name: &str, signature: &str) -> Result<Function<'_>> {
         let mut f = self.function(name)?;
-        let refused = |reason: String| Error::DeclaredSignature {
-            function: name.to_owned(),
-            reason,
-        };
-        let declared = parse_declared(signature).map_err(|e| refused(e.to_string()))?;
-        if let ParamCheck::Available(table) = f.param_check()? {
-            if table.len() != declared.len() {
-                return Err(refused(format!(
-                    "{} parameter(s) declared, cuFuncGetParamInfo reports {}",
-                    declared.len(),
-                    table.len()
-                )));
-            }
-            for (i, (t, &(_, size))) in declared.iter().zip(table).enumerate() {
-                if let Some(layout) = t.layout() {
-                    if layout.size != size {
-                        return Err(refused(format!(
-                            "parameter {i}: '{t}' is {} bytes, cuFuncGetParamInfo reports {size}",
-                            layout.size
-                        )));
-                    }
-                }
-            }
-        }
-        f.state.signature =
-            KernelSignature::declared(&f.symbol, declared, self.ptx_entry(&f.symbol))
-                .map_err(|e| refused(e.0))?;
+        let ptx = self.ptx_entry(&f.symbol);
+        f.declare_signature(name, signature, ptx)?;
         Ok(f)
     }
 
@@ -1007,6 +982,45 @@ impl<'m> Function<'m> {
                 ..FunctionState::default()
             },
         }
+    }
+
+    /// Replaces the signature with one declared in C spelling, checked
+    /// against `ptx` (the kernel's PTX entry, where known), the mangled
+    /// name and the parameter table (see [`Module::function_with_signature`]).
+    pub(crate) fn declare_signature(
+        &mut self,
+        name: &str,
+        signature: &str,
+        ptx: Option<&PtxEntry>,
+    ) -> Result<()> {
+        let refused = |reason: String| Error::DeclaredSignature {
+            function: name.to_owned(),
+            reason,
+        };
+        let declared = parse_declared(signature).map_err(|e| refused(e.to_string()))?;
+        if let ParamCheck::Available(table) = self.param_check()? {
+            if table.len() != declared.len() {
+                return Err(refused(format!(
+                    "{} parameter(s) declared, the driver's parameter table has {}",
+                    declared.len(),
+                    table.len()
+                )));
+            }
+            for (i, (t, &(_, size))) in declared.iter().zip(table).enumerate() {
+                if let Some(layout) = t.layout() {
+                    if layout.size != size {
+                        return Err(refused(format!(
+                            "parameter {i}: '{t}' is {} bytes, the driver's parameter table \
+                             reports {size}",
+                            layout.size
+                        )));
+                    }
+                }
+            }
+        }
+        self.state.signature =
+            KernelSignature::declared(&self.symbol, declared, ptx).map_err(|e| refused(e.0))?;
+        Ok(())
     }
 
     /// One attribute (`cuFuncGetAttribute`).

@@ -366,6 +366,36 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
     /// [`VirtualMemoryError::PastReservation`] past the reservation;
     /// [`Error::IllegalDuringCapture`]; [`Error::InsideHostCallback`];
     /// driver errors (out of memory; the buffer is then unchanged).
+    ///
+    /// It takes `&mut self`, so no view, copy or kernel that borrows the
+    /// buffer can be alive across it:
+    ///
+    /// ```compile_fail,E0502
+    /// # fn main() -> cudakit::Result<()> {
+    /// let ctx = cudakit::Context::new(0)?;
+    /// let mut v = ctx.alloc_virtual::<f32>(16, 1 << 20)?;
+    /// let view = v.as_view();
+    /// v.resize(32)?; // error: `v` is borrowed by `view`
+    /// # drop(view); Ok(()) }
+    /// ```
+    ///
+    /// and a scope's work keeps its borrow until the scope has waited:
+    ///
+    /// ```compile_fail,E0502
+    /// # fn main() -> cudakit::Result<()> {
+    /// # use cudakit::{params, LaunchConfig};
+    /// let ctx = cudakit::Context::new(0)?;
+    /// let module = ctx.load_module_file("k.cubin")?;
+    /// let k = module.function("k")?;
+    /// let stream = ctx.stream()?;
+    /// let mut v = ctx.alloc_virtual::<f32>(16, 1 << 20)?;
+    /// ctx.scope(|s| {
+    ///     // SAFETY: (not reached: this does not compile)
+    ///     unsafe { s.launch(&stream, &k, &LaunchConfig::new(1, 16), &params![&v])? };
+    ///     v.resize(32) // error: the launch borrows `v` for the scope
+    /// })?;
+    /// # Ok(()) }
+    /// ```
     #[track_caller]
     pub fn resize(&mut self, new_len: usize) -> Result<()> {
         let location = Location::caller();
@@ -381,6 +411,9 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
             self.len = new_len;
             Ok(())
         } else {
+            // Refusals that change nothing come before the length does.
+            self.ctx.refuse_during_capture("cuMemUnmap")?;
+            self.ctx.enter()?;
             self.len = new_len;
             self.unmap_past(bytes)
         }
