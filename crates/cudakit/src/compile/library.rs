@@ -551,9 +551,10 @@ impl Library {
     ///
     /// Driver errors (the library then stays loaded: a leak, never a free
     /// of what may be in use); [`Error::ForkedChild`].
-    pub fn unload(self) -> Result<()> {
-        let raw = self.raw;
-        std::mem::forget(self);
+    pub fn unload(mut self) -> Result<()> {
+        // A null handle tells drop that the unload is done here.
+        let raw = std::mem::replace(&mut self.raw, ptr::null_mut());
+        drop(self);
         if forked() {
             return Err(Error::ForkedChild);
         }
@@ -564,8 +565,8 @@ impl Library {
         let cu = cu()?;
         let unload = optional!(cu, cuLibraryUnload, "CUDA 12.0");
         // SAFETY: the library loaded at construction, once: `self` was
-        // consumed (and forgotten, so drop does not unload it again), so no
-        // kernel or function borrows it.
+        // consumed (and dropped with a null handle, which drop skips), so
+        // no kernel or function borrows it.
         check("cuLibraryUnload", unsafe { unload(raw) })?;
         drain_deferred(cu);
         Ok(())
@@ -574,8 +575,9 @@ impl Library {
 
 impl Drop for Library {
     fn drop(&mut self) {
-        if forked() {
-            // The parent's handle: nothing to free here.
+        if self.raw.is_null() || forked() {
+            // Unloaded by `unload` already; or the parent's handle, which
+            // is not this process's to free.
             return;
         }
         if !may_unload_here() {

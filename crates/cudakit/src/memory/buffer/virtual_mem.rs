@@ -10,37 +10,8 @@
 //! are whole multiples of it. Every physical allocation is recorded in the
 //! arena as [`AllocKind::Virtual`], with the caller that grew the buffer.
 //!
-//! # Soundness
-//!
-//! - Growing and shrinking take `&mut self`. Device work reaches the
-//!   buffer only through a borrow (`&VirtualBuffer` as a kernel argument
-//!   or a copy operand), inside a scope that waits for its work before the
-//!   borrow ends, or in a graph whose replays run only in scopes that its
-//!   borrows outlive. So while `&mut self` exists no queued work can use
-//!   the range, and an unmap never pulls memory from under a kernel. The
-//!   same reasoning lets [`DeviceBuffer`](crate::DeviceBuffer)'s drop free.
-//! - Growth maps only addresses past the ones in use; the device address
-//!   of the first element never changes.
-//! - Drop goes through `Context::release`: each physical allocation is
-//!   unmapped and released, then the range is freed, in that order, now or
-//!   (on a driver callback thread, or a capturing one) later on a cudakit
-//!   thread. A refused unmap keeps the allocation (recorded as leaked,
-//!   never released while it may still be mapped); a refused release is
-//!   recorded as leaked too. `mem::forget` of the buffer leaks it, and
-//!   nothing else.
-//!
-//! # Threads and failures
-//!
-//! `&mut self` makes growth and shrinking single-threaded per buffer; the
-//! driver calls are thread-safe between buffers. They are refused on a
-//! thread that is capturing ([`Error::IllegalDuringCapture`]: the driver
-//! would refuse them there and invalidate the capture) and inside host
-//! callbacks ([`Error::InsideHostCallback`]). A failed `cuMemCreate`
-//! changes nothing; a failed `cuMemMap` releases the new allocation; a
-//! failed `cuMemSetAccess` unmaps and releases it (nothing used it yet).
-//! A failed unmap while shrinking keeps that allocation mapped (and the
-//! buffer's length is still the new one, which it covers); a failed
-//! release after a good unmap is recorded as leaked.
+//! See [`VirtualBuffer`] for why it is sound, and what happens on each
+//! thread and failure.
 
 use std::marker::PhantomData;
 use std::ops::RangeBounds;
@@ -73,7 +44,42 @@ struct Chunk {
 }
 
 /// A buffer of `T` in a reserved device address range, grown and shrunk
-/// in place by mapping physical memory (see the [module docs](self)).
+/// in place by mapping physical memory: the device address of the first
+/// element never changes, and growth copies nothing. The allocation
+/// granularity is read from the driver; every physical allocation is an
+/// [`AllocKind::Virtual`] record in the arena, with its caller.
+///
+/// # Soundness
+///
+/// - Growing and shrinking take `&mut self`. Device work reaches the
+///   buffer only through a borrow (`&VirtualBuffer` as a kernel argument
+///   or a copy operand), inside a scope that waits for its work before the
+///   borrow ends, or in a graph whose replays run only in scopes that its
+///   borrows outlive. So while `&mut self` exists no queued work can use
+///   the range, and an unmap never pulls memory from under a kernel. The
+///   same reasoning lets [`DeviceBuffer`](crate::DeviceBuffer)'s drop free.
+/// - Growth maps only addresses past the ones in use; the device address
+///   of the first element never changes.
+/// - Drop goes through `Context::release`: each physical allocation is
+///   unmapped and released, then the range is freed, in that order, now or
+///   (on a driver callback thread, or a capturing one) later on a cudakit
+///   thread. A refused unmap keeps the allocation (recorded as leaked,
+///   never released while it may still be mapped); a refused release is
+///   recorded as leaked too. `mem::forget` of the buffer leaks it, and
+///   nothing else.
+///
+/// # Threads and failures
+///
+/// `&mut self` makes growth and shrinking single-threaded per buffer; the
+/// driver calls are thread-safe between buffers. They are refused on a
+/// thread that is capturing ([`Error::IllegalDuringCapture`]: the driver
+/// would refuse them there and invalidate the capture) and inside host
+/// callbacks ([`Error::InsideHostCallback`]). A failed `cuMemCreate`
+/// changes nothing; a failed `cuMemMap` releases the new allocation; a
+/// failed `cuMemSetAccess` unmaps and releases it (nothing used it yet).
+/// A failed unmap while shrinking keeps that allocation mapped (and the
+/// buffer's length is still the new one, which it covers); a failed
+/// release after a good unmap is recorded as leaked.
 ///
 /// ```no_run
 /// # fn main() -> cudakit::Result<()> {
