@@ -3,8 +3,8 @@
 //! names and `extern "C"` names; an unknown name refused with the names the
 //! library has; a library kernel made a function of the context and
 //! launched through `Scope::launch` with its arguments checked (a wrong
-//! type refused before `cuLaunchKernel`); lookups and launches from two
-//! threads; globals; one unload per library, none twice.
+//! type refused before `cuLaunchKernel`); the same kernel a function of two
+//! devices' contexts; lookups and launches from two threads; globals; one unload per library, none twice.
 //!
 //! Process-global (`CUDAKIT_LIBCUDA`), so in its own test binary and one
 //! test function. Needs libnvrtc (`CUDAKIT_LIBNVRTC`), as `compile.rs` does.
@@ -222,6 +222,34 @@ fn library_kernels_resolve_launch_and_unload_once() {
         }
     });
     assert_eq!(rec.launches(), before + 22);
+
+    // A second device's context: the same kernel becomes a function of
+    // it, launched there; the first context's function is refused in the
+    // second's scope before the driver.
+    // SAFETY: the stand-in exports this function with this signature.
+    let devices = unsafe {
+        rec.lib
+            .get::<unsafe extern "C" fn(i32)>(b"stub_set_device_count\0")
+    }
+    .expect("stub_set_device_count");
+    // SAFETY: a plain integer argument.
+    unsafe { devices(2) };
+    let ctx1 = Context::new(1).expect("device 1");
+    let f1 = scale.function(&ctx1).expect("function of device 1");
+    assert_eq!(f1.context().device().ordinal(), 1);
+    let x1 = ctx1.alloc::<f32>(64).expect("alloc on device 1");
+    let stream1 = ctx1.stream().expect("stream on device 1");
+    let launched = rec.launches();
+    // SAFETY: the stand-in runs nothing.
+    ctx1.scope(|s| unsafe { s.launch(&stream1, &f1, &cfg, &params![&x1, 2.0f32, 64u32]) })
+        .expect("launch on device 1");
+    // SAFETY: as above.
+    let err = ctx1
+        .scope(|s| unsafe { s.launch(&stream1, &f, &cfg, &params![&x1, 2.0f32, 64u32]) })
+        .unwrap_err();
+    assert!(matches!(err, Error::ContextMismatch { .. }), "{err:?}");
+    assert_eq!(rec.launches(), launched + 1);
+    drop((f1, x1, stream1));
 
     // Globals, by name expression and plain name.
     let bias = library.global::<f32>(&ctx, "&bias").expect("global");
