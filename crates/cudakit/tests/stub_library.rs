@@ -4,7 +4,9 @@
 //! library has; a library kernel made a function of the context and
 //! launched through `Scope::launch` with its arguments checked (a wrong
 //! type refused before `cuLaunchKernel`); the same kernel a function of two
-//! devices' contexts; lookups and launches from two threads; globals; one unload per library, none twice.
+//! devices' contexts; lookups and launches from two threads; globals; a
+//! refused load; an unload deferred off a capturing thread; one unload per
+//! library, none twice.
 //!
 //! Process-global (`CUDAKIT_LIBCUDA`), so in its own test binary and one
 //! test function. Needs libnvrtc (`CUDAKIT_LIBNVRTC`), as `compile.rs` does.
@@ -286,4 +288,34 @@ fn library_kernels_resolve_launch_and_unload_once() {
         Library::from_image(b""),
         Err(Error::ZeroLength { .. })
     ));
+    // A refused load is a typed error naming the call.
+    match Library::from_image(b"not ptx at all") {
+        Err(Error::ModuleLoad { call, .. }) => assert_eq!(call, "cuLibraryLoadData"),
+        other => panic!("expected ModuleLoad, got {other:?}"),
+    }
+    assert_eq!(rec.library_counts()[0], 2, "nothing loaded");
+
+    // Dropped on a capturing thread, a library is not unloaded there (the
+    // driver would refuse and invalidate the capture): the next library
+    // drop on a thread that may call the driver unloads it.
+    let deferred = Library::from_image(ptx.as_bytes()).expect("library");
+    let graph = ctx
+        .scope(|s| {
+            s.capture(&stream, || {
+                drop(deferred);
+                Ok(())
+            })
+            .map(drop)
+        })
+        .expect("the capture is not disturbed");
+    drop(graph);
+    let counts = rec.library_counts();
+    assert_eq!((counts[0], counts[1], counts[4]), (3, 2, 1), "{counts:?}");
+    drop(Library::from_image(ptx.as_bytes()).expect("library"));
+    let counts = rec.library_counts();
+    assert_eq!(
+        (counts[0], counts[1], counts[2], counts[4]),
+        (4, 4, 0, 0),
+        "{counts:?}"
+    );
 }

@@ -2979,7 +2979,8 @@ fn parse_ptx(text: &str) -> (Vec<std::ffi::CString>, Vec<(String, usize)>) {
     (kernels, globals)
 }
 
-/// `cuLibraryLoadData`: no context needed; options are not read.
+/// `cuLibraryLoadData`: no context needed; options are not read; text
+/// without a `.version` line is CUDA_ERROR_INVALID_PTX (218).
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryLoadData(
     library: *mut *mut c_void,
@@ -3003,8 +3004,11 @@ pub unsafe extern "C" fn cuLibraryLoadData(
         (None, Vec::new())
     } else {
         // SAFETY: not a binary, so NUL-terminated PTX text.
-        let text = unsafe { std::ffi::CStr::from_ptr(code.cast()) };
-        let (k, g) = parse_ptx(&text.to_string_lossy());
+        let text = unsafe { std::ffi::CStr::from_ptr(code.cast()) }.to_string_lossy();
+        if !text.contains(".version") {
+            return 218; // CUDA_ERROR_INVALID_PTX: no PTX header
+        }
+        let (k, g) = parse_ptx(&text);
         (Some(k), g)
     };
     let mut l = libs();
