@@ -299,16 +299,14 @@ fn library_kernels_resolve_launch_and_unload_once() {
     // driver would refuse and invalidate the capture): the next library
     // drop on a thread that may call the driver unloads it.
     let deferred = Library::from_image(ptx.as_bytes()).expect("library");
-    let graph = ctx
-        .scope(|s| {
-            s.capture(&stream, || {
-                drop(deferred);
-                Ok(())
-            })
-            .map(drop)
+    ctx.scope(|s| {
+        s.capture(&stream, || {
+            drop(deferred);
+            Ok(())
         })
-        .expect("the capture is not disturbed");
-    drop(graph);
+        .map(drop)
+    })
+    .expect("the capture is not disturbed");
     let counts = rec.library_counts();
     assert_eq!((counts[0], counts[1], counts[4]), (3, 2, 1), "{counts:?}");
     drop(Library::from_image(ptx.as_bytes()).expect("library"));
