@@ -13,6 +13,7 @@
 //! - a failed `cuMemCreate` changes nothing, and so does a growth or a
 //!   shrink refused on a capturing thread;
 //! - the buffer is a kernel argument and a copy operand like any buffer;
+//! - access granted to a second device covers later growth too;
 //! - four threads grow and shrink their own buffers at once;
 //! - drop leaves nothing reserved, mapped or allocated, in the stand-in or
 //!   in the arena, and the stand-in refused nothing.
@@ -228,6 +229,41 @@ fn virtual_buffers_grow_shrink_and_free_in_place() {
     );
     assert_eq!((v.len(), v.mapped_bytes(), stand.vmm()), before);
 
+    // Access for a second device: over the mapped range now, and for
+    // every later growth.
+    // SAFETY: the stand-in exports these functions with these signatures.
+    let (devices, last_access) = unsafe {
+        (
+            stand
+                .lib
+                .get::<unsafe extern "C" fn(i32)>(b"stub_set_device_count\0")
+                .expect("stub_set_device_count"),
+            stand
+                .lib
+                .get::<unsafe extern "C" fn(*mut i32, usize) -> usize>(b"stub_last_access\0")
+                .expect("stub_last_access"),
+        )
+    };
+    let access = || {
+        let mut out = [0i32; 4];
+        // SAFETY: `out` has 4 slots.
+        let n = unsafe { last_access(out.as_mut_ptr(), out.len()) };
+        out[..n.min(4)].to_vec()
+    };
+    assert_eq!(access(), vec![0], "the owner alone");
+    // SAFETY: a plain integer argument.
+    unsafe { devices(2) };
+    let ctx1 = Context::new(1).expect("device 1");
+    v.grant_access(&ctx1).expect("grant");
+    v.grant_access(&ctx1).expect("idempotent");
+    v.grant_access(&ctx).expect("the owner needs no grant");
+    assert_eq!(v.peers(), &[1]);
+    assert_eq!(access(), vec![0, 1], "owner and peer");
+    let len = v.len();
+    v.resize(len + 3 * MIB).expect("grow with a peer");
+    assert_eq!(access(), vec![0, 1], "the growth's access covers the peer");
+    v.resize(len).expect("back");
+
     // Shrinking releases whole allocations, last first.
     v.resize(10).expect("shrink");
     assert_eq!(v.device_ptr(), base);
@@ -237,7 +273,7 @@ fn virtual_buffers_grow_shrink_and_free_in_place() {
     );
     assert_eq!(virtual_live(&ctx), (1, 2 * MIB as u64));
     let c = stand.vmm();
-    assert_eq!((c[1], c[2], c[4], c[6]), (1, 1, 1, 1), "{c:?}");
+    assert_eq!((c[1], c[2], c[4], c[6]), (1, 1, 2, 2), "{c:?}");
 
     // A larger step: fewer, larger allocations.
     let mut w = ctx

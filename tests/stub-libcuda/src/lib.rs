@@ -3289,8 +3289,8 @@ struct VmmState {
     handles: Vec<(u64, usize)>,
     /// (address, size, handle).
     mappings: Vec<(u64, usize, u64)>,
-    /// (address, size) of each cuMemSetAccess.
-    access: Vec<(u64, usize)>,
+    /// (address, size, devices) of each cuMemSetAccess.
+    access: Vec<(u64, usize, Vec<i32>)>,
     creates: u64,
     releases: u64,
     maps: u64,
@@ -3367,6 +3367,20 @@ pub extern "C" fn stub_set_vmm_granularity(bytes: usize) {
 #[no_mangle]
 pub extern "C" fn stub_fail_next_mem_create() {
     vmm().fail_next_create = true;
+}
+
+/// The devices of the last `cuMemSetAccess` into `out` (capacity `cap`);
+/// returns how many there were.
+#[no_mangle]
+pub unsafe extern "C" fn stub_last_access(out: *mut i32, cap: usize) -> usize {
+    let v = vmm();
+    let Some((_, _, devices)) = v.access.last() else {
+        return 0;
+    };
+    let n = devices.len().min(cap);
+    // SAFETY: the test passes `cap` writable i32s.
+    unsafe { std::ptr::copy_nonoverlapping(devices.as_ptr(), out, n) };
+    devices.len()
 }
 
 /// Virtual-memory counters: live reservations, live mappings, live
@@ -3591,12 +3605,14 @@ pub unsafe extern "C" fn cuMemSetAccess(
     if desc.is_null() || count == 0 {
         return v.invalid();
     }
+    let mut devices = Vec::with_capacity(count);
     for i in 0..count {
         // SAFETY: the caller passes `count` descriptors.
         let d = unsafe { &*desc.add(i) };
         if d.location_type != 1 || !(d.flags == 1 || d.flags == 3) {
             return v.invalid();
         }
+        devices.push(d.location_id);
     }
     let end = ptr + size as u64;
     let mut at = ptr;
@@ -3610,6 +3626,20 @@ pub unsafe extern "C" fn cuMemSetAccess(
             None => return v.invalid(),
         }
     }
-    v.access.push((ptr, size));
+    v.access.push((ptr, size, devices));
+    CUDA_SUCCESS
+}
+
+/// `cuDeviceCanAccessPeer`: every two distinct devices of the stand-in can
+/// reach each other; a device cannot be its own peer (0).
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceCanAccessPeer(can: *mut i32, dev: i32, peer: i32) -> i32 {
+    entry!();
+    let n = state().device_count;
+    if can.is_null() || !(0..n).contains(&dev) || !(0..n).contains(&peer) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: a valid out-pointer.
+    unsafe { can.write(i32::from(dev != peer)) };
     CUDA_SUCCESS
 }

@@ -106,6 +106,8 @@ pub struct VirtualBuffer<'c, T: DeviceCopy> {
     /// Bytes mapped: the sum of the chunks'.
     mapped: usize,
     len: usize,
+    /// Devices besides the owner granted access ([`VirtualBuffer::grant_access`]).
+    peers: Vec<i32>,
     _marker: PhantomData<T>,
 }
 
@@ -261,6 +263,7 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
             chunks: Vec::new(),
             mapped: 0,
             len: 0,
+            peers: Vec::new(),
             _marker: PhantomData,
         };
         // On failure `buffer` is dropped, which frees the reservation.
@@ -300,13 +303,10 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
             ctx.record_drop_error("cuMemRelease", rc);
             return Err(err);
         }
-        let access = CUmemAccessDesc {
-            location: prop.location,
-            flags: CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
-        };
-        // SAFETY: `[at, at + size)` was just mapped; one access descriptor,
-        // alive for the call.
-        let rc = unsafe { (cu.cuMemSetAccess)(at, size, &access, 1) };
+        let access = self.access_descs();
+        // SAFETY: `[at, at + size)` was just mapped; `access.len()` access
+        // descriptors, alive for the call.
+        let rc = unsafe { (cu.cuMemSetAccess)(at, size, access.as_ptr(), access.len()) };
         if let Err(err) = ctx.check("cuMemSetAccess", rc) {
             // Nothing used the new range: it is unmapped and released.
             // SAFETY: the range mapped just above, unmapped once.
@@ -329,6 +329,76 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
         });
         self.mapped += size;
         Ok(())
+    }
+
+    /// Read-write access for the owning device, then for each peer granted.
+    fn access_descs(&self) -> Vec<CUmemAccessDesc> {
+        std::iter::once(self.ctx.device().ordinal())
+            .chain(self.peers.iter().copied())
+            .map(|id| CUmemAccessDesc {
+                location: CUmemLocation {
+                    r#type: CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+                    id,
+                },
+                flags: CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+            })
+            .collect()
+    }
+
+    /// Gives `peer`'s device read-write access to the buffer
+    /// (`cuMemSetAccess` over the mapped range for the owner and every
+    /// peer granted), now and for every later growth. Idempotent; the
+    /// owner's own device needs no grant.
+    ///
+    /// This is the memory's side of peer access. A kernel of `peer`'s
+    /// context that takes the buffer is still checked as for any foreign
+    /// buffer: it is accepted once
+    /// [`Context::enable_peer_access`](crate::Context::enable_peer_access)
+    /// from `peer` to this buffer's context is enabled too.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::PeerAccessUnsupported`] when `cuDeviceCanAccessPeer`
+    /// reports that `peer`'s device cannot reach this one;
+    /// [`Error::IllegalDuringCapture`]; driver errors (the grant is then
+    /// not recorded); a poisoned context.
+    pub fn grant_access(&mut self, peer: &Context) -> Result<()> {
+        let (owner, other) = (self.ctx.device(), peer.device());
+        if owner == other || self.peers.contains(&other.ordinal()) {
+            return Ok(());
+        }
+        let ctx = self.ctx;
+        ctx.refuse_during_capture("cuMemSetAccess")?;
+        let cu = ctx.enter()?;
+        let mut can: std::ffi::c_int = 0;
+        // SAFETY: a valid out-pointer and two device handles.
+        ctx.check("cuDeviceCanAccessPeer", unsafe {
+            (cu.cuDeviceCanAccessPeer)(&mut can, other.as_raw(), owner.as_raw())
+        })?;
+        if can == 0 {
+            return Err(Error::PeerAccessUnsupported {
+                from: other.ordinal(),
+                to: owner.ordinal(),
+                reason: "cuDeviceCanAccessPeer reports no access",
+            });
+        }
+        self.peers.push(other.ordinal());
+        let access = self.access_descs();
+        // SAFETY: `[base, base + mapped)` is mapped (the chunks cover it,
+        // and `mapped > 0`: a buffer holds at least one element);
+        // `access.len()` descriptors, alive for the call.
+        let rc =
+            unsafe { (cu.cuMemSetAccess)(self.base, self.mapped, access.as_ptr(), access.len()) };
+        if let Err(err) = ctx.check("cuMemSetAccess", rc) {
+            self.peers.pop();
+            return Err(err);
+        }
+        Ok(())
+    }
+
+    /// The devices granted access besides the owner.
+    pub fn peers(&self) -> &[i32] {
+        &self.peers
     }
 
     /// Unmaps and releases the allocations lying wholly at or past `keep`
