@@ -133,6 +133,15 @@ function_table! {
         cuMemsetD2D8Async = "cuMemsetD2D8Async": fn(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult;
         cuMemsetD2D16Async = "cuMemsetD2D16Async": fn(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult;
         cuMemsetD2D32Async = "cuMemsetD2D32Async": fn(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult;
+        // --- virtual memory management (CUDA 10.2)
+        cuMemAddressReserve = "cuMemAddressReserve": fn(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: u64) -> CUresult;
+        cuMemAddressFree = "cuMemAddressFree": fn(ptr: CUdeviceptr, size: usize) -> CUresult;
+        cuMemCreate = "cuMemCreate": fn(handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: u64) -> CUresult;
+        cuMemRelease = "cuMemRelease": fn(handle: CUmemGenericAllocationHandle) -> CUresult;
+        cuMemMap = "cuMemMap": fn(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: u64) -> CUresult;
+        cuMemUnmap = "cuMemUnmap": fn(ptr: CUdeviceptr, size: usize) -> CUresult;
+        cuMemSetAccess = "cuMemSetAccess": fn(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult;
+        cuMemGetAllocationGranularity = "cuMemGetAllocationGranularity": fn(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> CUresult;
         // --- unified memory
         cuMemRangeGetAttribute = "cuMemRangeGetAttribute": fn(data: *mut c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize) -> CUresult;
         cuMemRangeGetAttributes = "cuMemRangeGetAttributes": fn(data: *mut *mut c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize) -> CUresult;
@@ -494,6 +503,14 @@ mod tests {
             "cuLaunchKernel",
             "cuMemAllocAsync",
             "cuMemFreeAsync",
+            "cuMemAddressReserve",
+            "cuMemAddressFree",
+            "cuMemCreate",
+            "cuMemRelease",
+            "cuMemMap",
+            "cuMemUnmap",
+            "cuMemSetAccess",
+            "cuMemGetAllocationGranularity",
         ] {
             assert!(required.contains(symbol), "{symbol} should be required");
         }

@@ -27,7 +27,8 @@ Usage: cudakit bench [OPTIONS]
 
 Options:
   --only LIST           Any of launch, transfers, pageable, both, load,
-                        compile, graphs, features, multi, comma-separated (default:
+                        virtual, compile, graphs, features, multi,
+                        comma-separated (default:
                         all; multi needs two devices and NCCL, and is
                         reported as not run without them)
   --launches N          Launches per timed batch (default 2000)
@@ -50,6 +51,7 @@ struct Options {
     pageable: bool,
     both: bool,
     load: bool,
+    virtual_mem: bool,
     compile: bool,
     graphs: bool,
     features: bool,
@@ -71,6 +73,7 @@ impl Default for Options {
             pageable: true,
             both: true,
             load: true,
+            virtual_mem: true,
             compile: true,
             graphs: true,
             features: true,
@@ -106,6 +109,7 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                 (o.pageable, o.both, o.load, o.graphs) = (false, false, false, false);
                 o.multi = false;
                 o.features = false;
+                o.virtual_mem = false;
                 for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                     match part {
                         "launch" | "launches" => o.launch = true,
@@ -113,6 +117,7 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                         "pageable" => o.pageable = true,
                         "both" => o.both = true,
                         "load" => o.load = true,
+                        "virtual" | "vmm" => o.virtual_mem = true,
                         "compile" => o.compile = true,
                         "graphs" | "graph" => o.graphs = true,
                         "features" | "feature" => o.features = true,
@@ -120,7 +125,7 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                         _ => {
                             return Err(args.error(format!(
                                 "--only expects launch, transfers, pageable, both, load, \
-                                 compile, graphs, features or multi, got {part:?}"
+                                 virtual, compile, graphs, features or multi, got {part:?}"
                             )))
                         }
                     }
@@ -130,6 +135,7 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                     || o.pageable
                     || o.both
                     || o.load
+                    || o.virtual_mem
                     || o.compile
                     || o.graphs
                     || o.features
@@ -251,6 +257,13 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         }
         let r = bench_transfers::module_load(&ctx, o.compile_samples * 5).map_err(|e| error(&e))?;
         rows.extend(r.into_iter().map(|row| ("load", row)));
+    }
+    if o.virtual_mem {
+        if !global.json {
+            eprintln!("measuring virtual-buffer growth against reallocation (up to 8 GiB)...");
+        }
+        let r = bench_transfers::virtual_growth(&ctx, 7).map_err(|e| error(&e))?;
+        rows.extend(r.into_iter().map(|row| ("virtual", row)));
     }
     if o.graphs {
         if !global.json {

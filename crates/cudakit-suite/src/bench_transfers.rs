@@ -225,7 +225,10 @@ extern "C" __global__ void add(const float* a, const float* b, float* c, int n) 
 "#;
 
 /// Module load of a CUBIN: `ctx.load_module` against raw `cuModuleLoadData`
-/// plus `cuModuleGetFunction` and `cuModuleUnload`.
+/// plus `cuModuleGetFunction` and `cuModuleUnload`; and a context-independent
+/// library (`Library::load`, `function`, drop: `cuLibraryLoadData`,
+/// `cuLibraryGetKernel`, `cuKernelGetFunction`, `cuLibraryUnload`) against
+/// the same raw module baseline, measured in the same loop.
 ///
 /// # Errors
 ///
@@ -245,6 +248,7 @@ pub fn module_load(ctx: &Context, samples: usize) -> Result<Vec<Row>> {
     let name = c"add";
     let mut raw = Vec::with_capacity(samples);
     let mut kit = Vec::with_capacity(samples);
+    let mut lib = Vec::with_capacity(samples);
     for i in 0..=samples {
         let t = Instant::now();
         let mut module = std::ptr::null_mut();
@@ -267,17 +271,36 @@ pub fn module_load(ctx: &Context, samples: usize) -> Result<Vec<Row>> {
             std::hint::black_box(f.as_raw());
         }
         let k = t.elapsed();
+        let t = Instant::now();
+        {
+            let library = cudakit::Library::load(&compiled)?;
+            let f = library.function(ctx, "add")?;
+            std::hint::black_box(f.as_raw());
+        }
+        let l = t.elapsed();
         if i > 0 {
             raw.push(r);
             kit.push(k);
+            lib.push(l);
         }
     }
-    Ok(vec![Row {
-        name: "module load (CUBIN) + lookup + unload".into(),
-        cudakit: median(kit),
-        raw: Some(median(raw)),
-        samples,
-    }])
+    let raw = median(raw);
+    Ok(vec![
+        Row {
+            name: "module load (CUBIN) + lookup + unload".into(),
+            cudakit: median(kit),
+            raw: Some(raw),
+            samples,
+        },
+        Row {
+            name: "library load (CUBIN) + kernel + function + unload, against raw module load \
+                   + lookup + unload"
+                .into(),
+            cudakit: median(lib),
+            raw: Some(raw),
+            samples,
+        },
+    ])
 }
 
 /// Context creation from nothing: `Context::new` (retain the primary
@@ -328,5 +351,81 @@ pub fn context_creation(ordinal: usize, samples: usize) -> Result<Vec<Row>> {
         cudakit: median(kit),
         raw: Some(median(raw)),
         samples,
+    }])
+}
+
+/// Growing a buffer by 1 GiB, `steps` times from 1 GiB: a
+/// [`VirtualBuffer`](cudakit::VirtualBuffer) grown in place
+/// (`cuMemCreate`, `cuMemMap`, `cuMemSetAccess` of the new gibibyte, no
+/// copy) against the raw way without virtual memory: `cuMemAlloc_v2` of
+/// the whole new size, `cuMemcpyDtoD_v2` of the old contents and
+/// `cuMemFree_v2` of the old buffer. The raw copy grows with the buffer,
+/// the in-place growth does not; the row reports the median step of each
+/// (both figures, no target). Needs `1 + steps` GiB of device memory at
+/// the raw side's peak (old and new buffers at once), so `steps` is cut to
+/// what the device's free memory allows.
+///
+/// # Errors
+///
+/// Any cudakit or driver error.
+pub fn virtual_growth(ctx: &Context, steps: usize) -> Result<Vec<Row>> {
+    const GIB: usize = 1 << 30;
+    let cu = cudakit::sys::driver()?;
+    let (mut free, mut total) = (0usize, 0usize);
+    ctx.synchronize()?;
+    // SAFETY: valid out-pointers; `synchronize` made the context current.
+    check("cuMemGetInfo_v2", unsafe {
+        (cu.cuMemGetInfo)(&mut free, &mut total)
+    })?;
+    // The raw side holds the old and the new buffer at once: 2 * steps + 1 GiB.
+    let steps = steps.min((free / GIB).saturating_sub(2) / 2).max(1);
+    let (mut raw, mut kit) = (Vec::with_capacity(steps), Vec::with_capacity(steps));
+    {
+        let mut v = ctx.alloc_virtual_with_step::<u8>(GIB, (steps + 1) * GIB, GIB)?;
+        v.fill(7)?;
+        for _ in 0..steps {
+            let t = Instant::now();
+            v.grow_by(GIB)?;
+            kit.push(t.elapsed());
+        }
+        std::hint::black_box(v.device_ptr());
+    }
+    let mut old: u64 = 0;
+    // SAFETY: a valid out-pointer; the context is current.
+    check("cuMemAlloc_v2", unsafe { (cu.cuMemAlloc)(&mut old, GIB) })?;
+    // SAFETY: `old` holds GIB bytes.
+    check("cuMemsetD8_v2", unsafe { (cu.cuMemsetD8)(old, 7, GIB) })?;
+    let mut size = GIB;
+    for _ in 0..steps {
+        let t = Instant::now();
+        let mut new: u64 = 0;
+        // SAFETY: a valid out-pointer.
+        check("cuMemAlloc_v2", unsafe {
+            (cu.cuMemAlloc)(&mut new, size + GIB)
+        })?;
+        // SAFETY: `new` holds `size + GIB` bytes and `old` holds `size`.
+        check("cuMemcpyDtoD_v2", unsafe {
+            (cu.cuMemcpyDtoD)(new, old, size)
+        })?;
+        // SAFETY: frees the old buffer, once; `cuMemFree` synchronizes
+        // with the device work queued before it, the copy included.
+        check("cuMemFree_v2", unsafe { (cu.cuMemFree)(old) })?;
+        // SAFETY: no operands; everything queued has finished on return.
+        check("cuCtxSynchronize", unsafe { (cu.cuCtxSynchronize)() })?;
+        raw.push(t.elapsed());
+        old = new;
+        size += GIB;
+    }
+    // SAFETY: frees the last buffer, once.
+    check("cuMemFree_v2", unsafe { (cu.cuMemFree)(old) })?;
+    Ok(vec![Row {
+        name: format!(
+            "grow a virtual buffer by 1 GiB in place (1 to {} GiB), against cuMemAlloc of the \
+             new size + copy + free of the old",
+            steps + 1
+        ),
+        cudakit: median(kit),
+        raw: Some(median(raw)),
+        samples: steps,
     }])
 }

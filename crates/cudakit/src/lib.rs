@@ -70,6 +70,7 @@ pub mod nvtx;
 pub mod work;
 
 pub use compile::cache::{Cache, CacheKey, CacheStats};
+pub use compile::library::{Kernel, Library};
 pub use compile::linker::{LinkInput, LinkOptions, Linker};
 pub use compile::module::{Function, FunctionAttributes, Global, ImageKind, Module, ParamCheck};
 pub use compile::program::{Arch, Compiled, CppStd, Origin, Output, Program};
@@ -78,13 +79,16 @@ pub use context::device::{Device, DeviceLimits};
 pub use context::metrics::Metrics;
 pub use context::Context;
 pub use driver::driver_version;
-pub use error::{DriverCode, DriverError, Error, LaunchConfigError, NvrtcCode, NvrtcError, Result};
+pub use error::{
+    DriverCode, DriverError, Error, LaunchConfigError, NvrtcCode, NvrtcError, Result,
+    VirtualMemoryError,
+};
 pub use memory::array::{Array, ArrayElement, ArrayShape, ChannelFormat, ChannelKind};
 pub use memory::pitched::Pitched;
 pub use memory::texture::{AddressMode, FilterMode, ReadMode, Surface, Texture, TextureDesc};
 pub use memory::{
     Attach, Bf16, DeviceBuffer, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, DeviceView,
-    PinnedBuffer, UnifiedBuffer, F16,
+    PinnedBuffer, UnifiedBuffer, VirtualBuffer, F16,
 };
 pub use memory::{MemPool, PoolBuffer, PoolUsage, ReusePolicy};
 pub use work::batch::CopyBatch;

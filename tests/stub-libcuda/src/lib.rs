@@ -58,6 +58,15 @@
 //!   recorded), real host memory for managed and pinned allocations, and a
 //!   dynamic shared-memory attribute that launches are checked against.
 //!   Modules have one function each, whatever the name.
+//! - Context-independent libraries (`cuLibrary*`, `cuKernel*`): a PTX
+//!   image's `.entry` names are its kernels and its `.global`/`.const`
+//!   declarations its variables; `cuKernelGetFunction` makes a function of
+//!   the current context; a handle not loaded is 400 (`stub_library_counts`).
+//! - Virtual memory (`cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`,
+//!   `cuMemSetAccess`, `cuMemUnmap`, `cuMemRelease`, `cuMemAddressFree`,
+//!   `cuMemGetAllocationGranularity`): fake ranges and numbered handles with
+//!   the driver's alignment, overlap and order rules checked and every
+//!   refusal counted (`stub_vmm_counts`); no memory behind them.
 //! - Copies and memsets move bytes only where both sides are real host
 //!   memory (managed or pinned); device memory is fake.
 //! - Every other symbol of the table returns CUDA_ERROR_NOT_SUPPORTED (801).
@@ -2927,5 +2936,778 @@ pub unsafe extern "C" fn cuCtxGetLimit(value: *mut usize, limit: i32) -> i32 {
         .map_or(0, |&(_, v)| v);
     // SAFETY: a valid out-pointer.
     unsafe { value.write(v) };
+    CUDA_SUCCESS
+}
+
+// ---- Context-independent libraries (cuLibrary*, cuKernel*) ----
+//
+// A library is loaded with no context needed (as the driver's are). A PTX
+// image's kernels are its `.entry` names and its variables the names of its
+// `.global` and `.const` declarations; any other image has no kernel list
+// and answers every kernel name, as modules do. `cuKernelGetFunction` makes
+// a function of the current context (201 without one), recorded with it, so
+// that `cuLaunchKernel` refuses it in another context. Unloading a library
+// twice, or using an unloaded one, is CUDA_ERROR_INVALID_HANDLE (400).
+
+const CUDA_ERROR_INVALID_HANDLE: i32 = 400;
+const CUDA_ERROR_NOT_FOUND: i32 = 500;
+const LIBRARY: usize = 0x70_0000;
+const KERNEL_FUNCTION: usize = 0x1000_0000;
+
+struct LibRec {
+    handle: usize,
+    /// `None`: not a PTX image; every name is a kernel.
+    kernels: Option<Vec<std::ffi::CString>>,
+    /// (name, bytes) of each variable.
+    globals: Vec<(String, usize)>,
+    loaded: bool,
+}
+
+struct LibState {
+    libs: Vec<LibRec>,
+    loads: u64,
+    unloads: u64,
+    bad_handles: u64,
+    kernel_functions: u64,
+}
+
+static LIBS: Mutex<LibState> = Mutex::new(LibState {
+    libs: Vec::new(),
+    loads: 0,
+    unloads: 0,
+    bad_handles: 0,
+    kernel_functions: 0,
+});
+
+fn libs() -> MutexGuard<'static, LibState> {
+    match LIBS.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// Bytes of one element of a PTX state-space declaration's type.
+fn ptx_type_bytes(decl: &str) -> usize {
+    for (ty, bytes) in [
+        (".f64", 8),
+        (".u64", 8),
+        (".s64", 8),
+        (".b64", 8),
+        (".f32", 4),
+        (".u32", 4),
+        (".s32", 4),
+        (".b32", 4),
+        (".u16", 2),
+        (".s16", 2),
+        (".b16", 2),
+        (".u8", 1),
+        (".s8", 1),
+        (".b8", 1),
+    ] {
+        if decl.contains(ty) {
+            return bytes;
+        }
+    }
+    4
+}
+
+fn parse_ptx(text: &str) -> (Vec<std::ffi::CString>, Vec<(String, usize)>) {
+    let mut kernels = Vec::new();
+    let mut globals = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(at) = line.find(".entry ") {
+            let rest = line[at + 7..].trim_start();
+            let name: String = rest
+                .chars()
+                .take_while(|c| !c.is_whitespace() && *c != '(')
+                .collect();
+            if !name.is_empty() {
+                kernels.push(std::ffi::CString::new(name).expect("no NUL in a PTX name"));
+            }
+        } else if (line.contains(".global ") || line.contains(".const ")) && line.ends_with(';') {
+            let decl = line.trim_end_matches(';');
+            let decl = decl.split('=').next().unwrap_or(decl).trim();
+            let (head, count) = match decl.find('[') {
+                Some(b) => {
+                    let n = decl[b + 1..]
+                        .trim_end_matches(']')
+                        .trim()
+                        .parse::<usize>()
+                        .unwrap_or(1);
+                    (&decl[..b], n)
+                }
+                None => (decl, 1),
+            };
+            if let Some(name) = head.split_whitespace().last() {
+                globals.push((name.to_owned(), ptx_type_bytes(head) * count));
+            }
+        }
+    }
+    (kernels, globals)
+}
+
+/// `cuLibraryLoadData`: no context needed; options are not read; text
+/// without a `.version` line is CUDA_ERROR_INVALID_PTX (218).
+#[no_mangle]
+pub unsafe extern "C" fn cuLibraryLoadData(
+    library: *mut *mut c_void,
+    code: *const c_void,
+    _jit_options: *mut i32,
+    _jit_values: *mut *mut c_void,
+    _num_jit: u32,
+    _lib_options: *mut i32,
+    _lib_values: *mut *mut c_void,
+    _num_lib: u32,
+) -> i32 {
+    entry!();
+    if library.is_null() || code.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: the caller passes an image; the first 4 bytes of any image
+    // cudakit prepares are readable (PTX is NUL-terminated, binaries have
+    // headers).
+    let head = unsafe { std::slice::from_raw_parts(code.cast::<u8>(), 4) };
+    let (kernels, globals) = if head == b"\x7fELF" || head == [0x50, 0xED, 0x55, 0xBA] {
+        (None, Vec::new())
+    } else {
+        // SAFETY: not a binary, so NUL-terminated PTX text.
+        let text = unsafe { std::ffi::CStr::from_ptr(code.cast()) }.to_string_lossy();
+        if !text.contains(".version") {
+            return 218; // CUDA_ERROR_INVALID_PTX: no PTX header
+        }
+        let (k, g) = parse_ptx(&text);
+        (Some(k), g)
+    };
+    let mut l = libs();
+    let handle = LIBRARY + 0x1000 * (l.libs.len() + 1);
+    l.libs.push(LibRec {
+        handle,
+        kernels,
+        globals,
+        loaded: true,
+    });
+    l.loads += 1;
+    // SAFETY: a valid out-pointer.
+    unsafe { library.write(handle as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+impl LibState {
+    fn live(&mut self, handle: usize) -> Result<usize, i32> {
+        match self
+            .libs
+            .iter()
+            .position(|r| r.handle == handle && r.loaded)
+        {
+            Some(i) => Ok(i),
+            None => {
+                self.bad_handles += 1;
+                Err(CUDA_ERROR_INVALID_HANDLE)
+            }
+        }
+    }
+
+    /// The library and kernel index of a kernel handle of a loaded library.
+    fn kernel(&mut self, kernel: usize) -> Result<(usize, usize), i32> {
+        let lib = kernel & !0xFFF;
+        let i = self.live(lib)?;
+        Ok((i, (kernel & 0xFFF) - 0x10))
+    }
+}
+
+/// `cuLibraryUnload`: 400 for a handle not loaded (twice, or never).
+#[no_mangle]
+pub unsafe extern "C" fn cuLibraryUnload(library: *mut c_void) -> i32 {
+    entry!();
+    let mut l = libs();
+    match l.live(library as usize) {
+        Ok(i) => {
+            l.libs[i].loaded = false;
+            l.unloads += 1;
+            CUDA_SUCCESS
+        }
+        Err(rc) => rc,
+    }
+}
+
+/// `cuLibraryGetKernel`: 500 for a name the PTX does not declare.
+#[no_mangle]
+pub unsafe extern "C" fn cuLibraryGetKernel(
+    kernel: *mut *mut c_void,
+    library: *mut c_void,
+    name: *const i8,
+) -> i32 {
+    entry!();
+    let mut l = libs();
+    let i = match l.live(library as usize) {
+        Ok(i) => i,
+        Err(rc) => return rc,
+    };
+    // SAFETY: the caller passes a C string.
+    let name = unsafe { std::ffi::CStr::from_ptr(name) };
+    let index = match &l.libs[i].kernels {
+        None => 0,
+        Some(kernels) => match kernels.iter().position(|k| k.as_c_str() == name) {
+            Some(k) => k,
+            None => return CUDA_ERROR_NOT_FOUND,
+        },
+    };
+    // SAFETY: a valid out-pointer.
+    unsafe { kernel.write((l.libs[i].handle + 0x10 + index) as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuLibraryGetKernelCount`: the PTX's kernels (0 for other images).
+#[no_mangle]
+pub unsafe extern "C" fn cuLibraryGetKernelCount(count: *mut u32, library: *mut c_void) -> i32 {
+    entry!();
+    let mut l = libs();
+    let i = match l.live(library as usize) {
+        Ok(i) => i,
+        Err(rc) => return rc,
+    };
+    let n = l.libs[i].kernels.as_ref().map_or(0, Vec::len);
+    // SAFETY: a valid out-pointer.
+    unsafe { count.write(n as u32) };
+    CUDA_SUCCESS
+}
+
+/// `cuLibraryEnumerateKernels`.
+#[no_mangle]
+pub unsafe extern "C" fn cuLibraryEnumerateKernels(
+    kernels: *mut *mut c_void,
+    num: u32,
+    library: *mut c_void,
+) -> i32 {
+    entry!();
+    let mut l = libs();
+    let i = match l.live(library as usize) {
+        Ok(i) => i,
+        Err(rc) => return rc,
+    };
+    let n = l.libs[i].kernels.as_ref().map_or(0, Vec::len);
+    if (num as usize) < n {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    for k in 0..n {
+        // SAFETY: the caller passes `num` >= n writable slots.
+        unsafe {
+            kernels
+                .add(k)
+                .write((l.libs[i].handle + 0x10 + k) as *mut c_void)
+        };
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuKernelGetName`: the `.entry` name, alive while the library is.
+#[no_mangle]
+pub unsafe extern "C" fn cuKernelGetName(name: *mut *const i8, kernel: *mut c_void) -> i32 {
+    entry!();
+    let mut l = libs();
+    let (i, k) = match l.kernel(kernel as usize) {
+        Ok(v) => v,
+        Err(rc) => return rc,
+    };
+    let Some(text) = l.libs[i].kernels.as_ref().and_then(|ks| ks.get(k)) else {
+        return CUDA_ERROR_INVALID_HANDLE;
+    };
+    // SAFETY: a valid out-pointer; the string lives in the static record.
+    unsafe { name.write(text.as_ptr()) };
+    CUDA_SUCCESS
+}
+
+/// `cuKernelGetFunction`: a function of the current context (201 without
+/// one), which `cuLaunchKernel` refuses in another context.
+#[no_mangle]
+pub unsafe extern "C" fn cuKernelGetFunction(f: *mut *mut c_void, kernel: *mut c_void) -> i32 {
+    entry!();
+    let cur = current();
+    let mut l = libs();
+    if let Err(rc) = l.kernel(kernel as usize) {
+        return rc;
+    }
+    let mut s = state();
+    if cur == 0 {
+        return s.refuse(reason::WRONG_CONTEXT);
+    }
+    let handle = KERNEL_FUNCTION + (kernel as usize) * 0x10 + (cur - CONTEXT) / 0x1000;
+    if !s.functions.iter().any(|&(h, _)| h == handle) {
+        s.functions.push((handle, cur));
+    }
+    l.kernel_functions += 1;
+    // SAFETY: a valid out-pointer.
+    unsafe { f.write(handle as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuKernelGetParamInfo`: the layout set by `stub_set_params`, for a
+/// kernel of a loaded library.
+#[no_mangle]
+pub unsafe extern "C" fn cuKernelGetParamInfo(
+    kernel: *mut c_void,
+    index: usize,
+    offset: *mut usize,
+    size: *mut usize,
+) -> i32 {
+    entry!();
+    if let Err(rc) = libs().kernel(kernel as usize) {
+        return rc;
+    }
+    let s = state();
+    let Some(&(o, z)) = s.params.get(index) else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    // SAFETY: valid out-pointers from the caller.
+    unsafe {
+        offset.write(o);
+        size.write(z);
+    }
+    CUDA_SUCCESS
+}
+
+fn library_variable(
+    dptr: *mut u64,
+    bytes: *mut usize,
+    library: *mut c_void,
+    name: *const i8,
+) -> i32 {
+    if current() == 0 {
+        return refused(reason::WRONG_CONTEXT);
+    }
+    let mut l = libs();
+    let i = match l.live(library as usize) {
+        Ok(i) => i,
+        Err(rc) => return rc,
+    };
+    // SAFETY: the caller passes a C string.
+    let name = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy();
+    let Some(g) = l.libs[i].globals.iter().position(|(n, _)| *n == name) else {
+        return CUDA_ERROR_NOT_FOUND;
+    };
+    let address = 0xA000_0000 + (l.libs[i].handle as u64) * 0x10 + (g as u64) * 0x100;
+    // SAFETY: valid out-pointers from the caller.
+    unsafe {
+        dptr.write(address);
+        bytes.write(l.libs[i].globals[g].1);
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuLibraryGetGlobal`: a PTX `.global`/`.const` variable (201 with no
+/// current context, 500 for another name).
+#[no_mangle]
+pub unsafe extern "C" fn cuLibraryGetGlobal(
+    dptr: *mut u64,
+    bytes: *mut usize,
+    library: *mut c_void,
+    name: *const i8,
+) -> i32 {
+    entry!();
+    library_variable(dptr, bytes, library, name)
+}
+
+/// `cuLibraryGetManaged`: as `cuLibraryGetGlobal`.
+#[no_mangle]
+pub unsafe extern "C" fn cuLibraryGetManaged(
+    dptr: *mut u64,
+    bytes: *mut usize,
+    library: *mut c_void,
+    name: *const i8,
+) -> i32 {
+    entry!();
+    library_variable(dptr, bytes, library, name)
+}
+
+/// Library counters: loads, unloads, calls with a handle not loaded (400),
+/// `cuKernelGetFunction` calls, and libraries loaded now.
+#[no_mangle]
+pub unsafe extern "C" fn stub_library_counts(out: *mut u64) {
+    let l = libs();
+    let live = l.libs.iter().filter(|r| r.loaded).count() as u64;
+    let v = [l.loads, l.unloads, l.bad_handles, l.kernel_functions, live];
+    // SAFETY: the test passes 5 writable u64s.
+    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), out, 5) };
+}
+
+// ---- Virtual memory management (cuMemAddressReserve, cuMemCreate, ...) ----
+//
+// Reservations hand out fake addresses from 0x7F00_0000_0000 upwards;
+// physical allocations are numbered handles (no memory behind them, so
+// copies into mapped ranges move nothing, as for cuMemAlloc memory). The
+// driver's rules that cudakit's bookkeeping depends on are checked, each a
+// CUDA_ERROR_INVALID_VALUE (1) counted in `stub_vmm_counts`: sizes,
+// addresses and offsets in whole multiples of the granularity (2 MiB unless
+// `stub_set_vmm_granularity` says otherwise); a map only inside a
+// reservation, only over unmapped addresses, within its handle; access set
+// only on mapped ranges; an unmap only of whole mappings; an address free
+// only of a whole reservation with nothing mapped in it; a release only of
+// a live handle. Reservations, creates and unmaps are potentially unsafe
+// during capture (900). `stub_fail_next_mem_create` makes the next
+// `cuMemCreate` fail (CUDA_ERROR_OUT_OF_MEMORY, 2).
+
+struct VmmState {
+    granularity: usize,
+    next_address: u64,
+    next_handle: u64,
+    /// (base, size).
+    reservations: Vec<(u64, usize)>,
+    /// (handle, size).
+    handles: Vec<(u64, usize)>,
+    /// (address, size, handle).
+    mappings: Vec<(u64, usize, u64)>,
+    /// (address, size, devices) of each cuMemSetAccess.
+    access: Vec<(u64, usize, Vec<i32>)>,
+    creates: u64,
+    releases: u64,
+    maps: u64,
+    unmaps: u64,
+    address_frees: u64,
+    invalid: u64,
+    fail_next_create: bool,
+}
+
+static VMM: Mutex<VmmState> = Mutex::new(VmmState {
+    granularity: 2 << 20,
+    next_address: 0x7F00_0000_0000,
+    next_handle: 0x100,
+    reservations: Vec::new(),
+    handles: Vec::new(),
+    mappings: Vec::new(),
+    access: Vec::new(),
+    creates: 0,
+    releases: 0,
+    maps: 0,
+    unmaps: 0,
+    address_frees: 0,
+    invalid: 0,
+    fail_next_create: false,
+});
+
+fn vmm() -> MutexGuard<'static, VmmState> {
+    match VMM.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+impl VmmState {
+    fn invalid(&mut self) -> i32 {
+        self.invalid += 1;
+        CUDA_ERROR_INVALID_VALUE
+    }
+
+    fn aligned(&self, v: u64) -> bool {
+        v % self.granularity as u64 == 0
+    }
+}
+
+/// `CUmemAllocationProp`, as far as the stand-in reads it.
+#[derive(Debug)]
+#[repr(C)]
+pub struct AllocationProp {
+    kind: i32,
+    handle_types: i32,
+    location_type: i32,
+    location_id: i32,
+    win32: *mut c_void,
+    flags: [u8; 8],
+}
+
+/// A pinned allocation on a device the stand-in has.
+fn prop_ok(prop: *const AllocationProp) -> bool {
+    if prop.is_null() {
+        return false;
+    }
+    // SAFETY: a non-null pointer to the caller's property struct.
+    let p = unsafe { &*prop };
+    p.kind == 1 && p.location_type == 1 && p.location_id >= 0 && p.location_id < 4
+}
+
+/// Sets the granularity `cuMemGetAllocationGranularity` reports.
+#[no_mangle]
+pub extern "C" fn stub_set_vmm_granularity(bytes: usize) {
+    vmm().granularity = bytes.max(1);
+}
+
+/// Makes the next `cuMemCreate` fail with CUDA_ERROR_OUT_OF_MEMORY.
+#[no_mangle]
+pub extern "C" fn stub_fail_next_mem_create() {
+    vmm().fail_next_create = true;
+}
+
+/// The devices of the last `cuMemSetAccess` into `out` (capacity `cap`);
+/// returns how many there were.
+#[no_mangle]
+pub unsafe extern "C" fn stub_last_access(out: *mut i32, cap: usize) -> usize {
+    let v = vmm();
+    let Some((_, _, devices)) = v.access.last() else {
+        return 0;
+    };
+    let n = devices.len().min(cap);
+    // SAFETY: the test passes `cap` writable i32s.
+    unsafe { std::ptr::copy_nonoverlapping(devices.as_ptr(), out, n) };
+    devices.len()
+}
+
+/// Virtual-memory counters: live reservations, live mappings, live
+/// handles, creates, releases, maps, unmaps, access settings, address
+/// frees, refused calls (1).
+#[no_mangle]
+pub unsafe extern "C" fn stub_vmm_counts(out: *mut u64) {
+    let v = vmm();
+    let c = [
+        v.reservations.len() as u64,
+        v.mappings.len() as u64,
+        v.handles.len() as u64,
+        v.creates,
+        v.releases,
+        v.maps,
+        v.unmaps,
+        v.access.len() as u64,
+        v.address_frees,
+        v.invalid,
+    ];
+    // SAFETY: the test passes 10 writable u64s.
+    unsafe { std::ptr::copy_nonoverlapping(c.as_ptr(), out, c.len()) };
+}
+
+/// `cuMemGetAllocationGranularity`: the stand-in's granularity, for a
+/// pinned device allocation.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemGetAllocationGranularity(
+    granularity: *mut usize,
+    prop: *const AllocationProp,
+    _option: i32,
+) -> i32 {
+    entry!();
+    let mut v = vmm();
+    if granularity.is_null() || !prop_ok(prop) {
+        return v.invalid();
+    }
+    // SAFETY: a valid out-pointer.
+    unsafe { granularity.write(v.granularity) };
+    CUDA_SUCCESS
+}
+
+/// `cuMemAddressReserve`: a fake range, `size` a multiple of the granularity.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAddressReserve(
+    ptr: *mut u64,
+    size: usize,
+    _alignment: usize,
+    _addr: u64,
+    _flags: u64,
+) -> i32 {
+    entry!();
+    if let Err(rc) = state().unsafe_call() {
+        return rc;
+    }
+    let mut v = vmm();
+    if ptr.is_null() || size == 0 || !v.aligned(size as u64) {
+        return v.invalid();
+    }
+    let base = v.next_address;
+    v.next_address += size as u64 + v.granularity as u64;
+    v.reservations.push((base, size));
+    // SAFETY: a valid out-pointer.
+    unsafe { ptr.write(base) };
+    CUDA_SUCCESS
+}
+
+/// `cuMemAddressFree`: a whole reservation with nothing mapped in it.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAddressFree(ptr: u64, size: usize) -> i32 {
+    entry!();
+    if let Err(rc) = state().unsafe_call() {
+        return rc;
+    }
+    let mut v = vmm();
+    let Some(i) = v.reservations.iter().position(|&r| r == (ptr, size)) else {
+        return v.invalid();
+    };
+    let end = ptr + size as u64;
+    if v.mappings.iter().any(|&(a, _, _)| a >= ptr && a < end) {
+        return v.invalid();
+    }
+    v.reservations.swap_remove(i);
+    v.address_frees += 1;
+    CUDA_SUCCESS
+}
+
+/// `cuMemCreate`: a numbered handle of `size` bytes (a multiple of the
+/// granularity), for a pinned device allocation.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemCreate(
+    handle: *mut u64,
+    size: usize,
+    prop: *const AllocationProp,
+    _flags: u64,
+) -> i32 {
+    entry!();
+    if let Err(rc) = state().unsafe_call() {
+        return rc;
+    }
+    let mut v = vmm();
+    if std::mem::take(&mut v.fail_next_create) {
+        return 2; // CUDA_ERROR_OUT_OF_MEMORY
+    }
+    if handle.is_null() || size == 0 || !v.aligned(size as u64) || !prop_ok(prop) {
+        return v.invalid();
+    }
+    let h = v.next_handle;
+    v.next_handle += 1;
+    v.handles.push((h, size));
+    v.creates += 1;
+    // SAFETY: a valid out-pointer.
+    unsafe { handle.write(h) };
+    CUDA_SUCCESS
+}
+
+/// `cuMemRelease`: a live handle (the stand-in, stricter than the driver,
+/// also refuses one still mapped, so that a release before its unmap shows).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemRelease(handle: u64) -> i32 {
+    entry!();
+    let mut v = vmm();
+    let Some(i) = v.handles.iter().position(|&(h, _)| h == handle) else {
+        return v.invalid();
+    };
+    if v.mappings.iter().any(|&(_, _, h)| h == handle) {
+        return v.invalid();
+    }
+    v.handles.swap_remove(i);
+    v.releases += 1;
+    CUDA_SUCCESS
+}
+
+/// `cuMemMap`: inside a reservation, over unmapped addresses, aligned,
+/// within the handle.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemMap(
+    ptr: u64,
+    size: usize,
+    offset: usize,
+    handle: u64,
+    _flags: u64,
+) -> i32 {
+    entry!();
+    let mut v = vmm();
+    let end = ptr + size as u64;
+    let in_reservation = v
+        .reservations
+        .iter()
+        .any(|&(b, s)| ptr >= b && end <= b + s as u64);
+    let handle_ok = v
+        .handles
+        .iter()
+        .any(|&(h, s)| h == handle && offset + size <= s);
+    let overlaps = v
+        .mappings
+        .iter()
+        .any(|&(a, s, _)| ptr < a + s as u64 && a < end);
+    if size == 0
+        || !v.aligned(ptr)
+        || !v.aligned(size as u64)
+        || !v.aligned(offset as u64)
+        || !in_reservation
+        || !handle_ok
+        || overlaps
+    {
+        return v.invalid();
+    }
+    v.mappings.push((ptr, size, handle));
+    v.maps += 1;
+    CUDA_SUCCESS
+}
+
+/// `cuMemUnmap`: whole mappings only (one or more, contiguous, from `ptr`).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemUnmap(ptr: u64, size: usize) -> i32 {
+    entry!();
+    let mut v = vmm();
+    let end = ptr + size as u64;
+    let mut at = ptr;
+    let mut covered = Vec::new();
+    while at < end {
+        match v.mappings.iter().position(|&(a, _, _)| a == at) {
+            Some(i) => {
+                at += v.mappings[i].1 as u64;
+                covered.push(i);
+            }
+            None => break,
+        }
+    }
+    if at != end || covered.is_empty() {
+        return v.invalid();
+    }
+    covered.sort_unstable();
+    for i in covered.into_iter().rev() {
+        v.mappings.swap_remove(i);
+    }
+    v.unmaps += 1;
+    CUDA_SUCCESS
+}
+
+/// `CUmemAccessDesc`, as the stand-in reads it.
+#[derive(Debug)]
+#[repr(C)]
+pub struct AccessDesc {
+    location_type: i32,
+    location_id: i32,
+    flags: i32,
+}
+
+/// `cuMemSetAccess`: a wholly mapped range, device locations,
+/// read-write or read access.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemSetAccess(
+    ptr: u64,
+    size: usize,
+    desc: *const AccessDesc,
+    count: usize,
+) -> i32 {
+    entry!();
+    let mut v = vmm();
+    if desc.is_null() || count == 0 {
+        return v.invalid();
+    }
+    let mut devices = Vec::with_capacity(count);
+    for i in 0..count {
+        // SAFETY: the caller passes `count` descriptors.
+        let d = unsafe { &*desc.add(i) };
+        if d.location_type != 1 || !(d.flags == 1 || d.flags == 3) {
+            return v.invalid();
+        }
+        devices.push(d.location_id);
+    }
+    let end = ptr + size as u64;
+    let mut at = ptr;
+    while at < end {
+        match v
+            .mappings
+            .iter()
+            .find(|&&(a, s, _)| at >= a && at < a + s as u64)
+        {
+            Some(&(a, s, _)) => at = a + s as u64,
+            None => return v.invalid(),
+        }
+    }
+    v.access.push((ptr, size, devices));
+    CUDA_SUCCESS
+}
+
+/// `cuDeviceCanAccessPeer`: every two distinct devices of the stand-in can
+/// reach each other; a device cannot be its own peer (0).
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceCanAccessPeer(can: *mut i32, dev: i32, peer: i32) -> i32 {
+    entry!();
+    let n = state().device_count;
+    if can.is_null() || !(0..n).contains(&dev) || !(0..n).contains(&peer) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: a valid out-pointer.
+    unsafe { can.write(i32::from(dev != peer)) };
     CUDA_SUCCESS
 }

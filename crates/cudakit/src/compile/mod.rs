@@ -34,6 +34,7 @@ macro_rules! builder_setters {
 pub mod cache;
 pub mod devrt;
 pub mod headers;
+pub mod library;
 pub mod linker;
 pub mod module;
 pub mod nvjitlink;

@@ -86,7 +86,7 @@ impl ImageKind {
 /// Bytes for the driver, at an 8-byte-aligned address when asked: binary
 /// images and linker inputs are read as words.
 pub(crate) struct Aligned<'a> {
-    bytes: Cow<'a, [u8]>,
+    pub(crate) bytes: Cow<'a, [u8]>,
     /// A copy of `bytes` in aligned storage, when they were not aligned;
     /// else empty.
     words: Vec<u64>,
@@ -430,7 +430,7 @@ pub struct Module<'c> {
 
 /// The entries of `ptx`, or `None` where it cannot be read (then the
 /// kernels' types are unknown, never guessed).
-fn ptx_entries_of(ptx: &[u8]) -> Option<Vec<PtxEntry>> {
+pub(crate) fn ptx_entries_of(ptx: &[u8]) -> Option<Vec<PtxEntry>> {
     let text = std::str::from_utf8(ptx).ok()?;
     read_entries(text.trim_end_matches('\0')).ok()
 }
@@ -708,33 +708,8 @@ impl<'c> Module<'c> {
     /// [`Module::function`].
     pub fn function_with_signature(&self, name: &str, signature: &str) -> Result<Function<'_>> {
         let mut f = self.function(name)?;
-        let refused = |reason: String| Error::DeclaredSignature {
-            function: name.to_owned(),
-            reason,
-        };
-        let declared = parse_declared(signature).map_err(|e| refused(e.to_string()))?;
-        if let ParamCheck::Available(table) = f.param_check()? {
-            if table.len() != declared.len() {
-                return Err(refused(format!(
-                    "{} parameter(s) declared, cuFuncGetParamInfo reports {}",
-                    declared.len(),
-                    table.len()
-                )));
-            }
-            for (i, (t, &(_, size))) in declared.iter().zip(table).enumerate() {
-                if let Some(layout) = t.layout() {
-                    if layout.size != size {
-                        return Err(refused(format!(
-                            "parameter {i}: '{t}' is {} bytes, cuFuncGetParamInfo reports {size}",
-                            layout.size
-                        )));
-                    }
-                }
-            }
-        }
-        f.state.signature =
-            KernelSignature::declared(&f.symbol, declared, self.ptx_entry(&f.symbol))
-                .map_err(|e| refused(e.0))?;
+        let ptx = self.ptx_entry(&f.symbol);
+        f.declare_signature(name, signature, ptx)?;
         Ok(f)
     }
 
@@ -769,7 +744,8 @@ impl<'c> Module<'c> {
             ..FunctionState::default()
         };
         Ok(Function {
-            module: self,
+            ctx: self.ctx,
+            origin: FunctionOrigin::Module(self),
             raw,
             name: name.to_owned(),
             symbol: symbol.to_owned(),
@@ -823,7 +799,8 @@ impl<'c> Module<'c> {
             });
         }
         Ok(Global {
-            module: self,
+            ctx: self.ctx,
+            _owner: PhantomData,
             ptr,
             len: bytes / size,
             name: name.to_owned(),
@@ -838,7 +815,10 @@ impl<'c> Module<'c> {
 /// # Errors
 ///
 /// [`Error::AmbiguousFunction`] when two or more are.
-fn by_plain_name<'s>(name: &str, symbols: impl Iterator<Item = &'s str>) -> Result<Option<String>> {
+pub(crate) fn by_plain_name<'s>(
+    name: &str,
+    symbols: impl Iterator<Item = &'s str>,
+) -> Result<Option<String>> {
     let matches: Vec<(&str, crate::compile::signature::Signature)> = symbols
         .filter_map(|symbol| {
             let sig = demangle(symbol).ok()?;
@@ -897,9 +877,25 @@ pub struct FunctionAttributes {
     pub binary_version: u32,
 }
 
-/// A kernel of a [`Module`], which it borrows.
+/// Where a [`Function`] came from: a module of its context, or a
+/// context-independent [`Library`](crate::compile::library::Library)
+/// kernel (`cuKernelGetFunction`). Either is borrowed for the function's
+/// lifetime, so neither is unloaded while the function lives.
+#[derive(Clone, Copy)]
+pub(crate) enum FunctionOrigin<'m> {
+    Module(&'m Module<'m>),
+    Library {
+        library: &'m crate::compile::library::Library,
+        kernel: cuda_sys::CUkernel,
+    },
+}
+
+/// A kernel of a [`Module`] or of a
+/// [`Library`](crate::compile::library::Library) in one context; it
+/// borrows its module (or library) and its context.
 pub struct Function<'m> {
-    module: &'m Module<'m>,
+    ctx: &'m Context,
+    origin: FunctionOrigin<'m>,
     raw: CUfunction,
     name: String,
     symbol: String,
@@ -940,14 +936,91 @@ impl<'m> Function<'m> {
         self.raw
     }
 
-    /// The module.
-    pub fn module(&self) -> &'m Module<'m> {
-        self.module
+    /// The module, for a function of a module; `None` for a function of a
+    /// [`Library`](crate::compile::library::Library).
+    pub fn module(&self) -> Option<&'m Module<'m>> {
+        match self.origin {
+            FunctionOrigin::Module(m) => Some(m),
+            FunctionOrigin::Library { .. } => None,
+        }
+    }
+
+    /// The library, for a function of a
+    /// [`Library`](crate::compile::library::Library); `None` for a
+    /// function of a module.
+    pub fn library(&self) -> Option<&'m crate::compile::library::Library> {
+        match self.origin {
+            FunctionOrigin::Module(_) => None,
+            FunctionOrigin::Library { library, .. } => Some(library),
+        }
     }
 
     /// The context.
     pub fn context(&self) -> &'m Context {
-        self.module.ctx
+        self.ctx
+    }
+
+    /// A function of a library kernel in `ctx` (`cuKernelGetFunction`
+    /// made `raw`), its signature read from `symbol` and `ptx`.
+    pub(crate) fn of_library(
+        ctx: &'m Context,
+        library: &'m crate::compile::library::Library,
+        kernel: cuda_sys::CUkernel,
+        raw: CUfunction,
+        name: &str,
+        symbol: &str,
+        ptx: Option<&PtxEntry>,
+    ) -> Function<'m> {
+        Function {
+            ctx,
+            origin: FunctionOrigin::Library { library, kernel },
+            raw,
+            name: name.to_owned(),
+            symbol: symbol.to_owned(),
+            state: FunctionState {
+                signature: KernelSignature::of_symbol(symbol, ptx),
+                ..FunctionState::default()
+            },
+        }
+    }
+
+    /// Replaces the signature with one declared in C spelling, checked
+    /// against `ptx` (the kernel's PTX entry, where known), the mangled
+    /// name and the parameter table (see [`Module::function_with_signature`]).
+    pub(crate) fn declare_signature(
+        &mut self,
+        name: &str,
+        signature: &str,
+        ptx: Option<&PtxEntry>,
+    ) -> Result<()> {
+        let refused = |reason: String| Error::DeclaredSignature {
+            function: name.to_owned(),
+            reason,
+        };
+        let declared = parse_declared(signature).map_err(|e| refused(e.to_string()))?;
+        if let ParamCheck::Available(table) = self.param_check()? {
+            if table.len() != declared.len() {
+                return Err(refused(format!(
+                    "{} parameter(s) declared, the driver's parameter table has {}",
+                    declared.len(),
+                    table.len()
+                )));
+            }
+            for (i, (t, &(_, size))) in declared.iter().zip(table).enumerate() {
+                if let Some(layout) = t.layout() {
+                    if layout.size != size {
+                        return Err(refused(format!(
+                            "parameter {i}: '{t}' is {} bytes, the driver's parameter table \
+                             reports {size}",
+                            layout.size
+                        )));
+                    }
+                }
+            }
+        }
+        self.state.signature =
+            KernelSignature::declared(&self.symbol, declared, ptx).map_err(|e| refused(e.0))?;
+        Ok(())
     }
 
     /// One attribute (`cuFuncGetAttribute`).
@@ -956,7 +1029,7 @@ impl<'m> Function<'m> {
     ///
     /// Driver errors; [`Error::ContextPoisoned`].
     pub fn attribute(&self, attribute: Attr) -> Result<i32> {
-        let ctx = self.module.ctx;
+        let ctx = self.ctx;
         let cu = ctx.enter()?;
         let mut value: c_int = 0;
         // SAFETY: a valid out-pointer and a function of a live module; the
@@ -1004,7 +1077,7 @@ impl<'m> Function<'m> {
     /// set through it only with `dynamic_shared_lock` held, the cached
     /// limit stored after it.
     fn set_attribute_unlocked(&self, attribute: Attr, value: i32) -> Result<()> {
-        let ctx = self.module.ctx;
+        let ctx = self.ctx;
         let cu = ctx.enter()?;
         // A configuration validated under the old attributes may not hold
         // under the new ones: the launch path validates afresh.
@@ -1050,7 +1123,7 @@ impl<'m> Function<'m> {
     /// [`Error::LaunchConfig`] with [`LaunchConfigError::OverLimit`] when
     /// `bytes` is over the limit; driver errors; [`Error::ContextPoisoned`].
     pub fn set_max_dynamic_shared_memory(&self, bytes: u32) -> Result<()> {
-        let optin = self.module.ctx.limits().max_shared_per_block_optin;
+        let optin = self.ctx.limits().max_shared_per_block_optin;
         let static_bytes =
             u32::try_from(self.attribute(Attr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?).unwrap_or(0);
         let limit = optin.saturating_sub(static_bytes);
@@ -1114,20 +1187,43 @@ impl<'m> Function<'m> {
         self.state.params.get_or_try_init(|| {
             let ctx = self.context();
             let cu = ctx.enter()?;
-            let Some(info) = cu.cuFuncGetParamInfo else {
-                return Ok(ParamCheck::Unavailable);
+            // A library kernel's table is read from the kernel
+            // (`cuKernelGetParamInfo`) where the driver has it, else from
+            // its function in this context, as a module's is.
+            let kernel_info = match self.origin {
+                FunctionOrigin::Library { kernel, .. } => {
+                    cu.cuKernelGetParamInfo.map(|f| (f, kernel))
+                }
+                FunctionOrigin::Module(_) => None,
             };
+            let func_info = cu.cuFuncGetParamInfo;
             let mut params = Vec::new();
             loop {
                 let (mut offset, mut size) = (0usize, 0usize);
-                // SAFETY: a live function of a loaded module, valid
-                // out-pointers; an index past the last parameter returns
-                // CUDA_ERROR_INVALID_VALUE.
-                let rc = unsafe { info(self.as_raw(), params.len(), &mut offset, &mut size) };
+                let (call, rc) = if let Some((info, kernel)) = kernel_info {
+                    (
+                        "cuKernelGetParamInfo",
+                        // SAFETY: a kernel of a library the function
+                        // borrows (so loaded), valid out-pointers; an index
+                        // past the last parameter returns
+                        // CUDA_ERROR_INVALID_VALUE.
+                        unsafe { info(kernel, params.len(), &mut offset, &mut size) },
+                    )
+                } else if let Some(info) = func_info {
+                    (
+                        "cuFuncGetParamInfo",
+                        // SAFETY: a live function of a loaded module or
+                        // library, valid out-pointers; an index past the
+                        // last parameter returns CUDA_ERROR_INVALID_VALUE.
+                        unsafe { info(self.as_raw(), params.len(), &mut offset, &mut size) },
+                    )
+                } else {
+                    return Ok(ParamCheck::Unavailable);
+                };
                 if rc == CUresult::CUDA_ERROR_INVALID_VALUE {
                     break;
                 }
-                ctx.check("cuFuncGetParamInfo", rc)?;
+                ctx.check(call, rc)?;
                 params.push((offset, size));
             }
             Ok(ParamCheck::Available(params))
@@ -1207,7 +1303,9 @@ impl FunctionState {
 /// A `__device__` or `__constant__` variable of a [`Module`] (which it
 /// borrows) as `len` elements of `T`.
 pub struct Global<'m, T: DeviceCopy> {
-    module: &'m Module<'m>,
+    ctx: &'m Context,
+    /// The module (or library) the variable lives in, borrowed.
+    _owner: PhantomData<&'m ()>,
     ptr: CUdeviceptr,
     len: usize,
     name: String,
@@ -1226,6 +1324,38 @@ impl<T: DeviceCopy> fmt::Debug for Global<'_, T> {
 }
 
 impl<'m, T: DeviceCopy> Global<'m, T> {
+    /// A variable of `bytes` bytes at `ptr` in `ctx`, alive for `'m` (its
+    /// module or library is borrowed for `'m`), as `T`s.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Global`] when `bytes` is not a whole number of `T`s.
+    pub(crate) fn from_raw_parts(
+        ctx: &'m Context,
+        ptr: CUdeviceptr,
+        bytes: usize,
+        name: &str,
+    ) -> Result<Global<'m, T>> {
+        let size = std::mem::size_of::<T>();
+        if size == 0 || bytes == 0 || bytes % size != 0 {
+            return Err(Error::Global {
+                name: name.to_owned(),
+                reason: format!(
+                    "the variable is {bytes} bytes, not a whole number of {} ({size} bytes)",
+                    std::any::type_name::<T>()
+                ),
+            });
+        }
+        Ok(Global {
+            ctx,
+            _owner: PhantomData,
+            ptr,
+            len: bytes / size,
+            name: name.to_owned(),
+            _marker: PhantomData,
+        })
+    }
+
     /// The name it was looked up by.
     pub fn name(&self) -> &str {
         &self.name
@@ -1233,7 +1363,7 @@ impl<'m, T: DeviceCopy> Global<'m, T> {
 
     /// The context.
     pub fn context(&self) -> &'m Context {
-        self.module.ctx
+        self.ctx
     }
 
     /// The device address. A [`DevicePtr`] is not a kernel argument: see
@@ -1281,7 +1411,7 @@ impl<'m, T: DeviceCopy> Global<'m, T> {
         // SAFETY: the global holds `self.len` elements at `self.ptr` (its
         // size came from cuModuleGetGlobal); `src` has as many (checked
         // above); the module is borrowed, so the global is alive.
-        unsafe { copy::htod(self.module.ctx, self.ptr, src) }
+        unsafe { copy::htod(self.ctx, self.ptr, src) }
     }
 
     /// Copies the variable into `dst` (`cuMemcpyDtoH_v2`); lengths must
@@ -1293,7 +1423,7 @@ impl<'m, T: DeviceCopy> Global<'m, T> {
     pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
         crate::memory::same_len("Global::copy_to_host", self.len, dst.len())?;
         // SAFETY: as in `copy_from_host`: `dst` has `self.len` elements.
-        unsafe { copy::dtoh(self.module.ctx, dst, self.ptr) }
+        unsafe { copy::dtoh(self.ctx, dst, self.ptr) }
     }
 
     /// The variable's contents (`cuMemcpyDtoH_v2`).
@@ -1303,7 +1433,7 @@ impl<'m, T: DeviceCopy> Global<'m, T> {
     /// Driver errors; [`Error::ContextPoisoned`].
     pub fn to_vec(&self) -> Result<Vec<T>> {
         // SAFETY: the global holds `self.len` elements at `self.ptr`.
-        unsafe { copy::dtoh_vec(self.module.ctx, self.ptr, self.len) }
+        unsafe { copy::dtoh_vec(self.ctx, self.ptr, self.len) }
     }
 }
 

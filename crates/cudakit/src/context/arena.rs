@@ -40,6 +40,11 @@ pub enum AllocKind {
     /// nodes (`cuGraphAddMemAllocNode`): recorded when an executable graph
     /// that allocates it is instantiated, freed when it is destroyed.
     Graph,
+    /// Physical memory of a [`VirtualBuffer`](crate::memory::VirtualBuffer)
+    /// (`cuMemCreate`), one record per allocation mapped into its reserved
+    /// range, made by the call that grew the buffer; freed when it is
+    /// unmapped and released (`cuMemUnmap`, `cuMemRelease`).
+    Virtual,
     /// Memory kept on purpose: the driver refused its free, or a wait for
     /// work that may still use it failed, so it was not handed back (freeing
     /// what the GPU may still touch is a use-after-free). The record keeps
@@ -49,7 +54,7 @@ pub enum AllocKind {
 
 impl AllocKind {
     /// Every kind, in a stable order.
-    pub const ALL: [AllocKind; 8] = [
+    pub const ALL: [AllocKind; 9] = [
         AllocKind::Device,
         AllocKind::Pinned,
         AllocKind::Unified,
@@ -57,6 +62,7 @@ impl AllocKind {
         AllocKind::Staging,
         AllocKind::StreamOrdered,
         AllocKind::Graph,
+        AllocKind::Virtual,
         AllocKind::Leaked,
     ];
 
@@ -69,7 +75,8 @@ impl AllocKind {
             AllocKind::Staging => 4,
             AllocKind::StreamOrdered => 5,
             AllocKind::Graph => 6,
-            AllocKind::Leaked => 7,
+            AllocKind::Virtual => 7,
+            AllocKind::Leaked => 8,
         }
     }
 }

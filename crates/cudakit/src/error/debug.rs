@@ -143,6 +143,7 @@ structural_debug!(Error {
     NcclTimeout { call, rank, waited },
     Rendezvous { rank, reason },
     CommunicatorAborted { rank, cause },
+    VirtualMemory(value),
 });
 
 #[cfg(test)]

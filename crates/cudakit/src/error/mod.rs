@@ -567,6 +567,51 @@ pub enum Error {
         /// The error that aborted it.
         cause: String,
     },
+    /// A [`VirtualBuffer`](crate::memory::VirtualBuffer) asked to grow past
+    /// its reservation, to shrink below zero, or to map in units the
+    /// driver's granularity does not allow; refused before the driver,
+    /// with the buffer unchanged.
+    #[error("virtual buffer: {0}")]
+    VirtualMemory(VirtualMemoryError),
+}
+
+/// What a [`VirtualBuffer`](crate::memory::VirtualBuffer) refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum VirtualMemoryError {
+    /// The new size passes the reserved address range, which cannot grow
+    /// in place.
+    #[error(
+        "{requested} bytes asked for, past the {reserved} bytes of address range reserved \
+         (reserve more when the buffer is made)"
+    )]
+    PastReservation {
+        /// Bytes the new length needs.
+        requested: u64,
+        /// Bytes reserved.
+        reserved: u64,
+    },
+    /// A shrink by more elements than the buffer holds.
+    #[error("shrinking {len} elements by {by} would go below zero")]
+    BelowZero {
+        /// Elements held.
+        len: usize,
+        /// Elements asked to remove.
+        by: usize,
+    },
+    /// A size that must be a multiple of the allocation granularity is not.
+    #[error(
+        "{what} of {bytes} bytes is not a multiple of the allocation granularity, {granularity} \
+         bytes (cuMemGetAllocationGranularity)"
+    )]
+    Unaligned {
+        /// Which size (the mapping unit, the reservation).
+        what: &'static str,
+        /// The size given.
+        bytes: usize,
+        /// The driver's minimum granularity for the device.
+        granularity: usize,
+    },
 }
 
 impl Error {

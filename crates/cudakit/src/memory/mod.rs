@@ -31,6 +31,7 @@ pub use buffer::element::{name_hash, Bf16, DeviceCopy, ElementType, Scalar, Stru
 pub use buffer::pinned::PinnedBuffer;
 pub use buffer::pool::{MemPool, OrderedStream, PoolBuffer, PoolUsage, ReusePolicy};
 pub use buffer::unified::{Attach, HostSlice, HostSliceMut, UnifiedBuffer};
+pub use buffer::virtual_mem::VirtualBuffer;
 
 use crate::context::stream_state::StreamOrigin;
 use std::ops::{Bound, RangeBounds};

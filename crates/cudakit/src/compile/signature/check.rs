@@ -24,6 +24,8 @@ pub enum Container {
     DeviceView,
     /// `&mut UnifiedBuffer<T>`.
     UnifiedBuffer,
+    /// `&VirtualBuffer<T>`.
+    VirtualBuffer,
 }
 
 impl Container {
@@ -32,6 +34,7 @@ impl Container {
             Container::DeviceBuffer => "DeviceBuffer",
             Container::DeviceView => "DeviceView",
             Container::UnifiedBuffer => "UnifiedBuffer",
+            Container::VirtualBuffer => "VirtualBuffer",
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Buffers: the element types and the memory that holds them (device,
-//! pinned host, unified, stream-ordered pools).
+//! pinned host, unified, stream-ordered pools, virtual memory).
 
 pub(crate) mod device;
 pub(crate) mod element;
 pub(crate) mod pinned;
 pub mod pool;
 pub(crate) mod unified;
+pub(crate) mod virtual_mem;

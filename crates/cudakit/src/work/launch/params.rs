@@ -762,6 +762,21 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for DeviceView<'a, T> {
     }
 }
 
+impl<T: DeviceCopy> sealed::Sealed for &crate::memory::VirtualBuffer<'_, T> {}
+impl<'a, T: DeviceCopy> KernelArg<'a> for &'a crate::memory::VirtualBuffer<'_, T> {
+    #[inline]
+    fn push_into(self, list: &mut ParamList<'a>) {
+        push_pointer::<T>(
+            list,
+            self.device_ptr(),
+            self.len(),
+            None,
+            self.context(),
+            Container::VirtualBuffer,
+        );
+    }
+}
+
 impl<T: DeviceCopy> sealed::Sealed for &mut UnifiedBuffer<'_, T> {}
 impl<'a, T: DeviceCopy> KernelArg<'a> for &'a mut UnifiedBuffer<'_, T> {
     #[inline]
