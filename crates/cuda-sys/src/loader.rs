@@ -279,6 +279,9 @@ pub(crate) struct Surroundings<'a> {
     pub(crate) exe: Option<PathBuf>,
     /// The workspace cuda-sys was built in, when known.
     pub(crate) build_workspace: Option<PathBuf>,
+    /// Whether a `.deps` folder found on its own (not named by
+    /// `CUDAKIT_DEPS_DIR`) may be searched: see [`trusted_folder`].
+    pub(crate) trusted: &'a dyn Fn(&Path) -> bool,
 }
 
 impl Surroundings<'_> {
@@ -308,7 +311,38 @@ fn process_surroundings<R>(f: impl FnOnce(&Surroundings<'_>) -> R) -> R {
         entries: &entries,
         exe: env::current_exe().ok(),
         build_workspace: build_workspace(),
+        trusted: &trusted_folder,
     })
+}
+
+#[cfg(unix)]
+extern "C" {
+    /// The C library's `getuid` (always succeeds).
+    fn getuid() -> u32;
+}
+
+/// Whether `deps` (a `.deps` folder found above the executable or in the
+/// build workspace) may be searched for libraries and headers: it and the
+/// folder holding it exist, belong to this user or to root, and are not
+/// writable by group or others. A `.deps` in a shared folder (`/tmp`, a
+/// world-writable parent of the executable) is never loaded from; name
+/// such a folder with `CUDAKIT_DEPS_DIR` to use it anyway.
+#[cfg(unix)]
+fn trusted_folder(deps: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: getuid takes nothing and cannot fail.
+    let me = unsafe { getuid() };
+    let safe = |p: &Path| {
+        p.metadata()
+            .map(|m| m.is_dir() && (m.uid() == me || m.uid() == 0) && m.mode() & 0o022 == 0)
+            .unwrap_or(false)
+    };
+    safe(deps) && deps.parent().is_some_and(safe)
+}
+
+#[cfg(not(unix))]
+fn trusted_folder(_deps: &Path) -> bool {
+    false
 }
 
 /// The workspace this cuda-sys was compiled in: two folders above its
@@ -424,13 +458,17 @@ fn deps_candidates(s: &Surroundings<'_>) -> Vec<PathBuf> {
     }
     if let Some(exe) = &s.exe {
         for folder in exe.ancestors().skip(1) {
-            if !folder.as_os_str().is_empty() && folder.parent().is_some() {
-                out.push(folder.join(".deps"));
+            let deps = folder.join(".deps");
+            if !folder.as_os_str().is_empty() && folder.parent().is_some() && (s.trusted)(&deps) {
+                out.push(deps);
             }
         }
     }
     if let Some(workspace) = &s.build_workspace {
-        out.push(workspace.join(".deps"));
+        let deps = workspace.join(".deps");
+        if (s.trusted)(&deps) {
+            out.push(deps);
+        }
     }
     out.0
 }
@@ -738,6 +776,8 @@ mod tests {
         listed: Cell<usize>,
         exe: Option<PathBuf>,
         build_workspace: Option<PathBuf>,
+        /// Folders whose `.deps` the fake trust check refuses.
+        untrusted: Vec<PathBuf>,
     }
 
     impl Fake {
@@ -763,6 +803,7 @@ mod tests {
                 listed: Cell::new(0),
                 exe: None,
                 build_workspace: None,
+                untrusted: Vec::new(),
             }
         }
 
@@ -777,11 +818,13 @@ mod tests {
                 self.listed.set(self.listed.get() + 1);
                 self.folders.get(folder).cloned().unwrap_or_default()
             };
+            let trusted = |deps: &Path| !self.untrusted.iter().any(|u| deps.starts_with(u));
             f(&Surroundings {
                 var: &var,
                 entries: &entries,
                 exe: self.exe.clone(),
                 build_workspace: self.build_workspace.clone(),
+                trusted: &trusted,
             })
         }
 
@@ -1026,9 +1069,24 @@ mod tests {
             entries: &entries,
             exe: Some(root.join("target/release/cudakit")),
             build_workspace: None,
+            trusted: &trusted_folder,
         };
         let wanted = lib.join("libnvrtc.so.13").to_string_lossy().into_owned();
         assert!(candidates(Which::Nvrtc, &s).contains(&wanted));
+        // The same folder, writable by everyone: never searched.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(
+            !candidates(Which::Nvrtc, &s).contains(&wanted),
+            "a .deps in a world-writable folder was searched"
+        );
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(root.join(".deps"), std::fs::Permissions::from_mode(0o777))
+            .unwrap();
+        assert!(
+            !candidates(Which::Nvrtc, &s).contains(&wanted),
+            "a world-writable .deps was searched"
+        );
         std::fs::remove_dir_all(&root).unwrap();
         assert!(deps_folders().iter().all(|d| d.is_dir()));
     }
@@ -1163,6 +1221,7 @@ mod tests {
             entries: &entries,
             exe: None,
             build_workspace: None,
+            trusted: &|_: &Path| true,
         };
         let list = candidates(Which::Nvrtc, &s);
         let wanted = fake_nvrtc.to_string_lossy().into_owned();

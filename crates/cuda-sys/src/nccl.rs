@@ -441,6 +441,7 @@ mod search_tests {
                 entries: &entries,
                 exe: None,
                 build_workspace: None,
+                trusted: &|_: &std::path::Path| true,
             },
         )
     }

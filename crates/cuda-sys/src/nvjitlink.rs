@@ -283,6 +283,7 @@ mod tests {
             entries: &entries,
             exe: None,
             build_workspace: None,
+            trusted: &|_: &std::path::Path| true,
         };
         let list = candidates(Which::NvJitLink, &s);
         assert_eq!(list[0], "libnvJitLink.so.13");
@@ -308,6 +309,7 @@ mod tests {
             entries: &entries,
             exe: None,
             build_workspace: None,
+            trusted: &|_: &std::path::Path| true,
         };
         assert_eq!(candidates(Which::NvJitLink, &s), ["/x/libnvJitLink.so.13"]);
     }
