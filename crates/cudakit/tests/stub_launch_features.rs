@@ -161,6 +161,28 @@ fn batches_dependent_launches_and_l2_windows() {
         "no refused batch reached the driver"
     );
 
+    // --- a pageable copy in a batch behind a host callback of the scope
+    // that has not run: refused (it would wait on the host for the stream,
+    // where the callback may wait for this thread).
+    stub.call::<bool, ()>(b"stub_hold_host_fns\0", true);
+    let r = ctx.scope(|s| {
+        s.host_fn(&stream, || {})?;
+        let mut b = CopyBatch::new();
+        b.to_device(&host[0], &dev)?;
+        let r = s.copy_batch(&stream, b);
+        stub.call::<bool, ()>(b"stub_hold_host_fns\0", false);
+        r
+    });
+    assert!(
+        matches!(&r, Err(Error::InvalidArgument(m)) if m.contains("host callback")),
+        "{r:?}"
+    );
+    assert_eq!(
+        stub.batch_counts()[..2],
+        [2, 200],
+        "the refused batch reached no driver"
+    );
+
     // --- a copy whose source and destination overlap (two views of one
     // buffer) is refused in every form: CUDA's copies do not move
     // overlapping memory.

@@ -49,6 +49,8 @@ pub struct CopyBatch<'s> {
     srcs: Vec<u64>,
     sizes: Vec<usize>,
     uses: Vec<Use>,
+    /// The host ranges, as (address, bytes).
+    host: Vec<(u64, usize)>,
     _borrows: PhantomData<&'s mut ()>,
 }
 
@@ -66,6 +68,7 @@ impl<'s> CopyBatch<'s> {
             srcs: Vec::with_capacity(copies),
             sizes: Vec::with_capacity(copies),
             uses: Vec::with_capacity(2 * copies),
+            host: Vec::with_capacity(copies),
             _borrows: PhantomData,
         }
     }
@@ -112,6 +115,7 @@ impl<'s> CopyBatch<'s> {
         let bytes = byte_len::<T>(src.len(), "copy")?;
         let d = dst.device_ptr().as_raw();
         self.uses.push((d, bytes as u64, dst.origin()));
+        self.host.push((src.as_ptr() as usize as u64, bytes));
         self.push(d, src.as_ptr() as usize as u64, bytes);
         Ok(self)
     }
@@ -131,6 +135,7 @@ impl<'s> CopyBatch<'s> {
         let bytes = byte_len::<T>(dst.len(), "copy")?;
         let s = src.device_ptr().as_raw();
         self.uses.push((s, bytes as u64, src.origin()));
+        self.host.push((dst.as_ptr() as usize as u64, bytes));
         self.push(dst.as_mut_ptr() as usize as u64, s, bytes);
         Ok(self)
     }
@@ -181,6 +186,23 @@ impl<'s, 'env> Scope<'s, 'env> {
         };
         same_context("copy_batch", self.context(), ctx)?;
         refuse_overlaps(&batch)?;
+        // A copy of pageable memory waits on the host for the stream, as a
+        // single pageable copy does: behind a host callback of this scope
+        // that has not run (it could be waiting for this thread) it would
+        // never return. Refused, as `copy_to_device` refuses it.
+        if self.callback_pending_on(stream.as_raw()) {
+            let cu = ctx.enter()?;
+            if let Some(&(_, bytes)) = batch.host.iter().find(|&&(p, _)| {
+                !crate::memory::staged::is_page_locked(cu, p as usize as *const u8)
+            }) {
+                return Err(Error::InvalidArgument(format!(
+                    "copy_batch: a copy of {bytes} bytes of pageable memory waits on the host for \
+                     its stream, where a host callback of this scope has not run yet (it could \
+                     be waiting for this thread): use page-locked memory (PinnedBuffer), queue \
+                     the batch before the callback, or use another stream"
+                )));
+            }
+        }
         let raw = self.use_stream_for(stream, batch.uses.iter().copied())?;
         if raw.captured() {
             return Err(Error::IllegalDuringCapture {

@@ -505,6 +505,15 @@ impl<'s, 'env> Scope<'s, 'env> {
         Ok(true)
     }
 
+    /// Whether a host callback this scope queued on `raw` has not run yet.
+    pub(crate) fn callback_pending_on(&self, raw: CUstream) -> bool {
+        let owned = self.owned.borrow();
+        // SAFETY: every box is alive until `finish`.
+        owned
+            .iter()
+            .any(|o| o.stream == raw && !unsafe { (o.finished)(o.ptr) })
+    }
+
     /// Keeps `what` alive until the scope has waited for its streams.
     pub(crate) fn keep_alive(&self, what: Arc<dyn Any + Send + Sync>) {
         self.keep_alive.borrow_mut().push(what);
