@@ -155,6 +155,11 @@ impl<'c> Stream<'c> {
 
 impl Drop for Stream<'_> {
     fn drop(&mut self) {
+        if crate::driver::forked() {
+            // A child made by fork: the stream is the parent's, and its lock
+            // may have been held by a thread that did not survive the fork.
+            return;
+        }
         let raw = self.raw as usize;
         let (deferred, foreign, event) = {
             let mut g = self.state.lock();

@@ -69,7 +69,14 @@ fn fields<'a>(h: &mut StableHasher, items: impl ExactSizeIterator<Item = &'a str
 /// modification time, not descending into a sub-folder that is itself one
 /// of `folders` (it has its own entry). Too many files to walk
 /// ([`MAX_INCLUDE_FILES`] in all) is [`CacheBypass::TooManyIncludeFiles`].
-pub(super) fn fingerprint_folders(folders: &[PathBuf]) -> Result<u128, CacheBypass> {
+/// Only the folders in `cuda` (those [`crate::compile::headers`] found or
+/// was given for the program: CUDA's own) are keyed by their version stamp;
+/// every other folder is walked, even one that looks like CUDA's headers (a
+/// project's vendored copy, whose edits must change the key).
+pub(super) fn fingerprint_folders(
+    folders: &[PathBuf],
+    cuda: &[PathBuf],
+) -> Result<u128, CacheBypass> {
     let mut unique: Vec<&PathBuf> = Vec::new();
     for folder in folders {
         if !unique.contains(&folder) {
@@ -81,7 +88,11 @@ pub(super) fn fingerprint_folders(folders: &[PathBuf]) -> Result<u128, CacheBypa
     let mut budget = MAX_INCLUDE_FILES;
     for folder in &unique {
         h.field(folder.as_os_str().as_encoded_bytes());
-        if let Some(stamp) = stamp_for_key(folder) {
+        if let Some(stamp) = cuda
+            .contains(folder)
+            .then(|| stamp_for_key(folder))
+            .flatten()
+        {
             h.field(b"cuda headers");
             h.write(&stamp.to_le_bytes());
             continue;
@@ -253,13 +264,13 @@ mod tests {
         fs::create_dir_all(dir.join("sub")).unwrap();
         fs::write(dir.join("a.cuh"), "1").unwrap();
         let folders = [dir.clone()];
-        let before = fingerprint_folders(&folders).unwrap();
-        assert_eq!(Ok(before), fingerprint_folders(&folders));
+        let before = fingerprint_folders(&folders, &[]).unwrap();
+        assert_eq!(Ok(before), fingerprint_folders(&folders, &[]));
         fs::write(dir.join("sub/b.cuh"), "").unwrap();
-        let after = fingerprint_folders(&folders).unwrap();
+        let after = fingerprint_folders(&folders, &[]).unwrap();
         assert_ne!(before, after);
         fs::write(dir.join("a.cuh"), "22").unwrap();
-        assert_ne!(Ok(after), fingerprint_folders(&folders));
+        assert_ne!(Ok(after), fingerprint_folders(&folders, &[]));
         let mut files = Vec::new();
         let mut budget = 1;
         let mut walk = Walk {
@@ -280,7 +291,7 @@ mod tests {
         for i in 0..=MAX_INCLUDE_FILES {
             fs::write(dir.join(format!("{i}.h")), "").unwrap();
         }
-        let err = fingerprint_folders(std::slice::from_ref(&dir)).unwrap_err();
+        let err = fingerprint_folders(std::slice::from_ref(&dir), &[]).unwrap_err();
         assert_eq!(
             err,
             CacheBypass::TooManyIncludeFiles {
@@ -313,11 +324,14 @@ mod tests {
         }
         let cccl = include.join("cccl");
         let cuda = [cccl.clone(), include.clone()];
-        let before = fingerprint_folders(&cuda).expect("keyed by version, not walked");
+        let before = fingerprint_folders(&cuda, &cuda).expect("keyed by version, not walked");
         fs::write(include.join("x0.h"), "unmarked edit").unwrap();
-        assert_eq!(fingerprint_folders(&cuda), Ok(before));
+        assert_eq!(fingerprint_folders(&cuda, &cuda), Ok(before));
         write(&include.join("cuda.h"), "#define CUDA_VERSION 13010\n");
-        assert_ne!(fingerprint_folders(&cuda), Ok(before));
+        assert_ne!(fingerprint_folders(&cuda, &cuda), Ok(before));
+        // The same folders as plain include paths (a vendored copy): walked,
+        // so too many files to key.
+        assert!(fingerprint_folders(&cuda, &[]).is_err());
 
         // A user folder with a nested include path: each file once.
         let mine = dir.join("mine");
@@ -335,13 +349,13 @@ mod tests {
         };
         assert!(walk.folder(Path::new("")));
         assert_eq!(files.len(), 1);
-        let nested = fingerprint_folders(&[mine.clone(), inner.clone()]).unwrap();
+        let nested = fingerprint_folders(&[mine.clone(), inner.clone()], &[]).unwrap();
         assert_eq!(
-            fingerprint_folders(&[mine.clone(), inner.clone(), mine.clone()]),
+            fingerprint_folders(&[mine.clone(), inner.clone(), mine.clone()], &[]),
             Ok(nested)
         );
         write(&inner.join("b.h"), "changed");
-        assert_ne!(fingerprint_folders(&[mine.clone(), inner]), Ok(nested));
+        assert_ne!(fingerprint_folders(&[mine.clone(), inner], &[]), Ok(nested));
         let _ = fs::remove_dir_all(&dir);
     }
 }

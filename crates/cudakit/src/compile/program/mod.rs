@@ -651,7 +651,10 @@ impl Program {
             .map(|(n, c)| (n.as_str(), c.as_str()))
             .collect();
         headers.sort_unstable();
-        let include_fingerprint = fingerprint_folders(&self.options.include_folders())?;
+        let include_fingerprint = fingerprint_folders(
+            &self.options.include_folders(),
+            &self.options.cuda_header_folders(),
+        )?;
         let options: Vec<&[String]> = passes.iter().map(|p| p.options.as_slice()).collect();
         let outputs: Vec<&str> = outputs.iter().map(|o| o.tag()).collect();
         let arch = arch.to_string();

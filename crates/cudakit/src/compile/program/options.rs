@@ -228,7 +228,7 @@ impl Options {
     }
 
     /// The include folders of CUDA's headers, when asked for and found.
-    fn cuda_header_folders(&self) -> Vec<PathBuf> {
+    pub(super) fn cuda_header_folders(&self) -> Vec<PathBuf> {
         match &self.cuda_headers {
             Some(Ok(headers)) => headers.folders(),
             _ => Vec::new(),

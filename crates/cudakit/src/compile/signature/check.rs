@@ -380,6 +380,9 @@ fn ptx_accepts(class: PtxClass, want: usize, array: bool, arg: &ArgType, size: u
         Float,
         Half,
         Integer,
+        /// A pointer or an object handle: NVRTC declares these `.u64`,
+        /// never as a byte array.
+        Handle,
         Aggregate,
     }
     let got = match arg {
@@ -389,15 +392,18 @@ fn ptx_accepts(class: PtxClass, want: usize, array: bool, arg: &ArgType, size: u
             _ => Class::Integer,
         },
         ArgType::Value(_) | ArgType::TensorMap => Class::Aggregate,
-        ArgType::Pointer { .. } | ArgType::Texture | ArgType::Surface => Class::Integer,
+        ArgType::Pointer { .. } | ArgType::Texture | ArgType::Surface => Class::Handle,
         ArgType::Untyped => return true,
     };
     match (array, class, got) {
+        // A byte array is a struct (or a vector) by value: never a pointer
+        // or a handle; any value of its size may be one.
+        (true, _, Class::Handle) => false,
         (true, _, Class::Aggregate | Class::Half) => true,
         (true, PtxClass::Bits, _) | (false, PtxClass::Bits, _) => true,
         (true, _, _) => false,
         (false, PtxClass::Float, Class::Float | Class::Half) => true,
-        (false, PtxClass::Signed | PtxClass::Unsigned, Class::Integer) => true,
+        (false, PtxClass::Signed | PtxClass::Unsigned, Class::Integer | Class::Handle) => true,
         _ => false,
     }
 }
@@ -407,6 +413,41 @@ mod tests {
     use super::super::parse_declared;
     use super::*;
     use crate::memory::StructName;
+
+    #[test]
+    fn a_ptx_byte_array_never_takes_a_pointer_or_a_handle() {
+        let ptr = ArgType::Pointer {
+            element: ElementType::Scalar(Scalar::F32),
+            container: Container::DeviceBuffer,
+            read_only: false,
+        };
+        // `.align 8 .b8 p[8]`: a struct of 8 bytes by value.
+        assert!(!ptx_accepts(PtxClass::Bits, 8, true, &ptr, 8));
+        assert!(!ptx_accepts(PtxClass::Bits, 8, true, &ArgType::Texture, 8));
+        assert!(ptx_accepts(
+            PtxClass::Bits,
+            8,
+            true,
+            &ArgType::Value(ElementType::Scalar(Scalar::F64)),
+            8
+        ));
+        // `.u64 p`: a pointer, a handle or a 64-bit integer.
+        assert!(ptx_accepts(PtxClass::Unsigned, 8, false, &ptr, 8));
+        assert!(ptx_accepts(
+            PtxClass::Unsigned,
+            8,
+            false,
+            &ArgType::Surface,
+            8
+        ));
+        assert!(!ptx_accepts(
+            PtxClass::Unsigned,
+            8,
+            false,
+            &ArgType::Value(ElementType::Scalar(Scalar::F64)),
+            8
+        ));
+    }
 
     fn rule(decl: &str) -> ParamRule {
         ParamRule::from_ctype(&parse_declared(decl).unwrap()[0])
