@@ -41,13 +41,19 @@
 //!   pruned on cudakit's threads (every new future, every poll). So a
 //!   forgotten or dropped future leaves a signal that the host function can
 //!   still write, and nothing is freed on the driver's thread. The host
-//!   function calls `Waker::wake_by_ref` (the executor's code, on the
-//!   driver's thread, marked as a callback: cudakit calls there are refused).
+//!   function calls `Waker::wake` on a clone taken out of the signal's lock
+//!   (the executor's code, on the driver's thread, marked as a callback:
+//!   cudakit calls there are refused).
 //!   The waker itself is dropped by the pruner or the future, not there.
 //! - A sticky error (a faulted kernel) stops the context's work, and its
-//!   host functions may never run: recording one wakes every pending
-//!   signal, and a poll of a poisoned context's future is
-//!   [`Error::ContextPoisoned`].
+//!   host functions may never run: recording one (by any cudakit call, or
+//!   a drop, that meets it) wakes every pending signal, and a poll of a
+//!   poisoned context's future is [`Error::ContextPoisoned`]. The error is
+//!   recorded when a cudakit call meets it: a task that only awaits, while
+//!   nothing else calls into the context, is not woken by a fault alone.
+//!   Such a task should bound its wait (a timeout of its executor) and then
+//!   call something that reaches the driver (`Context::synchronize`), which
+//!   records the fault and resolves the future.
 
 use std::any::Any;
 use std::ffi::c_void;
