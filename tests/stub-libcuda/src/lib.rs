@@ -3711,3 +3711,18 @@ pub unsafe extern "C" fn cuDeviceCanAccessPeer(can: *mut i32, dev: i32, peer: i3
     unsafe { can.write(i32::from(dev != peer)) };
     CUDA_SUCCESS
 }
+
+/// `cuCtxEnablePeerAccess`: accepted (the stand-in has no memory to map).
+#[no_mangle]
+pub extern "C" fn cuCtxEnablePeerAccess(_peer: *mut c_void, flags: u32) -> i32 {
+    if flags != 0 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    CUDA_SUCCESS
+}
+
+/// `cuCtxDisablePeerAccess`: accepted.
+#[no_mangle]
+pub extern "C" fn cuCtxDisablePeerAccess(_peer: *mut c_void) -> i32 {
+    CUDA_SUCCESS
+}

@@ -89,14 +89,23 @@ pub(crate) struct Shared {
     kernel_timing: AtomicBool,
     released: AtomicBool,
     work: WorkTracker,
-    /// Devices (bit = ordinal) this context has peer access to
-    /// (`cuCtxEnablePeerAccess`), kept by `multi::peer`.
-    peers: AtomicU64,
+    /// Per device ordinal: the identity ([`Context::id`]) of the peer
+    /// context this context has access to (`cuCtxEnablePeerAccess`), 0 for
+    /// none; kept by `multi::peer`. An identity, not a bit: a peer context
+    /// that was dropped and made again is another context, to which the
+    /// old access does not extend.
+    peers: [AtomicU64; 64],
+    /// This context's identity: unique in the process, never reused.
+    generation: u64,
     /// State that a room above keeps per context and hands back before
     /// the context goes (the staged pipeline's page-locked chunks); held
     /// as a trait object so that this room does not depend on that one.
     staging: OnceCell<Box<dyn ContextResource>>,
 }
+
+/// A stream of another context registered on this one (see
+/// `WorkTracker::foreign`): (scope id, raw stream, its state, its context).
+type ForeignStream = (u64, usize, Arc<StreamState>, Context);
 
 /// What device work and host access to unified memory are in flight.
 ///
@@ -109,10 +118,6 @@ pub(crate) struct Shared {
 /// first operation, a synchronous copy or memset) and host views of unified
 /// memory exclude each other: `lock` makes each check-and-count atomic,
 /// and the loser gets [`Error::UnifiedAccess`].
-/// A stream of another context registered on this one (see
-/// `WorkTracker::foreign`): (scope id, raw stream, its state, its context).
-type ForeignStream = (u64, usize, Arc<StreamState>, Context);
-
 #[derive(Default)]
 struct WorkTracker {
     lock: Mutex<()>,
@@ -238,7 +243,8 @@ impl Context {
             kernel_timing: AtomicBool::new(false),
             released: AtomicBool::new(false),
             work: WorkTracker::default(),
-            peers: AtomicU64::new(0),
+            peers: std::array::from_fn(|_| AtomicU64::new(0)),
+            generation: GENERATIONS.fetch_add(1, Ordering::Relaxed),
             staging: OnceCell::new(),
         });
         reg.push((device.ordinal(), Arc::downgrade(&shared)));
@@ -309,7 +315,7 @@ impl Context {
     /// contexts (the address of their shared record).
     #[inline]
     pub(crate) fn id(&self) -> usize {
-        Arc::as_ptr(&self.shared) as usize
+        self.shared.generation as usize
     }
 
     /// A handle that does not keep the context alive (for records that a
@@ -324,24 +330,24 @@ impl Context {
         Arc::ptr_eq(&self.shared, &other.shared)
     }
 
-    /// Whether this context has peer access to device `ordinal`'s memory
-    /// (enabled through `Context::enable_peer_access`).
+    /// Whether this context has peer access to the memory of the context
+    /// whose identity is `peer` ([`Context::id`]) on device `ordinal`
+    /// (enabled through `Context::enable_peer_access` for that very
+    /// context).
     #[inline]
-    pub(crate) fn peer_enabled(&self, ordinal: i32) -> bool {
+    pub(crate) fn peer_enabled(&self, ordinal: i32, peer: usize) -> bool {
         (0..64).contains(&ordinal)
-            && self.shared.peers.load(Ordering::Acquire) & (1u64 << ordinal) != 0
+            && peer != 0
+            && self.shared.peers[ordinal as usize].load(Ordering::Acquire) == peer as u64
     }
 
-    /// Records that peer access to device `ordinal` was enabled (`true`)
-    /// or disabled. Ordinals from 64 on are never recorded.
-    pub(crate) fn record_peer(&self, ordinal: i32, enabled: bool) {
+    /// Records that peer access to the context `peer` (on device
+    /// `ordinal`) was enabled (`Some(peer id)`) or disabled (`None`).
+    /// Ordinals from 64 on are never recorded.
+    pub(crate) fn record_peer(&self, ordinal: i32, peer: Option<usize>) {
         if (0..64).contains(&ordinal) {
-            let bit = 1u64 << ordinal;
-            if enabled {
-                self.shared.peers.fetch_or(bit, Ordering::AcqRel);
-            } else {
-                self.shared.peers.fetch_and(!bit, Ordering::AcqRel);
-            }
+            self.shared.peers[ordinal as usize]
+                .store(peer.map_or(0, |p| p as u64), Ordering::Release);
         }
     }
 
@@ -983,6 +989,9 @@ impl Drop for Shared {
         }
     }
 }
+
+/// Context identities handed out so far (0 is none).
+static GENERATIONS: AtomicU64 = AtomicU64::new(1);
 
 /// What runs when a context is poisoned: set once by the room above that
 /// waits on work (`work::future`, whose pending futures must poll again

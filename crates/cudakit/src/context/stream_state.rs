@@ -196,6 +196,10 @@ pub(crate) struct CaptureRecord {
     pub(crate) joined: Mutex<Vec<Arc<StreamState>>>,
     /// Set when the capture has ended.
     ended: AtomicBool,
+    /// The peer memory its kernels use, as (device ordinal, owner context
+    /// id): the graph checks at each replay that access to it is still
+    /// enabled.
+    pub(crate) peers: Mutex<Vec<(i32, usize)>>,
 }
 
 impl CaptureRecord {
@@ -206,6 +210,7 @@ impl CaptureRecord {
             thread: std::thread::current().id(),
             joined: Mutex::new(Vec::new()),
             ended: AtomicBool::new(false),
+            peers: Mutex::new(Vec::new()),
         })
     }
 

@@ -234,7 +234,7 @@ impl Context {
             }
             rc => self.check("cuCtxEnablePeerAccess", rc)?,
         }
-        self.record_peer(to, true);
+        self.record_peer(to, Some(peer.id()));
         Ok(())
     }
 
@@ -257,13 +257,13 @@ impl Context {
     pub fn disable_peer_access(&self, peer: &Context) -> Result<()> {
         let to = peer.device().ordinal();
         if self.device() == peer.device() {
-            self.record_peer(to, false);
+            self.record_peer(to, None);
             return Ok(());
         }
-        let was_enabled = self.peer_enabled(to);
+        let was_enabled = self.peer_enabled(to, peer.id());
         with_record_cleared(
             was_enabled,
-            |enabled| self.record_peer(to, enabled),
+            |enabled| self.record_peer(to, enabled.then(|| peer.id())),
             || {
                 self.synchronize()?;
                 let cu = self.enter()?;
@@ -280,7 +280,7 @@ impl Context {
 
     /// Whether [`Context::enable_peer_access`] to `peer` is in force.
     pub fn peer_access_enabled(&self, peer: &Context) -> bool {
-        self.peer_enabled(peer.device().ordinal())
+        self.peer_enabled(peer.device().ordinal(), peer.id())
     }
 }
 

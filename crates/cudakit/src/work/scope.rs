@@ -184,6 +184,13 @@ impl StreamUse<'_> {
         self.guard.capture.is_some()
     }
 
+    /// The capture the stream belongs to, if any.
+    pub(crate) fn capture_record(
+        &self,
+    ) -> Option<&Arc<crate::context::stream_state::CaptureRecord>> {
+        self.guard.capture.as_ref()
+    }
+
     /// The locked state.
     pub(crate) fn inner(&mut self) -> &mut StreamInner {
         &mut self.guard

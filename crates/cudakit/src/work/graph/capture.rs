@@ -261,6 +261,10 @@ impl<'s, 'env> Scope<'s, 'env> {
             return Err(e);
         }
         let (key, kept) = kept.unwrap_or_default();
-        Ok(Graph::from_raw(ctx, graph, key, kept))
+        let graph = Graph::from_raw(ctx, graph, key, kept);
+        graph
+            .handle()
+            .add_peers(crate::context::lock(&guard.record.peers).iter().copied());
+        Ok(graph)
     }
 }

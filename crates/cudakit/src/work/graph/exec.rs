@@ -283,6 +283,7 @@ impl<'g> GraphExec<'g> {
         }
         let mut pointers = PointerArray::new();
         let p = kernel_node_params(self.ctx, function, config, params, &mut pointers)?;
+        self.origin.add_peers(params.peer_uses(self.ctx.id()));
         let cu = self.ctx.enter()?;
         // SAFETY: a live executable graph and a kernel node of the graph it
         // was instantiated from; `p` points into `pointers` and `params`,
@@ -316,6 +317,7 @@ impl<'g> GraphExec<'g> {
         }
         self.ctx.check("cuGraphExecUpdate_v2", rc)?;
         self.host = graph.host().clone();
+        self.origin.add_peers(graph.handle().peers());
         self.keys = graph.keys();
         Ok(())
     }
@@ -514,6 +516,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         ctx.refuse_during_capture("cuGraphLaunch")?;
         // What the graph touches is not known here: after all the scope's
         // other streams.
+        exec.origin.check_peers(ctx)?;
         let raw = self.use_stream_after_all(stream)?;
         if raw.captured() {
             return Err(Error::IllegalDuringCapture {

@@ -326,6 +326,7 @@ impl<'g> Graph<'g> {
             handle: Arc::new(GraphHandle {
                 ctx: ctx.downgrade(),
                 raw: raw as usize,
+                peers: std::sync::Mutex::new(Vec::new()),
             }),
             unfreed: Vec::new(),
             alloc_bytes: 0,
@@ -480,6 +481,7 @@ impl<'g> Graph<'g> {
         let deps = self.deps("add_kernel", deps)?;
         let mut pointers = PointerArray::new();
         let node_params = kernel_node_params(self.ctx, function, config, params, &mut pointers)?;
+        self.handle.add_peers(params.peer_uses(self.ctx.id()));
         let cu = self.ctx.enter()?;
         let mut node: CUgraphNode = std::ptr::null_mut();
         // SAFETY: a live graph; `deps` are nodes of it; `node_params`
@@ -871,6 +873,7 @@ impl<'g> Graph<'g> {
         self.child_keys.push(child.key.clone());
         self.child_keys.extend(child.child_keys.iter().cloned());
         crate::context::lock(&self.host.children).push(child.host.clone());
+        self.handle.add_peers(child.handle.peers());
         Ok(self.node(node))
     }
 
@@ -1094,11 +1097,48 @@ pub(crate) struct GraphHandle {
     /// with it.
     ctx: crate::context::WeakContext,
     raw: usize,
+    /// The peer memory the graph's kernels use, as (device ordinal, owner
+    /// context id), checked at each replay ([`GraphHandle::check_peers`]):
+    /// access that was disabled since the kernel was added (or a peer
+    /// context made again) is a typed error, not a device fault.
+    peers: std::sync::Mutex<Vec<(i32, usize)>>,
 }
 
 impl GraphHandle {
     pub(crate) fn raw(&self) -> CUgraph {
         self.raw as CUgraph
+    }
+
+    /// Notes peer memory the graph uses.
+    pub(crate) fn add_peers(&self, uses: impl IntoIterator<Item = (i32, usize)>) {
+        let mut list = crate::context::lock(&self.peers);
+        for u in uses {
+            if !list.contains(&u) {
+                list.push(u);
+            }
+        }
+    }
+
+    /// The peer memory the graph uses.
+    pub(crate) fn peers(&self) -> Vec<(i32, usize)> {
+        crate::context::lock(&self.peers).clone()
+    }
+
+    /// Refuses a replay on `ctx` of a graph whose kernels use peer memory
+    /// that `ctx` no longer has access to.
+    pub(crate) fn check_peers(&self, ctx: &Context) -> Result<()> {
+        for &(ordinal, owner) in crate::context::lock(&self.peers).iter() {
+            if !ctx.peer_enabled(ordinal, owner) {
+                return Err(Error::PeerAccessUnsupported {
+                    from: ctx.device().ordinal(),
+                    to: ordinal,
+                    reason: "the graph's kernels use that device's memory through peer access, \
+                             which was disabled since (or the peer context was made again): \
+                             enable it again, or rebuild the graph",
+                });
+            }
+        }
+        Ok(())
     }
 }
 

@@ -696,6 +696,16 @@ impl<'s, 'env> Scope<'s, 'env> {
         let raw_stream = self.use_stream_for(stream, params.device_uses())?;
         function.check_args(ctx, params)?;
         function.validate_cached(config)?;
+        if let Some(record) = raw_stream.capture_record() {
+            // A captured launch runs at each replay: the graph checks then
+            // that its peer memory is still reachable.
+            let mut peers = crate::context::lock(&record.peers);
+            for u in params.peer_uses(ctx.id()) {
+                if !peers.contains(&u) {
+                    peers.push(u);
+                }
+            }
+        }
         if *TRACE {
             eprintln!(
                 "cudakit launch {} grid {:?} block {:?} shared {}:\n{}",

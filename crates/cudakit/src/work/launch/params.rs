@@ -266,25 +266,36 @@ impl<'a> ParamList<'a> {
     /// device `ctx` has no peer access to, as (index, device ordinal of its
     /// context).
     pub(crate) fn foreign_argument(&self, ctx: &Context) -> Option<(usize, i32)> {
-        self.foreign_to(ctx.id(), |device| ctx.peer_enabled(device))
+        self.foreign_to(ctx.id(), |device, owner| ctx.peer_enabled(device, owner))
     }
 
     /// [`Self::foreign_argument`] for the context whose identity is `id`
     /// and which has peer access to the devices `peer` accepts. Peer access
     /// extends only device pointers: a tensor map, texture or surface
     /// object of another context is foreign whatever `peer` says.
-    fn foreign_to(&self, id: usize, peer: impl Fn(i32) -> bool) -> Option<(usize, i32)> {
+    fn foreign_to(&self, id: usize, peer: impl Fn(i32, usize) -> bool) -> Option<(usize, i32)> {
         self.entries()
             .iter()
             .enumerate()
             .find_map(|(index, e)| match e.kind {
-                ArgKind::DevicePointer { device, .. } if e.context != id && !peer(device) => {
+                ArgKind::DevicePointer { device, .. }
+                    if e.context != id && !peer(device, e.context) =>
+                {
                     Some((index, device))
                 }
                 ArgKind::TensorMap { device } if e.context != id => Some((index, device)),
                 ArgKind::Object { device, .. } if e.context != id => Some((index, device)),
                 _ => None,
             })
+    }
+
+    /// The buffers of contexts other than `id`'s, as (device ordinal,
+    /// owner context id): peer memory a kernel of context `id` would use.
+    pub(crate) fn peer_uses(&self, id: usize) -> impl Iterator<Item = (i32, usize)> + '_ {
+        self.entries().iter().filter_map(move |e| match e.kind {
+            ArgKind::DevicePointer { device, .. } if e.context != id => Some((device, e.context)),
+            _ => None,
+        })
     }
 
     /// Sets the device range and stream origin of the argument just pushed.
@@ -1050,17 +1061,17 @@ mod tests {
         let pointer = ArgKind::DevicePointer { len: 4, device: 1 };
         for kind in [texture, surface, map, pointer] {
             // Of the kernel's own context: never foreign.
-            assert_eq!(one_of(kind, MINE).foreign_to(MINE, |_| false), None);
+            assert_eq!(one_of(kind, MINE).foreign_to(MINE, |_, _| false), None);
             // Of another context, no peer access: foreign, at index 1,
             // naming the device of the argument's context.
             assert_eq!(
-                one_of(kind, OTHER).foreign_to(MINE, |_| false),
+                one_of(kind, OTHER).foreign_to(MINE, |_, _| false),
                 Some((1, 1)),
                 "{kind:?}"
             );
         }
         // Peer access to device 1 admits its pointers, and nothing else.
-        let peer = |device: i32| device == 1;
+        let peer = |device: i32, _: usize| device == 1;
         assert_eq!(one_of(pointer, OTHER).foreign_to(MINE, peer), None);
         for kind in [texture, surface, map] {
             assert_eq!(
@@ -1070,7 +1081,10 @@ mod tests {
             );
         }
         // Values carry no context.
-        assert_eq!(ParamList::new().arg(7u64).foreign_to(MINE, |_| false), None);
+        assert_eq!(
+            ParamList::new().arg(7u64).foreign_to(MINE, |_, _| false),
+            None
+        );
     }
 
     fn hex(b: &[u8]) -> String {
