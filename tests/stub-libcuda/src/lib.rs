@@ -3714,7 +3714,7 @@ pub unsafe extern "C" fn cuDeviceCanAccessPeer(can: *mut i32, dev: i32, peer: i3
 
 /// `cuCtxEnablePeerAccess`: accepted (the stand-in has no memory to map).
 #[no_mangle]
-pub extern "C" fn cuCtxEnablePeerAccess(_peer: *mut c_void, flags: u32) -> i32 {
+pub unsafe extern "C" fn cuCtxEnablePeerAccess(_peer: *mut c_void, flags: u32) -> i32 {
     if flags != 0 {
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -3723,6 +3723,6 @@ pub extern "C" fn cuCtxEnablePeerAccess(_peer: *mut c_void, flags: u32) -> i32 {
 
 /// `cuCtxDisablePeerAccess`: accepted.
 #[no_mangle]
-pub extern "C" fn cuCtxDisablePeerAccess(_peer: *mut c_void) -> i32 {
+pub unsafe extern "C" fn cuCtxDisablePeerAccess(_peer: *mut c_void) -> i32 {
     CUDA_SUCCESS
 }
