@@ -127,6 +127,14 @@ impl<'g> Graph<'g> {
     /// driver errors.
     #[track_caller]
     pub fn instantiate(&self, options: InstantiateOptions) -> Result<GraphExec<'g>> {
+        if self.is_conditional_body() {
+            return Err(Error::InvalidArgument(
+                "cuGraphInstantiateWithFlags: a conditional body is instantiated with the graph \
+                 that holds its node, not alone"
+                    .into(),
+            ));
+        }
+        self.check_conditions_used()?;
         let (unfreed, alloc_bytes) = self.allocations();
         if !unfreed.is_empty() && !options.auto_free_on_launch {
             return Err(Error::InvalidArgument(format!(
@@ -282,7 +290,14 @@ impl<'g> GraphExec<'g> {
             )));
         }
         let mut pointers = PointerArray::new();
-        let p = kernel_node_params(self.ctx, function, config, params, &mut pointers)?;
+        let p = kernel_node_params(
+            self.ctx,
+            function,
+            config,
+            params,
+            &mut pointers,
+            self.origin_id,
+        )?;
         let cu = self.ctx.enter()?;
         // SAFETY: a live executable graph and a kernel node of the graph it
         // was instantiated from; `p` points into `pointers` and `params`,

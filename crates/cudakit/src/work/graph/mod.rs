@@ -54,9 +54,11 @@
 //! replay outlives the borrows.
 
 mod capture;
+mod conditional;
 mod exec;
 mod kept;
 
+pub use conditional::{Condition, ConditionalKind};
 pub use exec::{GraphExec, InstantiateOptions};
 
 pub(crate) use capture::{capture_key, keep_in_capture};
@@ -133,6 +135,8 @@ pub enum NodeKind {
     MemAlloc,
     /// A memory free.
     MemFree,
+    /// A conditional node (if, while, switch).
+    Conditional,
     /// Another kind (its `CUgraphNodeType` value).
     Other(i32),
 }
@@ -150,6 +154,7 @@ impl NodeKind {
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_EVENT_RECORD => NodeKind::EventRecord,
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEM_ALLOC => NodeKind::MemAlloc,
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEM_FREE => NodeKind::MemFree,
+            CUgraphNodeType::CU_GRAPH_NODE_TYPE_CONDITIONAL => NodeKind::Conditional,
             other => NodeKind::Other(other.0),
         }
     }
@@ -166,6 +171,7 @@ impl NodeKind {
             NodeKind::EventRecord => "event record".into(),
             NodeKind::MemAlloc => "memory allocation".into(),
             NodeKind::MemFree => "memory free".into(),
+            NodeKind::Conditional => "conditional".into(),
             NodeKind::Other(n) => format!("type {n}"),
         }
     }
@@ -253,6 +259,22 @@ pub struct Graph<'g> {
     unfreed: Vec<(u64, usize)>,
     /// Bytes of all allocation nodes.
     alloc_bytes: usize,
+    /// The identity of the outermost graph: this one's own, or, for the
+    /// body of a conditional node, that of the graph the node is in (or
+    /// its family's). Conditional handles are kernel arguments within a
+    /// family only.
+    family: u64,
+    /// Whether this is the body of a conditional node: the driver owns
+    /// it (`handle` is the outermost graph's, which keeps it alive), it
+    /// takes only the node kinds CUDA allows there, and it is instantiated
+    /// only with its graph.
+    body: bool,
+    /// Conditional handles made for this graph family and used by no
+    /// conditional node yet (shared by the family).
+    unused_conditions: Arc<std::sync::Mutex<Vec<u64>>>,
+    /// Whether a node added here (or in a child graph added here) copies
+    /// from or to host memory: a conditional body refuses such a child.
+    host_copies: bool,
     _borrows: PhantomData<&'g ()>,
 }
 
@@ -316,10 +338,11 @@ impl<'g> Graph<'g> {
     ) -> Self {
         let host = Arc::new(HostNodes::default());
         *crate::context::lock(&host.kept) = kept;
+        let id = NEXT_GRAPH.fetch_add(1, Ordering::Relaxed);
         Graph {
             ctx,
             raw,
-            id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed),
+            id,
             key,
             child_keys: Vec::new(),
             host,
@@ -329,6 +352,10 @@ impl<'g> Graph<'g> {
             }),
             unfreed: Vec::new(),
             alloc_bytes: 0,
+            family: id,
+            body: false,
+            unused_conditions: Arc::default(),
+            host_copies: false,
             _borrows: PhantomData,
         }
     }
@@ -479,7 +506,14 @@ impl<'g> Graph<'g> {
     ) -> Result<GraphNode> {
         let deps = self.deps("add_kernel", deps)?;
         let mut pointers = PointerArray::new();
-        let node_params = kernel_node_params(self.ctx, function, config, params, &mut pointers)?;
+        let node_params = kernel_node_params(
+            self.ctx,
+            function,
+            config,
+            params,
+            &mut pointers,
+            self.family,
+        )?;
         let cu = self.ctx.enter()?;
         let mut node: CUgraphNode = std::ptr::null_mut();
         // SAFETY: a live graph; `deps` are nodes of it; `node_params`
@@ -528,6 +562,7 @@ impl<'g> Graph<'g> {
         dst: impl DeviceDst<'g, T>,
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
+        self.refuse_in_body("add_copy_to_device", "a copy from or to host memory")?;
         crate::memory::same_len("add_copy_to_device", dst.len(), src.len())?;
         same_context("add_copy_to_device", self.ctx, dst.context())?;
         let c = copy_1d(
@@ -535,7 +570,9 @@ impl<'g> Graph<'g> {
             Side::device(dst.device_ptr().as_raw()),
             byte_len::<T>(src.len(), "copy")?,
         );
-        self.add_memcpy("add_copy_to_device", c, deps)
+        let node = self.add_memcpy("add_copy_to_device", c, deps)?;
+        self.host_copies = true;
+        Ok(node)
     }
 
     /// Adds a device-to-host copy (`cuGraphAddMemcpyNode`). `dst` stays
@@ -550,6 +587,7 @@ impl<'g> Graph<'g> {
         dst: &'g mut [T],
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
+        self.refuse_in_body("add_copy_to_host", "a copy from or to host memory")?;
         crate::memory::same_len("add_copy_to_host", src.len(), dst.len())?;
         same_context("add_copy_to_host", self.ctx, src.context())?;
         let c = copy_1d(
@@ -557,7 +595,9 @@ impl<'g> Graph<'g> {
             Side::host(dst.as_mut_ptr().cast_const().cast()),
             byte_len::<T>(dst.len(), "copy")?,
         );
-        self.add_memcpy("add_copy_to_host", c, deps)
+        let node = self.add_memcpy("add_copy_to_host", c, deps)?;
+        self.host_copies = true;
+        Ok(node)
     }
 
     /// Adds a device-to-device copy (`cuGraphAddMemcpyNode`).
@@ -594,13 +634,16 @@ impl<'g> Graph<'g> {
         dst: &'g mut [T],
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
+        self.refuse_in_body("add_copy_host", "a copy from or to host memory")?;
         crate::memory::same_len("add_copy_host", src.len(), dst.len())?;
         let c = copy_1d(
             Side::host(src.as_ptr().cast()),
             Side::host(dst.as_mut_ptr().cast_const().cast()),
             byte_len::<T>(src.len(), "copy")?,
         );
-        self.add_memcpy("add_copy_host", c, deps)
+        let node = self.add_memcpy("add_copy_host", c, deps)?;
+        self.host_copies = true;
+        Ok(node)
     }
 
     /// Adds a memset node: every element of `dst` set to `value`, whose
@@ -671,6 +714,7 @@ impl<'g> Graph<'g> {
     where
         F: FnMut() + Send + 'g,
     {
+        self.refuse_in_body("add_host_fn", "a host node")?;
         let deps = self.deps("add_host_fn", deps)?;
         let (kept, func, user) = Kept::new(self.key.clone(), f);
         let p = CUDA_HOST_NODE_PARAMS {
@@ -738,6 +782,14 @@ impl<'g> Graph<'g> {
         event: &'g Event<'_>,
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
+        self.refuse_in_body(
+            what,
+            if what == "add_event_record" {
+                "an event record node"
+            } else {
+                "an event wait node"
+            },
+        )?;
         same_context(what, self.ctx, event.context())?;
         let deps = self.deps(what, deps)?;
         let cu = self.ctx.enter()?;
@@ -839,6 +891,7 @@ impl<'g> Graph<'g> {
     pub fn add_child(&mut self, child: &'g Graph<'g>, deps: &[GraphNode]) -> Result<GraphNode> {
         same_context("add_child", self.ctx, child.ctx)?;
         let deps = self.deps("add_child", deps)?;
+        self.check_child_for_body(child)?;
         let cu = self.ctx.enter()?;
         let mut node: CUgraphNode = std::ptr::null_mut();
         // SAFETY: two live graphs, nodes of this one; the driver clones the
@@ -849,6 +902,7 @@ impl<'g> Graph<'g> {
         // The driver copies the child, host nodes included: their callbacks
         // report panics under the child's key, which a launch of this graph
         // enters as well (`Graph::launch_mark`).
+        self.host_copies |= child.host_copies;
         self.child_keys.push(child.key.clone());
         self.child_keys.extend(child.child_keys.iter().cloned());
         crate::context::lock(&self.host.children).push(child.host.clone());
@@ -868,6 +922,7 @@ impl<'g> Graph<'g> {
         len: usize,
         deps: &[GraphNode],
     ) -> Result<(GraphNode, GraphAlloc<T>)> {
+        self.refuse_in_body("add_mem_alloc", "a memory allocation node")?;
         let bytes = byte_len::<T>(len, "graph allocation")?;
         crate::memory::check_align::<T>("graph allocation")?;
         let deps = self.deps("add_mem_alloc", deps)?;
@@ -1152,9 +1207,11 @@ pub(crate) fn kernel_node_params(
     config: &LaunchConfig,
     params: &ParamList<'_>,
     pointers: &mut PointerArray,
+    family: u64,
 ) -> Result<CUDA_KERNEL_NODE_PARAMS> {
     same_context("kernel node", ctx, function.context())?;
     function.check_args(ctx, params)?;
+    params.check_conditions("kernel node", Some(family))?;
     if config.cluster.is_some()
         || config.cooperative
         || config.priority.is_some()

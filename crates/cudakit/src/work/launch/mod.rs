@@ -668,6 +668,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         same_context("launch", ctx, function.context())?;
         let raw_stream = self.use_stream_for(stream, params.device_uses())?;
         function.check_args(ctx, params)?;
+        params.check_conditions("launch", None)?;
         function.validate(config)?;
         if *TRACE {
             eprintln!(

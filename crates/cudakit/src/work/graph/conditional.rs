@@ -1,0 +1,478 @@
+//! Conditional nodes (CUDA 12.3+ for `if` and `while`, 12.8+ for
+//! `if`/`else` and `switch`): graphs that decide on the device whether,
+//! which, and how many times a body runs.
+//!
+//! - [`Graph::condition`] makes a [`Condition`]
+//!   (`cuGraphConditionalHandleCreate`), bound to that graph, with an
+//!   optional default value applied at every launch;
+//! - [`Graph::add_conditional`] (or [`Graph::add_if`],
+//!   [`Graph::add_if_else`], [`Graph::add_while`], [`Graph::add_switch`])
+//!   adds the node (`cuGraphAddNode_v2` with a `CU_GRAPH_NODE_TYPE_CONDITIONAL`
+//!   `CUgraphNodeParams`) and returns its bodies as [`Graph`]s, built with
+//!   the same methods as any graph;
+//! - a kernel sets the condition with the device runtime's
+//!   `cudaGraphSetConditional(handle, value)`: the [`Condition`] is its
+//!   kernel argument (`cudaGraphConditionalHandle`, 64 bits). NVRTC
+//!   declares the function only in relocatable device code
+//!   (`-rdc=true`), as an external function that `libcudadevrt.a`
+//!   provides, so the kernel is compiled relocatable and linked with the
+//!   device runtime (`Linker::with_device_runtime`). See
+//!   `kernels/conditional.cu`.
+//!
+//! # Lifetimes
+//!
+//! A body is a `Graph<'g>` of the same `'g` as the graph holding its node:
+//! what its nodes use is borrowed as long as the outermost graph's
+//! borrows. The driver owns the body's `CUgraph` (it lives as long as the
+//! conditional node, so as long as the outermost graph): a body holds the
+//! outermost graph's shared handle, so the `CUgraph` it names outlives it
+//! whatever is dropped first, or forgotten. An executable graph is a copy
+//! made at instantiation; a body changed after that changes only the next
+//! instantiation (or [`GraphExec::update`](crate::GraphExec::update)).
+//!
+//! # What is checked before the driver
+//!
+//! - A handle is used by conditional nodes of the graph it was made for
+//!   only, and is a kernel argument only of kernel nodes of that graph or
+//!   of its bodies (at any depth): anything else is
+//!   [`Error::ForeignCondition`] (a plain launch too: outside its graph a
+//!   handle names nothing the kernel may set).
+//! - A body takes kernel, empty, child-graph, memset, memcpy (device
+//!   memory) and conditional nodes only, also inside child graphs at any
+//!   depth: a host, event, memory-allocation or memory-free node, or a
+//!   copy from or to host memory, is [`Error::NodeNotAllowed`] naming the
+//!   node kind. Every kernel of a body is in one context: the graph's
+//!   (kernel nodes and child graphs of another context are refused as in
+//!   any graph, [`Error::ContextMismatch`]).
+//! - A handle made but used by no conditional node: the driver refuses the
+//!   graph at instantiation (`CUDA_GRAPH_INSTANTIATE_CONDITIONAL_HANDLE_UNUSED`);
+//!   `instantiate` refuses it first ([`Error::InvalidArgument`]).
+//! - `if`/`else` and `switch` need a 12.8 driver, conditional nodes a
+//!   12.3 one ([`Error::NotSupported`]); a switch of 0 cases is
+//!   [`Error::InvalidArgument`].
+
+use std::marker::PhantomData;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use cuda_sys::{
+    CUgraph, CUgraphConditionalHandle, CUgraphConditionalNodeType, CUgraphNode, CUgraphNodeParams,
+    CUgraphNodeType, CU_GRAPH_COND_ASSIGN_DEFAULT,
+};
+
+use super::{Graph, GraphNode, HostNodes, Launchers, NodeKind, NEXT_GRAPH};
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::memory::DeviceCopy;
+use crate::work::launch::params::{sealed, ArgKind, ArgType, KernelArg, ParamList};
+
+/// What a conditional body allows, for errors.
+const BODY_ALLOWS: &str = "a conditional body takes kernel, empty, child-graph, memset, \
+                           memcpy (device memory) and conditional nodes only";
+
+/// The most bodies a switch node is given here.
+pub const MAX_SWITCH_CASES: u32 = 1 << 16;
+
+/// The kind of a conditional node, with the number of its bodies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ConditionalKind {
+    /// One body, run once when the condition is non-zero (CUDA 12.3).
+    If,
+    /// Two bodies: the first runs when the condition is non-zero, the
+    /// second when it is zero (CUDA 12.8).
+    IfElse,
+    /// One body, run again and again while the condition is non-zero,
+    /// tested before each run (CUDA 12.3). A kernel of the body sets the
+    /// condition to 0 to end the loop.
+    While,
+    /// `n` bodies: body `v` runs when the condition is `v`; none when it
+    /// is `n` or more (CUDA 12.8).
+    Switch(u32),
+}
+
+impl ConditionalKind {
+    /// The driver's type and body count.
+    fn raw(self) -> (CUgraphConditionalNodeType, u32) {
+        match self {
+            ConditionalKind::If => (CUgraphConditionalNodeType::CU_GRAPH_COND_TYPE_IF, 1),
+            ConditionalKind::IfElse => (CUgraphConditionalNodeType::CU_GRAPH_COND_TYPE_IF, 2),
+            ConditionalKind::While => (CUgraphConditionalNodeType::CU_GRAPH_COND_TYPE_WHILE, 1),
+            ConditionalKind::Switch(n) => {
+                (CUgraphConditionalNodeType::CU_GRAPH_COND_TYPE_SWITCH, n)
+            }
+        }
+    }
+
+    /// The driver version the kind needs, as (major, minor) and as text.
+    fn needs(self) -> ((i32, i32), &'static str) {
+        match self {
+            ConditionalKind::If | ConditionalKind::While => ((12, 3), "CUDA 12.3"),
+            ConditionalKind::IfElse | ConditionalKind::Switch(_) => ((12, 8), "CUDA 12.8"),
+        }
+    }
+
+    fn feature(self) -> &'static str {
+        match self {
+            ConditionalKind::If => "conditional if nodes",
+            ConditionalKind::IfElse => "conditional if/else nodes",
+            ConditionalKind::While => "conditional while nodes",
+            ConditionalKind::Switch(_) => "conditional switch nodes",
+        }
+    }
+}
+
+/// A conditional handle (`CUgraphConditionalHandle`): the condition of a
+/// conditional node, made by [`Graph::condition`] for one graph. Its value
+/// is set by a kernel (`cudaGraphSetConditional`) and, where it has a
+/// default, reset to it at every launch of the graph.
+///
+/// `&Condition` is a kernel argument of C type `cudaGraphConditionalHandle`
+/// (`unsigned long long`), accepted by kernel nodes of its graph and of
+/// that graph's conditional bodies only.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Condition {
+    graph: u64,
+    family: u64,
+    raw: CUgraphConditionalHandle,
+    ctx_id: usize,
+    device: i32,
+    default: Option<u32>,
+}
+
+impl Condition {
+    /// The raw handle.
+    pub fn as_raw(&self) -> CUgraphConditionalHandle {
+        self.raw
+    }
+
+    /// The value applied at every launch of the graph, if any
+    /// (`CU_GRAPH_COND_ASSIGN_DEFAULT`). Without one the value is
+    /// whatever a kernel set last (0 at first).
+    pub fn default_value(&self) -> Option<u32> {
+        self.default
+    }
+}
+
+impl sealed::Sealed for &Condition {}
+/// `cudaGraphConditionalHandle`, by value (copied, not borrowed: the
+/// handle lives as long as its graph, which the node's graph family is).
+/// Only kernel nodes of the handle's graph (or of its conditional bodies)
+/// accept it.
+impl<'a> KernelArg<'a> for &Condition {
+    fn push_into(self, list: &mut ParamList<'a>) {
+        list.push_bytes(
+            &self.raw.to_ne_bytes(),
+            std::mem::align_of::<u64>(),
+            "cudaGraphConditionalHandle",
+            ArgKind::Condition {
+                graph: self.family,
+                device: self.device,
+            },
+            self.ctx_id,
+            ArgType::Value(<u64 as DeviceCopy>::ELEMENT_TYPE),
+        );
+    }
+}
+
+impl<'g> Graph<'g> {
+    /// Whether this graph is the body of a conditional node.
+    pub fn is_conditional_body(&self) -> bool {
+        self.body
+    }
+
+    /// Refuses `kind` when this graph is a conditional body.
+    pub(crate) fn refuse_in_body(&self, what: &'static str, kind: &str) -> Result<()> {
+        if self.body {
+            Err(Error::NodeNotAllowed {
+                what,
+                place: "a conditional body",
+                kind: kind.to_owned(),
+                allowed: BODY_ALLOWS,
+            })
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Checks a child graph for a body: its node kinds, at any depth
+    /// (`cuGraphGetNodes`, `cuGraphNodeGetType`,
+    /// `cuGraphChildGraphNodeGetGraph`), and its copies from or to host
+    /// memory (recorded as its nodes were added).
+    pub(crate) fn check_child_for_body(&self, child: &Graph<'_>) -> Result<()> {
+        if !self.body {
+            return Ok(());
+        }
+        if child.host_copies {
+            return self.refuse_in_body("add_child", "a child graph that copies host memory");
+        }
+        if let Some((index, kind)) = first_refused(self.ctx, child.raw, 0)? {
+            return self.refuse_in_body(
+                "add_child",
+                &format!(
+                    "a child graph with a {} node (node {index} of its graph)",
+                    kind.name()
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// A conditional handle for conditional nodes of this graph
+    /// (`cuGraphConditionalHandleCreate`). With `default`, the condition
+    /// is set to it at every launch (`CU_GRAPH_COND_ASSIGN_DEFAULT`);
+    /// without, it keeps what a kernel set last. Every handle made must
+    /// be used by a conditional node before the graph is instantiated.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotSupported`] before CUDA 12.3; driver errors.
+    pub fn condition(&mut self, default: Option<u32>) -> Result<Condition> {
+        let cu = self.ctx.enter()?;
+        let create = crate::driver::optional!(cu, cuGraphConditionalHandleCreate, "CUDA 12.3");
+        let mut raw: CUgraphConditionalHandle = 0;
+        let flags = if default.is_some() {
+            CU_GRAPH_COND_ASSIGN_DEFAULT
+        } else {
+            0
+        };
+        // SAFETY: a live graph of this context and a valid out-pointer;
+        // defined flags.
+        self.ctx.check("cuGraphConditionalHandleCreate", unsafe {
+            create(
+                &mut raw,
+                self.raw,
+                self.ctx.as_raw(),
+                default.unwrap_or(0),
+                flags,
+            )
+        })?;
+        crate::context::lock(&self.unused_conditions).push(raw);
+        Ok(Condition {
+            graph: self.id,
+            family: self.family,
+            raw,
+            ctx_id: self.ctx.id(),
+            device: self.ctx.device().ordinal(),
+            default,
+        })
+    }
+
+    /// Adds a conditional node of `kind` on `condition`
+    /// (`cuGraphAddNode_v2`), and returns it with its bodies, in the
+    /// driver's order: for [`ConditionalKind::IfElse`] the `if` body then
+    /// the `else` body, for [`ConditionalKind::Switch`] body `v` at index
+    /// `v`. The bodies are empty graphs to build with the same methods as
+    /// any graph (see the [module documentation](self) for what they
+    /// take).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ForeignCondition`] for a handle made for another graph;
+    /// [`Error::InvalidArgument`] for a switch of 0 or more than
+    /// [`MAX_SWITCH_CASES`] cases; [`Error::NotSupported`] where the
+    /// driver is older than the kind needs; [`Error::ForeignGraphNode`];
+    /// driver errors.
+    pub fn add_conditional(
+        &mut self,
+        condition: &Condition,
+        kind: ConditionalKind,
+        deps: &[GraphNode],
+    ) -> Result<(GraphNode, Vec<Graph<'g>>)> {
+        if condition.graph != self.id {
+            return Err(Error::ForeignCondition {
+                what: "add_conditional",
+                reason: "a conditional node takes a handle made by Graph::condition on the \
+                         graph the node is added to",
+            });
+        }
+        let (cond_type, size) = kind.raw();
+        if size == 0 || size > MAX_SWITCH_CASES {
+            return Err(Error::InvalidArgument(format!(
+                "add_conditional: a switch takes 1 to {MAX_SWITCH_CASES} cases, not {size}"
+            )));
+        }
+        let deps = self.deps("add_conditional", deps)?;
+        let (version, needs_driver) = kind.needs();
+        if crate::driver_version()? < version {
+            return Err(Error::NotSupported {
+                feature: kind.feature(),
+                needs_driver,
+            });
+        }
+        let cu = self.ctx.enter()?;
+        let add = crate::driver::optional!(cu, cuGraphAddNode, "CUDA 12.3");
+        let mut bodies: Vec<CUgraph> = vec![std::ptr::null_mut(); size as usize];
+        let mut p = CUgraphNodeParams {
+            r#type: CUgraphNodeType::CU_GRAPH_NODE_TYPE_CONDITIONAL,
+            ..CUgraphNodeParams::default()
+        };
+        p.params.conditional = cuda_sys::CUDA_CONDITIONAL_NODE_PARAMS {
+            handle: condition.raw,
+            r#type: cond_type,
+            size,
+            phGraph_out: bodies.as_mut_ptr(),
+            ctx: self.ctx.as_raw(),
+        };
+        let mut node: CUgraphNode = std::ptr::null_mut();
+        // SAFETY: a live graph of this context and its nodes (no edge data:
+        // plain dependencies); `p` is a zeroed CUgraphNodeParams whose
+        // conditional member is live, as its type says, and whose output
+        // array `bodies` has room for `size` graphs, alive across the call.
+        self.ctx.check("cuGraphAddNode_v2", unsafe {
+            add(
+                &mut node,
+                self.raw,
+                deps.as_ptr(),
+                std::ptr::null(),
+                deps.len(),
+                &mut p,
+            )
+        })?;
+        crate::context::lock(&self.unused_conditions).retain(|&h| h != condition.raw);
+        let bodies = bodies.into_iter().map(|raw| self.body(raw)).collect();
+        Ok((self.node(node), bodies))
+    }
+
+    /// A body of a conditional node of this graph: the driver's graph
+    /// `raw`, kept alive by the outermost graph's handle.
+    fn body(&self, raw: CUgraph) -> Graph<'g> {
+        Graph {
+            ctx: self.ctx,
+            raw,
+            id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed),
+            key: Arc::new(Launchers::default()),
+            child_keys: Vec::new(),
+            host: Arc::new(HostNodes::default()),
+            handle: self.handle.clone(),
+            unfreed: Vec::new(),
+            alloc_bytes: 0,
+            family: self.family,
+            body: true,
+            unused_conditions: self.unused_conditions.clone(),
+            host_copies: false,
+            _borrows: PhantomData,
+        }
+    }
+
+    /// An `if` node: its body runs once when the condition is non-zero
+    /// (CUDA 12.3). See [`Graph::add_conditional`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_conditional`].
+    pub fn add_if(
+        &mut self,
+        condition: &Condition,
+        deps: &[GraphNode],
+    ) -> Result<(GraphNode, Graph<'g>)> {
+        let (node, mut bodies) = self.add_conditional(condition, ConditionalKind::If, deps)?;
+        Ok((node, one(&mut bodies)?))
+    }
+
+    /// An `if`/`else` node: the first body runs when the condition is
+    /// non-zero, the second when it is zero (CUDA 12.8). See
+    /// [`Graph::add_conditional`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_conditional`].
+    pub fn add_if_else(
+        &mut self,
+        condition: &Condition,
+        deps: &[GraphNode],
+    ) -> Result<(GraphNode, Graph<'g>, Graph<'g>)> {
+        let (node, mut bodies) = self.add_conditional(condition, ConditionalKind::IfElse, deps)?;
+        let otherwise = one(&mut bodies)?;
+        let then = one(&mut bodies)?;
+        Ok((node, then, otherwise))
+    }
+
+    /// A `while` node: its body runs while the condition is non-zero,
+    /// tested before each run (CUDA 12.3); give the handle a default of 1
+    /// to enter the loop, and let a kernel of the body set it to 0 to
+    /// leave it. See [`Graph::add_conditional`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_conditional`].
+    pub fn add_while(
+        &mut self,
+        condition: &Condition,
+        deps: &[GraphNode],
+    ) -> Result<(GraphNode, Graph<'g>)> {
+        let (node, mut bodies) = self.add_conditional(condition, ConditionalKind::While, deps)?;
+        Ok((node, one(&mut bodies)?))
+    }
+
+    /// A `switch` node of `cases` bodies: body `v` runs when the condition
+    /// is `v`, none when it is `cases` or more (CUDA 12.8). See
+    /// [`Graph::add_conditional`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_conditional`].
+    pub fn add_switch(
+        &mut self,
+        condition: &Condition,
+        cases: u32,
+        deps: &[GraphNode],
+    ) -> Result<(GraphNode, Vec<Graph<'g>>)> {
+        self.add_conditional(condition, ConditionalKind::Switch(cases), deps)
+    }
+
+    /// Refuses a graph with handles that no conditional node uses (the
+    /// driver would refuse it at instantiation).
+    pub(crate) fn check_conditions_used(&self) -> Result<()> {
+        let unused = crate::context::lock(&self.unused_conditions).len();
+        if unused > 0 {
+            return Err(Error::InvalidArgument(format!(
+                "cuGraphInstantiateWithFlags: {unused} conditional handle(s) made by \
+                 Graph::condition are used by no conditional node (the driver refuses such a \
+                 graph: CUDA_GRAPH_INSTANTIATE_CONDITIONAL_HANDLE_UNUSED)"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The last body of `bodies`, taken out (the driver returned as many as
+/// asked for; an empty list is reported, never a panic).
+fn one<'g>(bodies: &mut Vec<Graph<'g>>) -> Result<Graph<'g>> {
+    bodies.pop().ok_or_else(|| {
+        Error::InvalidArgument("cuGraphAddNode_v2 returned fewer bodies than asked for".into())
+    })
+}
+
+/// The first node of `graph` (or of its child graphs, at any depth) that a
+/// conditional body does not allow, as (index in its own graph, kind).
+fn first_refused(ctx: &Context, graph: CUgraph, depth: usize) -> Result<Option<(usize, NodeKind)>> {
+    if depth > 64 {
+        return Err(Error::InvalidArgument(
+            "add_child: child graphs nested more than 64 deep".into(),
+        ));
+    }
+    for (index, raw) in super::graph_nodes(ctx, graph)?.into_iter().enumerate() {
+        match super::raw_kind(ctx, raw)? {
+            NodeKind::Kernel
+            | NodeKind::Empty
+            | NodeKind::Memset
+            | NodeKind::Memcpy
+            | NodeKind::Conditional => {}
+            NodeKind::Graph => {
+                let cu = ctx.enter()?;
+                let mut inner: CUgraph = std::ptr::null_mut();
+                // SAFETY: a child-graph node of a live graph; a valid
+                // out-pointer. The graph returned is owned by the node.
+                ctx.check("cuGraphChildGraphNodeGetGraph", unsafe {
+                    (cu.cuGraphChildGraphNodeGetGraph)(raw, &mut inner)
+                })?;
+                if let Some(found) = first_refused(ctx, inner, depth + 1)? {
+                    return Ok(Some(found));
+                }
+            }
+            other => return Ok(Some((index, other))),
+        }
+    }
+    Ok(None)
+}
