@@ -10,14 +10,22 @@
 //!   the last case;
 //! - every bad input refused before the driver (a handle of another graph,
 //!   a body node CUDA does not allow there, a handle in a plain launch, an
-//!   unused handle), the context usable after.
+//!   unused handle), the context usable after;
+//! - device graph launch: a host-launched graph whose kernel tail-launches
+//!   a device-launch graph, which tail-launches the next, 3 tail launches
+//!   deep, runs the 4 steps in order with the CPU's bits; a fire-and-forget
+//!   launch runs before its launching graph ends; a graph with a host node
+//!   or a kernel that uses dynamic parallelism, and an executable graph not
+//!   instantiated for device launch as an argument, are refused.
 //!
-//! The kernels (`kernels/conditional.cu`) call `cudaGraphSetConditional`,
-//! a device-runtime function: they are compiled relocatable and linked
-//! with `libcudadevrt.a`.
+//! The kernels (`kernels/conditional.cu`, `kernels/device_graph.cu`) call
+//! device-runtime functions (`cudaGraphSetConditional`,
+//! `cudaGraphLaunch`): they are compiled relocatable and linked with
+//! `libcudadevrt.a`.
 
 use cudakit::compile::linker::{LinkOptions, Linker};
 use cudakit::compile::module::Module;
+use cudakit::compile::program::{Output, Program};
 use cudakit::{params, Context, Error, InstantiateOptions, LaunchConfig};
 use cudakit_suite::kernels::Source;
 use cudakit_suite::rng::Rng;
@@ -39,8 +47,17 @@ fn needs_driver(needs: (i32, i32)) {
 
 /// `kernels/conditional.cu`, relocatable, linked with the device runtime.
 fn module(ctx: &Context) -> Module<'_> {
-    let compiled = Source::named("conditional.cu")
-        .program()
+    module_of(ctx, Source::named("conditional.cu").program())
+}
+
+/// `program` (relocatable), linked with the device runtime; its PTX goes
+/// with its CUBIN, so that the module knows which kernels use dynamic
+/// parallelism.
+fn module_of(ctx: &Context, program: Program) -> Module<'_> {
+    let compiled = program
+        .relocatable_device_code(true)
+        .output(Output::Cubin)
+        .output(Output::Ptx)
         .without_cache()
         .compile_for(ctx)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -298,4 +315,219 @@ fn every_bad_conditional_input_is_typed_and_the_context_stays_usable() {
     ctx.scope(|s| s.launch_graph(&stream, &exec))
         .expect("launch");
     assert!(buf.to_vec().unwrap().iter().all(|&v| v == 2.5));
+}
+
+/// `dgl_step` on the CPU: `x * 2 + add`, each step rounded.
+fn dgl(x: &[f32], add: f32) -> Vec<f32> {
+    x.iter().map(|&v| v * 2.0 + add).collect()
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn a_device_launched_graph_chain_three_tail_launches_deep() {
+    needs_driver((12, 0));
+    let ctx = ctx();
+    let module = module_of(&ctx, Source::named("device_graph.cu").program());
+    let f = module.function("dgl_step").expect("dgl_step");
+    assert_eq!(f.uses_dynamic_parallelism(), Some(false));
+    let mut rng = Rng::new();
+    let n = (1 << 14) + rng.range(0, 1000);
+    let adds: Vec<f32> = (0..4).map(|_| rng.f32_sym()).collect();
+    let data = ctx.alloc::<f32>(n).expect("data");
+    let trace = ctx.alloc::<u32>(4).expect("trace");
+    let cfg = LaunchConfig::for_elements(n, 256).expect("config");
+    let stream = ctx.stream().expect("stream");
+    let device = InstantiateOptions::default().device_launch();
+    let none = 0u64; // a null cudaGraphExec_t: the last graph launches nothing
+
+    // g3 <- g2 <- g1 (device launch) <- g0 (host launch): each kernel
+    // tail-launches the next graph.
+    let mut g3 = ctx.graph().expect("g3");
+    // SAFETY: dgl_step reads and writes n floats of data and one u32 of
+    // trace (4 elements); `next` is a device-launch exec or null.
+    unsafe {
+        g3.add_kernel(
+            &f,
+            &cfg,
+            &params![&data, n as i32, adds[3], &trace, 3u32, none, 0i32],
+            &[],
+        )
+    }
+    .expect("g3 kernel");
+    let e3 = g3.instantiate(device).expect("e3");
+    let mut g2 = ctx.graph().expect("g2");
+    // SAFETY: as above.
+    unsafe {
+        g2.add_kernel(
+            &f,
+            &cfg,
+            &params![&data, n as i32, adds[2], &trace, 2u32, &e3, 0i32],
+            &[],
+        )
+    }
+    .expect("g2 kernel");
+    let e2 = g2.instantiate(device).expect("e2");
+    let mut g1 = ctx.graph().expect("g1");
+    // SAFETY: as above.
+    unsafe {
+        g1.add_kernel(
+            &f,
+            &cfg,
+            &params![&data, n as i32, adds[1], &trace, 1u32, &e2, 0i32],
+            &[],
+        )
+    }
+    .expect("g1 kernel");
+    let e1 = g1.instantiate(device).expect("e1");
+    let mut g0 = ctx.graph().expect("g0");
+    // SAFETY: as above.
+    unsafe {
+        g0.add_kernel(
+            &f,
+            &cfg,
+            &params![&data, n as i32, adds[0], &trace, 0u32, &e1, 0i32],
+            &[],
+        )
+    }
+    .expect("g0 kernel");
+    let e0 = g0.instantiate(InstantiateOptions::default()).expect("e0");
+
+    for round in 0..3 {
+        let input = rng.vec_f32(n);
+        data.copy_from_host(&input).expect("data");
+        trace.copy_from_host(&[u32::MAX; 4]).expect("poison trace");
+        ctx.scope(|s| s.launch_graph(&stream, &e0)).expect("launch");
+        let mut want = input;
+        for &a in &adds {
+            want = dgl(&want, a);
+        }
+        assert_eq!(trace.to_vec().unwrap(), vec![1, 2, 3, 4], "round {round}");
+        let got = data.to_vec().expect("data");
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g.to_bits(), w.to_bits(), "data[{i}], round {round}");
+        }
+    }
+    println!("3 tail launches deep, 3 rounds: the CPU's bits");
+
+    // Fire and forget: the child runs before the launching graph ends.
+    let other = ctx.alloc::<f32>(n).expect("other");
+    let mut gf = ctx.graph().expect("gf");
+    // SAFETY: as above, on `other` (the parent's kernel writes `data`).
+    unsafe {
+        gf.add_kernel(
+            &f,
+            &cfg,
+            &params![&other, n as i32, adds[1], &trace, 1u32, none, 0i32],
+            &[],
+        )
+    }
+    .expect("gf kernel");
+    let ef = gf.instantiate(device).expect("ef");
+    let mut gp = ctx.graph().expect("gp");
+    // SAFETY: as above.
+    unsafe {
+        gp.add_kernel(
+            &f,
+            &cfg,
+            &params![&data, n as i32, adds[0], &trace, 0u32, &ef, 1i32],
+            &[],
+        )
+    }
+    .expect("gp kernel");
+    let ep = gp.instantiate(InstantiateOptions::default()).expect("ep");
+    let (a, b) = (rng.vec_f32(n), rng.vec_f32(n));
+    data.copy_from_host(&a).expect("a");
+    other.copy_from_host(&b).expect("b");
+    trace.copy_from_host(&[u32::MAX; 4]).expect("poison trace");
+    ctx.scope(|s| s.launch_graph(&stream, &ep)).expect("launch");
+    assert_eq!(trace.to_vec().unwrap()[..2], [1, 2]);
+    let (want_a, want_b) = (dgl(&a, adds[0]), dgl(&b, adds[1]));
+    for (g, w) in data.to_vec().unwrap().iter().zip(&want_a) {
+        assert_eq!(g.to_bits(), w.to_bits(), "the parent's data");
+    }
+    for (g, w) in other.to_vec().unwrap().iter().zip(&want_b) {
+        assert_eq!(g.to_bits(), w.to_bits(), "the fire-and-forget child's data");
+    }
+}
+
+const CDP: &str = r#"
+__global__ void cdp_child(float* d) { d[threadIdx.x] += 1.0f; }
+extern "C" __global__ void cdp_parent(float* d) {
+    if (threadIdx.x == 0) cdp_child<<<1, 32>>>(d);
+}
+"#;
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn device_launch_refusals_are_typed_and_the_context_stays_usable() {
+    needs_driver((12, 0));
+    let ctx = ctx();
+    let module = module_of(&ctx, Source::named("device_graph.cu").program());
+    let f = module.function("dgl_step").expect("dgl_step");
+    let cdp = module_of(&ctx, Program::new("cdp.cu", CDP));
+    let parent = cdp.function("cdp_parent").expect("cdp_parent");
+    assert_eq!(parent.uses_dynamic_parallelism(), Some(true));
+    let data = ctx.alloc::<f32>(64).expect("data");
+    let trace = ctx.alloc::<u32>(4).expect("trace");
+    let cfg = LaunchConfig::new(1, 64);
+    let device = InstantiateOptions::default().device_launch();
+    let stream = ctx.stream().expect("stream");
+    let event = ctx.event().expect("event");
+
+    let mut h = ctx.graph().expect("graph");
+    h.add_host_fn(|| {}, &[]).expect("host node");
+    let mut e = ctx.graph().expect("graph");
+    e.add_event_record(&event, &[]).expect("event node");
+    let mut k = ctx.graph().expect("graph");
+    // SAFETY: cdp_parent writes 32 floats of data (64).
+    unsafe { k.add_kernel(&parent, &LaunchConfig::new(1, 32), &params![&data], &[]) }
+        .expect("kernel");
+    for (g, what) in [
+        (&h, "host"),
+        (&e, "event record"),
+        (&k, "dynamic parallelism"),
+    ] {
+        match g.instantiate(device) {
+            Err(err @ Error::NodeNotAllowed { .. }) => {
+                assert!(err.to_string().contains(what), "{err}");
+                println!("refused: {err}");
+            }
+            other => panic!("{what}: expected NodeNotAllowed, got {other:?}"),
+        }
+    }
+    // An executable graph not instantiated for device launch.
+    let plain = h
+        .instantiate(InstantiateOptions::default())
+        .expect("plain exec");
+    let mut g = ctx.graph().expect("graph");
+    // SAFETY: refused before the driver.
+    let r = unsafe {
+        g.add_kernel(
+            &f,
+            &cfg,
+            &params![&data, 64i32, 1.0f32, &trace, 0u32, &plain, 0i32],
+            &[],
+        )
+    };
+    assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
+
+    // The context is usable: a one-step device graph, launched from the host.
+    let input: Vec<f32> = Rng::new().vec_f32(64);
+    data.copy_from_host(&input).expect("data");
+    // SAFETY: dgl_step on 64 floats and trace[0]; no graph to launch.
+    unsafe {
+        g.add_kernel(
+            &f,
+            &cfg,
+            &params![&data, 64i32, 0.5f32, &trace, 0u32, 0u64, 0i32],
+            &[],
+        )
+    }
+    .expect("kernel");
+    let exec = g.instantiate(device).expect("device exec");
+    ctx.scope(|s| s.launch_graph(&stream, &exec))
+        .expect("launch");
+    for (g, w) in data.to_vec().unwrap().iter().zip(dgl(&input, 0.5)) {
+        assert_eq!(g.to_bits(), w.to_bits());
+    }
 }

@@ -320,6 +320,11 @@ fn conditional_compiles() {
 }
 
 #[test]
+fn device_graph_compiles() {
+    compile_source("device_graph.cu");
+}
+
+#[test]
 fn launch_compiles() {
     compile_source("launch.cu");
 }
@@ -353,6 +358,7 @@ fn every_source_has_a_compile_test_and_every_file_is_a_source() {
         "sgemm.cu",
         "dgemm.cu",
         "conditional.cu",
+        "device_graph.cu",
     ];
     let listed: Vec<&str> = SOURCES.iter().map(|s| s.file).collect();
     assert_eq!(listed, tested);

@@ -46,6 +46,10 @@ pub const PDL: &str = include_str!("../../../kernels/pdl.cu");
 /// conditional graph node (`cudaGraphSetConditional`; relocatable, linked
 /// with the device runtime), a Jacobi sweep and its while-loop test.
 pub const CONDITIONAL: &str = include_str!("../../../kernels/conditional.cu");
+/// `kernels/device_graph.cu`: a kernel that launches an executable graph
+/// from the device (`cudaGraphLaunch`; relocatable, linked with the device
+/// runtime).
+pub const DEVICE_GRAPH: &str = include_str!("../../../kernels/device_graph.cu");
 
 /// One kernel file and every kernel in it: `extern "C"` names and the name
 /// expressions of template instantiations (also valid as name expressions:
@@ -289,6 +293,13 @@ pub const SOURCES: &[Source] = &[
             "cond_axpb",
             "cond_count",
         ],
+        arch: None,
+        relocatable: true,
+    },
+    Source {
+        file: "device_graph.cu",
+        text: DEVICE_GRAPH,
+        kernels: &["dgl_step"],
         arch: None,
         relocatable: true,
     },

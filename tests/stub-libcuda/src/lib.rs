@@ -251,6 +251,10 @@ struct State {
     next_graph: usize,
     /// Conditional handles: (handle, graph, default, flags).
     conditions: Vec<(u64, usize, u32, u32)>,
+    /// `cuGraphInstantiateWithFlags` flags, in call order, and
+    /// `cuGraphUpload` calls.
+    instantiate_flags: Vec<u64>,
+    uploads: u64,
     /// Conditional nodes: (node, graph, handle, conditional type, bodies).
     conditionals: Vec<(usize, usize, u64, i32, Vec<usize>)>,
     /// Attribute IDs of the last `cuLaunchKernelEx`.
@@ -310,6 +314,8 @@ static STATE: Mutex<State> = Mutex::new(State {
     node_graphs: Vec::new(),
     next_graph: 0x61_0000,
     conditions: Vec::new(),
+    instantiate_flags: Vec::new(),
+    uploads: 0,
     conditionals: Vec::new(),
     last_ex_attrs: Vec::new(),
     stream_attrs: Vec::new(),
@@ -2271,12 +2277,13 @@ pub unsafe extern "C" fn cuGraphDestroy(_graph: *mut c_void) -> i32 {
 pub unsafe extern "C" fn cuGraphInstantiateWithFlags(
     exec: *mut *mut c_void,
     graph: *mut c_void,
-    _flags: u64,
+    flags: u64,
 ) -> i32 {
     entry!();
     if exec.is_null() || graph.is_null() {
         return CUDA_ERROR_INVALID_VALUE;
     }
+    state().instantiate_flags.push(flags);
     // SAFETY: a valid out-pointer.
     unsafe { exec.write((graph as usize + 0x8_0000) as *mut c_void) };
     CUDA_SUCCESS
@@ -2289,6 +2296,33 @@ pub unsafe extern "C" fn cuGraphLaunch(_exec: *mut c_void, stream: *mut c_void) 
     match state().enqueue(stream as usize) {
         Ok(_) => CUDA_SUCCESS,
         Err(rc) => rc,
+    }
+}
+
+/// `cuGraphUpload`: stream work (see `State::enqueue`), counted.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphUpload(_exec: *mut c_void, stream: *mut c_void) -> i32 {
+    entry!();
+    let mut s = state();
+    match s.enqueue(stream as usize) {
+        Ok(_) => {
+            s.uploads += 1;
+            CUDA_SUCCESS
+        }
+        Err(rc) => rc,
+    }
+}
+
+/// (the last `cuGraphInstantiateWithFlags` flags, `cuGraphUpload` calls,
+/// instantiations).
+#[no_mangle]
+pub unsafe extern "C" fn stub_graph_counts(out: *mut u64) {
+    let s = state();
+    // SAFETY: the test passes 3 writable u64s.
+    unsafe {
+        out.write(s.instantiate_flags.last().copied().unwrap_or(0));
+        out.add(1).write(s.uploads);
+        out.add(2).write(s.instantiate_flags.len() as u64);
     }
 }
 
@@ -2545,6 +2579,34 @@ pub unsafe extern "C" fn cuGraphAddKernelNode_v2(
     entry!();
     // SAFETY: as above.
     unsafe { add_node(node, graph, deps, n, 0) }
+}
+
+/// `cuGraphAddEventRecordNode`: recorded (type 7).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddEventRecordNode(
+    node: *mut *mut c_void,
+    graph: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    _event: *mut c_void,
+) -> i32 {
+    entry!();
+    // SAFETY: as above.
+    unsafe { add_node(node, graph, deps, n, 7) }
+}
+
+/// `cuGraphAddEventWaitNode`: recorded (type 6).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddEventWaitNode(
+    node: *mut *mut c_void,
+    graph: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    _event: *mut c_void,
+) -> i32 {
+    entry!();
+    // SAFETY: as above.
+    unsafe { add_node(node, graph, deps, n, 6) }
 }
 
 /// `cuGraphAddEmptyNode`: recorded (type 5).

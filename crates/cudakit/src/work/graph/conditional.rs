@@ -210,8 +210,8 @@ impl<'g> Graph<'g> {
             return self.refuse_in_body(
                 "add_child",
                 &format!(
-                    "a child graph with a {} node (node {index} of its graph)",
-                    kind.name()
+                    "a child graph with {} (node {index} of its graph)",
+                    kind.a_node()
                 ),
             );
         }
@@ -351,6 +351,7 @@ impl<'g> Graph<'g> {
             body: true,
             unused_conditions: self.unused_conditions.clone(),
             host_copies: false,
+            dynamic_kernel: None,
             _borrows: PhantomData,
         }
     }

@@ -10,6 +10,11 @@
 //!   kernel nodes can be given new arguments
 //!   ([`GraphExec::set_kernel_params`]) and which can take a whole new
 //!   graph of the same shape ([`GraphExec::update`]).
+//! - conditional nodes ([`Graph::add_if`], [`Graph::add_if_else`],
+//!   [`Graph::add_while`], [`Graph::add_switch`]) run bodies, built like
+//!   any graph, as a kernel decides on the device (see [`conditional`]);
+//! - [`InstantiateOptions::device_launch`] makes an executable graph that
+//!   a kernel launches from the device (see [`device_launch`]).
 //!
 //! # What is checked
 //!
@@ -54,7 +59,8 @@
 //! replay outlives the borrows.
 
 mod capture;
-mod conditional;
+pub mod conditional;
+pub mod device_launch;
 mod exec;
 mod kept;
 
@@ -157,6 +163,17 @@ impl NodeKind {
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_CONDITIONAL => NodeKind::Conditional,
             other => NodeKind::Other(other.0),
         }
+    }
+
+    /// The name with its article: "a kernel node", "an empty node".
+    fn a_node(self) -> String {
+        let name = self.name();
+        let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {name} node")
     }
 
     fn name(self) -> String {
@@ -275,6 +292,9 @@ pub struct Graph<'g> {
     /// Whether a node added here (or in a child graph added here) copies
     /// from or to host memory: a conditional body refuses such a child.
     host_copies: bool,
+    /// The first kernel node (here or in a child graph added here) whose
+    /// function uses dynamic parallelism: a device-launch graph refuses it.
+    dynamic_kernel: Option<String>,
     _borrows: PhantomData<&'g ()>,
 }
 
@@ -356,6 +376,7 @@ impl<'g> Graph<'g> {
             body: false,
             unused_conditions: Arc::default(),
             host_copies: false,
+            dynamic_kernel: None,
             _borrows: PhantomData,
         }
     }
@@ -522,6 +543,9 @@ impl<'g> Graph<'g> {
         self.ctx.check("cuGraphAddKernelNode_v2", unsafe {
             (cu.cuGraphAddKernelNode)(&mut node, self.raw, deps.as_ptr(), deps.len(), &node_params)
         })?;
+        if self.dynamic_kernel.is_none() && function.uses_dynamic_parallelism() == Some(true) {
+            self.dynamic_kernel = Some(function.name().to_owned());
+        }
         Ok(self.node(node))
     }
 
@@ -903,6 +927,9 @@ impl<'g> Graph<'g> {
         // report panics under the child's key, which a launch of this graph
         // enters as well (`Graph::launch_mark`).
         self.host_copies |= child.host_copies;
+        if self.dynamic_kernel.is_none() {
+            self.dynamic_kernel.clone_from(&child.dynamic_kernel);
+        }
         self.child_keys.push(child.key.clone());
         self.child_keys.extend(child.child_keys.iter().cloned());
         crate::context::lock(&self.host.children).push(child.host.clone());

@@ -272,6 +272,12 @@ impl<'a> ParamList<'a> {
         self.error.as_deref()
     }
 
+    /// Records an argument that cannot be passed (the first one counts),
+    /// reported by the launch or node as [`crate::Error::InvalidArgument`].
+    pub(crate) fn set_error(&mut self, message: String) {
+        self.error.get_or_insert(message);
+    }
+
     /// The first pointer argument whose context is not `ctx` and whose
     /// device `ctx` has no peer access to, as (index, device ordinal of its
     /// context).

@@ -1,7 +1,13 @@
-//! Conditional graph nodes (issue 21) against the stand-in libcuda: the
-//! handle bound to its graph, the node's parameters as the driver reads
-//! them, bodies built with the graph builder, the body rules and every
-//! refusal before the driver.
+//! Graph control flow (issue 21) against the stand-in libcuda:
+//!
+//! - conditional nodes: the handle bound to its graph, the node's
+//!   parameters as the driver reads them, bodies built with the graph
+//!   builder, the body rules and every refusal before the driver;
+//! - device graph launch: the instantiation flag and the upload reach the
+//!   driver, the rules CUDA sets for such graphs are refused before it
+//!   (node kinds at any depth, host copies, kernels that use dynamic
+//!   parallelism as their PTX shows), and only a device-launch executable
+//!   graph is a kernel argument.
 //!
 //! Process-global (`CUDAKIT_LIBCUDA`, the stand-in's parameter layout),
 //! hence a binary of its own with one test.
@@ -38,6 +44,19 @@ impl Stub {
         // SAFETY: 3 writable u64s.
         unsafe { f(i, out.as_mut_ptr()) }.then_some(out)
     }
+    /// (last instantiate flags, uploads, instantiations).
+    fn graph_counts(&self) -> [u64; 3] {
+        // SAFETY: exported with this signature.
+        let f = unsafe {
+            self.0
+                .get::<unsafe extern "C" fn(*mut u64)>(b"stub_graph_counts\0")
+        }
+        .expect("stub_graph_counts");
+        let mut out = [0u64; 3];
+        // SAFETY: 3 writable u64s.
+        unsafe { f(out.as_mut_ptr()) };
+        out
+    }
     fn conditionals(&self) -> usize {
         (0..).take_while(|&i| self.conditional(i).is_some()).count()
     }
@@ -55,18 +74,24 @@ impl Stub {
 }
 
 fn not_allowed(r: cudakit::Result<impl std::fmt::Debug>, kind: &str) {
+    refused_in(r, kind, "a conditional body");
+}
+
+fn refused_in(r: cudakit::Result<impl std::fmt::Debug>, kind: &str, place: &str) {
     match r {
         Err(e @ Error::NodeNotAllowed { .. }) => {
             let text = e.to_string();
             assert!(text.contains(kind), "{text} should name {kind}");
-            assert!(text.contains("a conditional body"), "{text}");
+            assert!(text.contains(place), "{text} should name {place}");
         }
         other => panic!("expected NodeNotAllowed naming {kind}, got {other:?}"),
     }
 }
 
+const DEVICE: &str = "a graph instantiated for device launch";
+
 #[test]
-fn conditional_handles_nodes_and_body_rules() {
+fn conditional_nodes_and_device_graph_launch() {
     let path = stub::build_stub("");
     std::env::set_var("CUDAKIT_LIBCUDA", &path);
     // SAFETY: the stand-in library's initialisers are Rust statics only.
@@ -96,6 +121,8 @@ fn conditional_handles_nodes_and_body_rules() {
     let mut plain = ctx.graph().expect("graph");
     let m = plain.add_memset(&dev, 1.0f32, &[]).expect("memset");
     plain.add_empty(&[m]).expect("empty");
+    let mut plain_device = ctx.graph().expect("graph");
+    plain_device.add_memset(&dev2, 3.0f32, &[]).expect("memset");
 
     let mut g = ctx.graph().expect("graph");
     let mut other = ctx.graph().expect("graph");
@@ -221,4 +248,157 @@ fn conditional_handles_nodes_and_body_rules() {
     drop(g);
     body.add_empty(&[]).expect("the body is still a live graph");
     std::mem::forget(then);
+
+    // --- device graph launch.
+    let device_opts = InstantiateOptions::default().device_launch();
+    let mut d = ctx.graph().expect("graph");
+    let m = d.add_memset(&dev, 1.0f32, &[]).expect("memset");
+    let c = d.add_copy(&dev, &dev2, &[m]).expect("copy");
+    // SAFETY: the stand-in runs nothing.
+    unsafe { d.add_kernel(&f, &cfg, &params![7u64, &dev], &[c]) }.expect("kernel");
+    d.add_child(&plain_device, &[])
+        .expect("child of allowed nodes");
+    let before = stub.graph_counts();
+    let dexec = d
+        .instantiate(device_opts)
+        .expect("device-launch instantiation");
+    assert!(dexec.is_device_launchable());
+    let after = stub.graph_counts();
+    assert_eq!(after[0] & 4, 4, "CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH");
+    assert_eq!(
+        after[1],
+        before[1] + 1,
+        "uploaded before instantiate returns"
+    );
+    ctx.scope(|s| s.launch_graph(&stream, &dexec))
+        .expect("a device graph launches from the host too");
+
+    // What a device-launch graph may not hold, refused before the driver.
+    let mut bad: Vec<cudakit::Graph<'_>> = Vec::new();
+    let mut h = ctx.graph().expect("graph");
+    h.add_host_fn(|| {}, &[]).expect("host node");
+    bad.push(h);
+    let mut e = ctx.graph().expect("graph");
+    e.add_empty(&[]).expect("empty");
+    bad.push(e);
+    let mut r = ctx.graph().expect("graph");
+    r.add_event_record(&event, &[]).expect("event record");
+    bad.push(r);
+    let mut a = ctx.graph().expect("graph");
+    let (an, alloc) = a.add_mem_alloc::<f32>(16, &[]).expect("alloc");
+    a.add_mem_free(alloc, &[an]).expect("free");
+    bad.push(a);
+    let mut ch = ctx.graph().expect("graph");
+    ch.add_child(&nested, &[])
+        .expect("child with a host node 1 deep");
+    bad.push(ch);
+    let mut hc = ctx.graph().expect("graph");
+    hc.add_copy_to_device(&host, &dev, &[]).expect("host copy");
+    bad.push(hc);
+    let mut cn = ctx.graph().expect("graph");
+    let cc = cn.condition(Some(0)).expect("handle");
+    cn.add_if(&cc, &[]).expect("if");
+    bad.push(cn);
+    let kinds = [
+        "a host node (node 0)",
+        "an empty node (node 0)",
+        "an event record node",
+        "a memory allocation node",
+        "child graph 2 deep",
+        "host memory",
+        "a conditional node",
+    ];
+    let instantiations = stub.graph_counts()[2];
+    for (g, kind) in bad.iter().zip(kinds) {
+        refused_in(g.instantiate(device_opts), kind, DEVICE);
+    }
+    assert_eq!(
+        stub.graph_counts()[2],
+        instantiations,
+        "no refused graph reached the driver"
+    );
+    let r = d.instantiate(device_opts.auto_free_on_launch());
+    assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
+
+    // The executable graph as a kernel argument: device-launch ones only.
+    let normal = plain
+        .instantiate(InstantiateOptions::default())
+        .expect("exec");
+    let mut launcher = ctx.graph().expect("graph");
+    // SAFETY: the stand-in runs nothing.
+    unsafe { launcher.add_kernel(&f, &cfg, &params![&dexec, &dev], &[]) }
+        .expect("a device-launch graph as an argument");
+    // SAFETY: refused before the driver.
+    match unsafe { launcher.add_kernel(&f, &cfg, &params![&normal, &dev], &[]) } {
+        Err(Error::InvalidArgument(m)) => assert!(m.contains("device launch"), "{m}"),
+        other => panic!("a graph not instantiated for device launch: {other:?}"),
+    }
+
+    // A kernel that uses dynamic parallelism, as its PTX shows.
+    let cdp = ctx
+        .load_module_image(CDP_PTX.as_bytes())
+        .expect("module from PTX");
+    stub.set_params(&[(0, 8)]);
+    let parent = cdp.function("parent").expect("parent");
+    let leaf = cdp.function("plain").expect("plain");
+    assert_eq!(parent.uses_dynamic_parallelism(), Some(true));
+    assert_eq!(leaf.uses_dynamic_parallelism(), Some(false));
+    assert_eq!(
+        f.uses_dynamic_parallelism(),
+        Some(false),
+        "no entries: none"
+    );
+    let mut k = ctx.graph().expect("graph");
+    // SAFETY: the stand-in runs nothing.
+    unsafe { k.add_kernel(&leaf, &cfg, &params![&dev], &[]) }.expect("kernel");
+    k.instantiate(device_opts)
+        .expect("a kernel without dynamic parallelism");
+    // SAFETY: as above.
+    unsafe { k.add_kernel(&parent, &cfg, &params![&dev], &[]) }.expect("kernel");
+    refused_in(k.instantiate(device_opts), "parent", DEVICE);
+    let mut outer = ctx.graph().expect("graph");
+    outer.add_child(&k, &[]).expect("child");
+    refused_in(
+        outer.instantiate(device_opts),
+        "dynamic parallelism",
+        DEVICE,
+    );
 }
+
+/// A PTX module whose `parent` launches a kernel from the device through
+/// a `.func`, and whose `plain` does not.
+const CDP_PTX: &str = r#".version 8.8
+.target sm_90
+.address_size 64
+.extern .func  (.param .b32 func_retval0) __cudaCDP2LaunchDeviceV2
+(
+	.param .b64 __cudaCDP2LaunchDeviceV2_param_0,
+	.param .b64 __cudaCDP2LaunchDeviceV2_param_1
+)
+;
+.visible .func helper(
+	.param .b64 helper_param_0
+)
+{
+	{
+	.param .b32 retval0;
+	call.uni (retval0), __cudaCDP2LaunchDeviceV2, (param0, param1);
+	}
+	ret;
+}
+.visible .entry parent(
+	.param .u64 parent_param_0
+)
+{
+	{
+	call.uni helper, (param0);
+	}
+	ret;
+}
+.visible .entry plain(
+	.param .u64 plain_param_0
+)
+{
+	ret;
+}
+"#;
