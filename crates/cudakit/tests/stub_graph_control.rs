@@ -57,6 +57,16 @@ impl Stub {
         unsafe { f(out.as_mut_ptr()) };
         out
     }
+    fn fail_syncs(&self, n: u64, code: i32) {
+        // SAFETY: exported with this signature.
+        let f = unsafe {
+            self.0
+                .get::<unsafe extern "C" fn(u64, i32)>(b"stub_fail_syncs\0")
+        }
+        .expect("stub_fail_syncs");
+        // SAFETY: plain values.
+        unsafe { f(n, code) };
+    }
     fn conditionals(&self) -> usize {
         (0..).take_while(|&i| self.conditional(i).is_some()).count()
     }
@@ -259,7 +269,7 @@ fn conditional_nodes_and_device_graph_launch() {
     d.add_child(&plain_device, &[])
         .expect("child of allowed nodes");
     let before = stub.graph_counts();
-    let dexec = d
+    let mut dexec = d
         .instantiate(device_opts)
         .expect("device-launch instantiation");
     assert!(dexec.is_device_launchable());
@@ -319,6 +329,29 @@ fn conditional_nodes_and_device_graph_launch() {
     );
     let r = d.instantiate(device_opts.auto_free_on_launch());
     assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
+    // An update to a graph a device launch may not run is refused too; an
+    // allowed one is uploaded again.
+    refused_in(dexec.update(&bad[0]), "a host node", DEVICE);
+    let uploads = stub.graph_counts()[1];
+    dexec.update(&d).expect("update to the same graph");
+    assert_eq!(stub.graph_counts()[1], uploads + 1, "uploaded again");
+
+    // A failed wait for the upload: the error comes back, and the exec's
+    // drop, whose wait fails too (999, not sticky), keeps it.
+    stub.fail_syncs(2, 999);
+    match d.instantiate(device_opts) {
+        Err(Error::Driver(e)) => assert_eq!(e.call, "cuEventSynchronize"),
+        other => panic!("a failed upload wait: {other:?}"),
+    }
+    stub.fail_syncs(0, 0);
+    assert!(
+        ctx.drop_errors()
+            .iter()
+            .any(|e| e.call == "cuEventSynchronize"),
+        "the drop's failed wait is recorded (and the exec kept)"
+    );
+    d.instantiate(device_opts)
+        .expect("the context is usable after");
 
     // The executable graph as a kernel argument: device-launch ones only.
     let normal = plain

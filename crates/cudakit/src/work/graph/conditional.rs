@@ -50,6 +50,18 @@
 //! - `if`/`else` and `switch` need a 12.8 driver, conditional nodes a
 //!   12.3 one ([`Error::NotSupported`]); a switch of 0 cases is
 //!   [`Error::InvalidArgument`].
+//!
+//! # Threads and failures
+//!
+//! Nothing here queues, waits or frees: a handle and a node are made on
+//! the thread that holds the graph (`&mut`), and the bodies are freed by
+//! the driver with the outermost graph (`cuGraphDestroy`, when its last
+//! holder goes). The handles made and not yet used are shared by the
+//! graph family under a mutex (bodies are `Send` and may be built on other
+//! threads). A refused `cuGraphConditionalHandleCreate` records nothing; a
+//! refused `cuGraphAddNode_v2` returns no bodies and leaves the handle
+//! unused, so the graph is not instantiated until another node uses it
+//! (the driver would refuse it as well).
 
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering;

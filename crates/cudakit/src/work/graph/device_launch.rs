@@ -44,6 +44,19 @@
 //!
 //! A `&GraphExec` argument of a graph not instantiated for device launch
 //! is [`Error::InvalidArgument`] at the launch or node that takes it.
+//!
+//! # Threads and failures
+//!
+//! The upload runs on the thread that instantiates (or updates, or sets
+//! kernel parameters: both take `&mut`), on a stream of its own that no
+//! capture can reach, and is refused on a thread that is capturing (a wait
+//! there would invalidate the capture). A refused `cuStreamCreate` or
+//! `cuGraphUpload` returns the error (the exec is destroyed: nothing of it
+//! was queued); once the upload is queued, the exec's replay event is
+//! recorded after it, so a failed `cuEventSynchronize` returns the error
+//! and the exec's drop waits again, keeping the exec (leaked on purpose)
+//! should that wait fail too. The private stream is destroyed at once
+//! (the driver lets its queued upload finish).
 
 use cuda_sys::{CUevent, CUgraph, CUresult, CUstream, CUstream_flags};
 
@@ -142,19 +155,32 @@ impl GraphExec<'_> {
         // SAFETY: a live executable graph and stream of this context.
         let rc = unsafe { (cu.cuGraphUpload)(self.raw, stream) };
         let uploaded = self.ctx.check("cuGraphUpload", rc);
-        let recorded = uploaded.and_then(|()| {
+        let recorded = if uploaded.is_ok() {
             // SAFETY: the exec's live event and the stream made above.
             let rc = unsafe { (cu.cuEventRecord)(self.done, stream) };
             self.ctx.check("cuEventRecord", rc)
-        });
-        if recorded.is_ok() {
+        } else {
+            Ok(())
+        };
+        if uploaded.is_ok() && recorded.is_ok() {
             // The exec's drop now waits for the upload.
             self.used.set(true);
+        } else if uploaded.is_ok() {
+            // Queued, but no event after it: wait for the stream instead,
+            // and keep the exec should that fail with an error that does
+            // not stop the context's work (the upload may still run).
+            // SAFETY: the live stream made above.
+            let rc = unsafe { (cu.cuStreamSynchronize)(stream) };
+            if rc != CUresult::CUDA_SUCCESS && !crate::DriverCode::from_raw(rc).is_sticky() {
+                self.keep.set(true);
+            }
+            self.ctx.record_drop_error("cuStreamSynchronize", rc);
         }
         // SAFETY: the stream made above, destroyed once; the driver lets
         // its queued work (the upload) finish first.
         let rc = unsafe { (cu.cuStreamDestroy)(stream) };
         self.ctx.record_drop_error("cuStreamDestroy_v2", rc);
+        uploaded?;
         recorded?;
         // SAFETY: the exec's live event, recorded after the upload.
         let rc = unsafe { (cu.cuEventSynchronize)(self.done as CUevent) };

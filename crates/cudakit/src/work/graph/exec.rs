@@ -126,6 +126,9 @@ pub struct GraphExec<'g> {
     pub(super) label: String,
     /// Instantiated for device launch (and uploaded).
     pub(super) device_launch: bool,
+    /// Work that uses it may still run and cannot be waited for (an upload
+    /// whose wait failed): the drop keeps it, leaked on purpose.
+    pub(super) keep: Cell<bool>,
     _borrows: PhantomData<&'g ()>,
 }
 
@@ -227,6 +230,7 @@ impl<'g> Graph<'g> {
             launched: Cell::new(false),
             label,
             device_launch: options.device_launch,
+            keep: Cell::new(false),
             _borrows: PhantomData,
         };
         if exec.device_launch {
@@ -439,6 +443,14 @@ pub(crate) fn update_reason(r: CUgraphExecUpdateResult) -> &'static str {
 impl Drop for GraphExec<'_> {
     fn drop(&mut self) {
         let (raw, done, used) = (self.raw as usize, self.done as usize, self.used.get());
+        if self.keep.get() {
+            // An upload may still run: keep the exec, its event and its
+            // allocations, as a failed wait below does.
+            if let Some(id) = self.arena_id {
+                self.ctx.arena().record_leak(id, "cuStreamSynchronize");
+            }
+            return;
+        }
         let launched = self.launched.get();
         let unfreed = std::mem::take(&mut self.unfreed);
         let arena_id = self.arena_id;
