@@ -30,6 +30,71 @@
 //! made at instantiation; a body changed after that changes only the next
 //! instantiation (or [`GraphExec::update`](crate::GraphExec::update)).
 //!
+//! ```no_run
+//! use cudakit::compile::linker::{LinkOptions, Linker};
+//! use cudakit::compile::program::Program;
+//! use cudakit::{params, Context, InstantiateOptions, LaunchConfig};
+//! # fn main() -> cudakit::Result<()> {
+//! let ctx = Context::new(0)?;
+//! let src = r#"extern "C" __global__ void count(unsigned long long h, unsigned* c, unsigned n) {
+//!     if (++*c >= n) cudaGraphSetConditional(h, 0);
+//! }"#;
+//! let compiled = Program::new("count.cu", src)
+//!     .relocatable_device_code(true) // cudaGraphSetConditional is extern
+//!     .compile_for(&ctx)?;
+//! let mut linker = Linker::with_device_runtime(&ctx, &LinkOptions::new())?;
+//! linker.add_compiled(&compiled)?;
+//! let module = linker.complete()?;
+//! let count = module.function("count")?;
+//! let c = ctx.alloc::<u32>(1)?;
+//! let mut graph = ctx.graph()?;
+//! let cond = graph.condition(Some(1))?; // 1 at every launch: enter the loop
+//! let zero = graph.add_memset(&c, 0u32, &[])?;
+//! let (_, mut body) = graph.add_while(&cond, &[zero])?;
+//! // SAFETY: one thread reads and writes c[0].
+//! unsafe { body.add_kernel(&count, &LaunchConfig::new(1, 1), &params![&cond, &c, 10u32], &[])? };
+//! let exec = graph.instantiate(InstantiateOptions::default())?;
+//! let stream = ctx.stream()?;
+//! ctx.scope(|s| s.launch_graph(&stream, &exec))?;
+//! assert_eq!(c.to_vec()?[0], 10);
+//! # Ok(()) }
+//! ```
+//!
+//! What a body uses stays borrowed as long as the outermost graph's
+//! executable graphs live:
+//!
+//! ```compile_fail,E0505
+//! # fn main() -> cudakit::Result<()> {
+//! let ctx = cudakit::Context::new(0)?;
+//! let buffer = ctx.alloc::<f32>(16)?;
+//! let mut graph = ctx.graph()?;
+//! let cond = graph.condition(Some(1))?;
+//! let (_, mut body) = graph.add_if(&cond, &[])?;
+//! body.add_memset(&buffer, 0.0f32, &[])?;
+//! let exec = graph.instantiate(Default::default())?;
+//! drop(buffer); // error[E0505]: cannot move out of `buffer` because it is borrowed
+//! drop(exec);
+//! # Ok(()) }
+//! ```
+//!
+//! and a body's `'g` is its parent's (`Graph` is invariant in `'g`), so a
+//! body cannot take a borrow shorter than the parent's replays:
+//!
+//! ```compile_fail,E0597
+//! # fn main() -> cudakit::Result<()> {
+//! let ctx = cudakit::Context::new(0)?;
+//! let mut graph = ctx.graph()?;
+//! let cond = graph.condition(Some(1))?;
+//! let (_, mut body) = graph.add_if(&cond, &[])?;
+//! {
+//!     let short = ctx.alloc::<f32>(16)?;
+//!     body.add_memset(&short, 0.0f32, &[])?; // error[E0597]: `short` does not live long enough
+//! }
+//! let exec = graph.instantiate(Default::default())?;
+//! # drop(exec);
+//! # Ok(()) }
+//! ```
+//!
 //! # What is checked before the driver
 //!
 //! - A handle is used by conditional nodes of the graph it was made for

@@ -24,6 +24,28 @@
 //! its stream (a fire-and-forget child before the launching graph ends, a
 //! tail launch before the stream's next work), which the scope waits for.
 //!
+//! So a graph that a kernel node launches from the device cannot be
+//! dropped (or updated) while the graph holding that node lives:
+//!
+//! ```compile_fail,E0505
+//! use cudakit::{params, InstantiateOptions, LaunchConfig};
+//! # fn main() -> cudakit::Result<()> {
+//! let ctx = cudakit::Context::new(0)?;
+//! let module = ctx.load_module_image(b".version 8.8\n.target sm_90\n.address_size 64\n")?;
+//! let launcher = module.function("launcher")?;
+//! let buffer = ctx.alloc::<f32>(16)?;
+//! let mut inner = ctx.graph()?;
+//! inner.add_memset(&buffer, 1.0f32, &[])?;
+//! let device = inner.instantiate(InstantiateOptions::default().device_launch())?;
+//! let mut outer = ctx.graph()?;
+//! // SAFETY: (not compiled) the kernel launches the graph it is given.
+//! unsafe { outer.add_kernel(&launcher, &LaunchConfig::new(1, 1), &params![&device], &[])? };
+//! let exec = outer.instantiate(InstantiateOptions::default())?;
+//! drop(device); // error[E0505]: cannot move out of `device` because it is borrowed
+//! drop(exec);
+//! # Ok(()) }
+//! ```
+//!
 //! # What is checked before the driver
 //!
 //! The rules CUDA sets for device-launch graphs, at instantiation, each an

@@ -295,7 +295,12 @@ pub struct Graph<'g> {
     /// The first kernel node (here or in a child graph added here) whose
     /// function uses dynamic parallelism: a device-launch graph refuses it.
     dynamic_kernel: Option<String>,
-    _borrows: PhantomData<&'g ()>,
+    /// Invariant in `'g`: a graph's `'g` cannot shrink once it has one. A
+    /// conditional body shares its parent's `'g` (its nodes run in the
+    /// parent's executable graphs): were `Graph` covariant, a body (or a
+    /// graph swapped into its place) could be coerced to a shorter `'g` and
+    /// take nodes that borrow less long than the parent's replays run.
+    _borrows: PhantomData<fn(&'g ()) -> &'g ()>,
 }
 
 // SAFETY: the only field that is not Send by itself is the raw CUgraph,
@@ -303,7 +308,7 @@ pub struct Graph<'g> {
 // `kept` is Send (its closures are `F: Send`, reached only through their
 // mutexes, by the driver's callback thread); `ctx` is `&Context` (Context is
 // Sync) and `key` an `Arc<Launchers>`. What the nodes borrow for 'g is
-// held only as a marker (`PhantomData<&'g ()>`): moving the graph does not
+// held only as a marker (`PhantomData<fn(&'g ()) -> &'g ()>`): moving the graph does not
 // give the receiving thread any host access to those borrows.
 unsafe impl Send for Graph<'_> {}
 
