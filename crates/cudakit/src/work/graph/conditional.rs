@@ -8,7 +8,7 @@
 //! - [`Graph::add_conditional`] (or [`Graph::add_if`],
 //!   [`Graph::add_if_else`], [`Graph::add_while`], [`Graph::add_switch`])
 //!   adds the node (`cuGraphAddNode_v2` with a `CU_GRAPH_NODE_TYPE_CONDITIONAL`
-//!   `CUgraphNodeParams`) and returns its bodies as [`Graph`]s, built with
+//!   `CUgraphNodeParams`) and returns its bodies as [`Body`]s, built with
 //!   the same methods as any graph;
 //! - a kernel sets the condition with the device runtime's
 //!   `cudaGraphSetConditional(handle, value)`: the [`Condition`] is its
@@ -21,14 +21,19 @@
 //!
 //! # Lifetimes
 //!
-//! A body is a `Graph<'g>` of the same `'g` as the graph holding its node:
-//! what its nodes use is borrowed as long as the outermost graph's
-//! borrows. The driver owns the body's `CUgraph` (it lives as long as the
-//! conditional node, so as long as the outermost graph): a body holds the
-//! outermost graph's shared handle, so the `CUgraph` it names outlives it
-//! whatever is dropped first, or forgotten. An executable graph is a copy
-//! made at instantiation; a body changed after that changes only the next
-//! instantiation (or [`GraphExec::update`](crate::GraphExec::update)).
+//! A [`Body<'p, 'g>`](Body) is a graph of the same `'g` as the graph
+//! holding its node (`Graph` is invariant in `'g`): what its nodes use is
+//! borrowed as long as the outermost graph's borrows. It borrows the
+//! graph holding its node exclusively for `'p`, so that graph is not used
+//! (built, read, instantiated) while one of its bodies can change: CUDA
+//! does not let a graph and its parts be used at once from two threads,
+//! and a `Body` is not `Send`. The driver owns the body's `CUgraph` (it
+//! lives as long as the conditional node, so as long as the outermost
+//! graph); a body also holds the outermost graph's shared handle, so the
+//! `CUgraph` it names outlives it whatever is dropped first, or forgotten.
+//! An executable graph is a copy made at instantiation; a body changed
+//! after that changes only the next instantiation (or
+//! [`GraphExec::update`](crate::GraphExec::update)).
 //!
 //! ```no_run
 //! use cudakit::compile::linker::{LinkOptions, Linker};
@@ -95,6 +100,34 @@
 //! # Ok(()) }
 //! ```
 //!
+//! The graph holding a node is not used while a body of it may change:
+//!
+//! ```compile_fail,E0502
+//! # fn main() -> cudakit::Result<()> {
+//! let ctx = cudakit::Context::new(0)?;
+//! let mut graph = ctx.graph()?;
+//! let cond = graph.condition(Some(1))?;
+//! let (_, mut body) = graph.add_if(&cond, &[])?;
+//! let exec = graph.instantiate(Default::default())?; // error[E0502]: `graph` is borrowed
+//! body.add_empty(&[])?;
+//! # drop(exec);
+//! # Ok(()) }
+//! ```
+//!
+//! and a body stays on the thread that holds that borrow:
+//!
+//! ```compile_fail,E0277
+//! # fn main() -> cudakit::Result<()> {
+//! let ctx = cudakit::Context::new(0)?;
+//! let mut graph = ctx.graph()?;
+//! let cond = graph.condition(Some(1))?;
+//! let (_, mut body) = graph.add_if(&cond, &[])?;
+//! std::thread::scope(|s| {
+//!     s.spawn(move || body.add_empty(&[])); // error[E0277]: `*const ()` cannot be sent
+//! });
+//! # Ok(()) }
+//! ```
+//!
 //! # What is checked before the driver
 //!
 //! - A handle is used by conditional nodes of the graph it was made for
@@ -137,11 +170,14 @@ use cuda_sys::{
     CUgraphNodeType, CU_GRAPH_COND_ASSIGN_DEFAULT,
 };
 
-use super::{Graph, GraphNode, HostNodes, Launchers, NodeKind, NEXT_GRAPH};
+use super::{Graph, GraphAlloc, GraphNode, HostNodes, Launchers, NodeKind, NEXT_GRAPH};
+use crate::compile::module::Function;
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::memory::DeviceCopy;
+use crate::memory::{DeviceCopy, DeviceDst, DeviceSrc};
+use crate::work::event::Event;
 use crate::work::launch::params::{sealed, ArgKind, ArgType, KernelArg, ParamList};
+use crate::work::launch::LaunchConfig;
 
 /// What a conditional body allows, for errors.
 const BODY_ALLOWS: &str = "a conditional body takes kernel, empty, child-graph, memset, \
@@ -252,6 +288,279 @@ impl<'a> KernelArg<'a> for &Condition {
     }
 }
 
+/// The body of a conditional node: a [`Graph`] owned by the driver for the
+/// node's life, built with the same methods as any graph (`add_kernel`,
+/// `add_copy`, `add_memset`, `add_empty`, `add_child`, nested
+/// `add_if`/`add_while`/..., and the others, which refuse the node kinds a
+/// body may not hold), and read through [`Deref`](std::ops::Deref) to
+/// `Graph` (`nodes`, `dot`, ...).
+///
+/// It borrows the graph that holds its node exclusively (`'p`): while a
+/// body can be built, its parent cannot be used (read by an instantiation,
+/// say) on this or any other thread, as CUDA requires of graphs whose
+/// parts are being changed. It is not `Send`, and it does not hand out
+/// `&mut Graph`, so the body cannot leave that borrow. Its nodes borrow
+/// for the parent's `'g`.
+pub struct Body<'p, 'g> {
+    graph: Graph<'g>,
+    _parent: PhantomData<(&'p mut Graph<'g>, *const ())>,
+}
+
+impl std::fmt::Debug for Body<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Body").field(&self.graph).finish()
+    }
+}
+
+impl<'g> std::ops::Deref for Body<'_, 'g> {
+    type Target = Graph<'g>;
+    fn deref(&self) -> &Graph<'g> {
+        &self.graph
+    }
+}
+
+impl<'p, 'g> Body<'p, 'g> {
+    fn new(graph: Graph<'g>) -> Self {
+        Body {
+            graph,
+            _parent: PhantomData,
+        }
+    }
+
+    /// [`Graph::add_kernel`] in the body.
+    ///
+    /// # Safety
+    ///
+    /// As [`Graph::add_kernel`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_kernel`].
+    pub unsafe fn add_kernel(
+        &mut self,
+        function: &'g Function<'_>,
+        config: &LaunchConfig,
+        params: &ParamList<'g>,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.graph.add_kernel(function, config, params, deps) }
+    }
+
+    /// [`Graph::add_copy`] in the body (device memory).
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_copy`].
+    pub fn add_copy<T: DeviceCopy>(
+        &mut self,
+        src: impl DeviceSrc<'g, T>,
+        dst: impl DeviceDst<'g, T>,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        self.graph.add_copy(src, dst, deps)
+    }
+
+    /// [`Graph::add_memset`] in the body.
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_memset`].
+    pub fn add_memset<T: DeviceCopy>(
+        &mut self,
+        dst: impl DeviceDst<'g, T>,
+        value: T,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        self.graph.add_memset(dst, value, deps)
+    }
+
+    /// [`Graph::add_empty`] in the body.
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_empty`].
+    pub fn add_empty(&mut self, deps: &[GraphNode]) -> Result<GraphNode> {
+        self.graph.add_empty(deps)
+    }
+
+    /// [`Graph::add_child`] in the body: the child, at any depth, must
+    /// hold only what a body may.
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_child`]; [`Error::NodeNotAllowed`].
+    pub fn add_child(&mut self, child: &'g Graph<'g>, deps: &[GraphNode]) -> Result<GraphNode> {
+        self.graph.add_child(child, deps)
+    }
+
+    /// [`Graph::add_programmatic_dependency`] in the body.
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_programmatic_dependency`].
+    pub fn add_programmatic_dependency(&mut self, from: GraphNode, to: GraphNode) -> Result<()> {
+        self.graph.add_programmatic_dependency(from, to)
+    }
+
+    /// Refused: a body holds no copy from or to host memory
+    /// ([`Error::NodeNotAllowed`]).
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::NodeNotAllowed`].
+    pub fn add_copy_to_device<T: DeviceCopy>(
+        &mut self,
+        src: &'g [T],
+        dst: impl DeviceDst<'g, T>,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        self.graph.add_copy_to_device(src, dst, deps)
+    }
+
+    /// Refused: a body holds no copy from or to host memory
+    /// ([`Error::NodeNotAllowed`]).
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::NodeNotAllowed`].
+    pub fn add_copy_to_host<T: DeviceCopy>(
+        &mut self,
+        src: impl DeviceSrc<'g, T>,
+        dst: &'g mut [T],
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        self.graph.add_copy_to_host(src, dst, deps)
+    }
+
+    /// Refused: a body holds no host node ([`Error::NodeNotAllowed`]).
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::NodeNotAllowed`].
+    pub fn add_host_fn<F>(&mut self, f: F, deps: &[GraphNode]) -> Result<GraphNode>
+    where
+        F: FnMut() + Send + 'g,
+    {
+        self.graph.add_host_fn(f, deps)
+    }
+
+    /// Refused: a body holds no event node ([`Error::NodeNotAllowed`]).
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::NodeNotAllowed`].
+    pub fn add_event_record(
+        &mut self,
+        event: &'g Event<'_>,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        self.graph.add_event_record(event, deps)
+    }
+
+    /// Refused: a body holds no event node ([`Error::NodeNotAllowed`]).
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::NodeNotAllowed`].
+    pub fn add_event_wait(
+        &mut self,
+        event: &'g Event<'_>,
+        deps: &[GraphNode],
+    ) -> Result<GraphNode> {
+        self.graph.add_event_wait(event, deps)
+    }
+
+    /// Refused: a body holds no memory node ([`Error::NodeNotAllowed`]).
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::NodeNotAllowed`].
+    pub fn add_mem_alloc<T: DeviceCopy>(
+        &mut self,
+        len: usize,
+        deps: &[GraphNode],
+    ) -> Result<(GraphNode, GraphAlloc<T>)> {
+        self.graph.add_mem_alloc(len, deps)
+    }
+
+    /// [`Graph::condition`] for conditional nodes of this body.
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::condition`].
+    pub fn condition(&mut self, default: Option<u32>) -> Result<Condition> {
+        self.graph.condition(default)
+    }
+
+    /// [`Graph::add_conditional`] in the body (nested).
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_conditional`].
+    pub fn add_conditional(
+        &mut self,
+        condition: &Condition,
+        kind: ConditionalKind,
+        deps: &[GraphNode],
+    ) -> Result<(GraphNode, Vec<Body<'_, 'g>>)> {
+        self.graph.add_conditional(condition, kind, deps)
+    }
+
+    /// [`Graph::add_if`] in the body (nested).
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_conditional`].
+    pub fn add_if(
+        &mut self,
+        condition: &Condition,
+        deps: &[GraphNode],
+    ) -> Result<(GraphNode, Body<'_, 'g>)> {
+        self.graph.add_if(condition, deps)
+    }
+
+    /// [`Graph::add_if_else`] in the body (nested).
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_conditional`].
+    pub fn add_if_else(
+        &mut self,
+        condition: &Condition,
+        deps: &[GraphNode],
+    ) -> Result<(GraphNode, Body<'_, 'g>, Body<'_, 'g>)> {
+        self.graph.add_if_else(condition, deps)
+    }
+
+    /// [`Graph::add_while`] in the body (nested).
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_conditional`].
+    pub fn add_while(
+        &mut self,
+        condition: &Condition,
+        deps: &[GraphNode],
+    ) -> Result<(GraphNode, Body<'_, 'g>)> {
+        self.graph.add_while(condition, deps)
+    }
+
+    /// [`Graph::add_switch`] in the body (nested).
+    ///
+    /// # Errors
+    ///
+    /// As [`Graph::add_conditional`].
+    pub fn add_switch(
+        &mut self,
+        condition: &Condition,
+        cases: u32,
+        deps: &[GraphNode],
+    ) -> Result<(GraphNode, Vec<Body<'_, 'g>>)> {
+        self.graph.add_switch(condition, cases, deps)
+    }
+}
+
 impl<'g> Graph<'g> {
     /// Whether this graph is the body of a conditional node.
     pub fn is_conditional_body(&self) -> bool {
@@ -355,6 +664,17 @@ impl<'g> Graph<'g> {
         condition: &Condition,
         kind: ConditionalKind,
         deps: &[GraphNode],
+    ) -> Result<(GraphNode, Vec<Body<'_, 'g>>)> {
+        let (node, bodies) = self.conditional_node(condition, kind, deps)?;
+        Ok((node, bodies.into_iter().map(Body::new).collect()))
+    }
+
+    /// [`Graph::add_conditional`], the bodies as the graphs they are.
+    fn conditional_node(
+        &mut self,
+        condition: &Condition,
+        kind: ConditionalKind,
+        deps: &[GraphNode],
     ) -> Result<(GraphNode, Vec<Graph<'g>>)> {
         if condition.graph != self.id {
             return Err(Error::ForeignCondition {
@@ -443,7 +763,7 @@ impl<'g> Graph<'g> {
         &mut self,
         condition: &Condition,
         deps: &[GraphNode],
-    ) -> Result<(GraphNode, Graph<'g>)> {
+    ) -> Result<(GraphNode, Body<'_, 'g>)> {
         let (node, mut bodies) = self.add_conditional(condition, ConditionalKind::If, deps)?;
         Ok((node, one(&mut bodies)?))
     }
@@ -459,7 +779,7 @@ impl<'g> Graph<'g> {
         &mut self,
         condition: &Condition,
         deps: &[GraphNode],
-    ) -> Result<(GraphNode, Graph<'g>, Graph<'g>)> {
+    ) -> Result<(GraphNode, Body<'_, 'g>, Body<'_, 'g>)> {
         let (node, mut bodies) = self.add_conditional(condition, ConditionalKind::IfElse, deps)?;
         let otherwise = one(&mut bodies)?;
         let then = one(&mut bodies)?;
@@ -478,7 +798,7 @@ impl<'g> Graph<'g> {
         &mut self,
         condition: &Condition,
         deps: &[GraphNode],
-    ) -> Result<(GraphNode, Graph<'g>)> {
+    ) -> Result<(GraphNode, Body<'_, 'g>)> {
         let (node, mut bodies) = self.add_conditional(condition, ConditionalKind::While, deps)?;
         Ok((node, one(&mut bodies)?))
     }
@@ -495,7 +815,7 @@ impl<'g> Graph<'g> {
         condition: &Condition,
         cases: u32,
         deps: &[GraphNode],
-    ) -> Result<(GraphNode, Vec<Graph<'g>>)> {
+    ) -> Result<(GraphNode, Vec<Body<'_, 'g>>)> {
         self.add_conditional(condition, ConditionalKind::Switch(cases), deps)
     }
 
@@ -516,7 +836,7 @@ impl<'g> Graph<'g> {
 
 /// The last body of `bodies`, taken out (the driver returned as many as
 /// asked for; an empty list is reported, never a panic).
-fn one<'g>(bodies: &mut Vec<Graph<'g>>) -> Result<Graph<'g>> {
+fn one<'p, 'g>(bodies: &mut Vec<Body<'p, 'g>>) -> Result<Body<'p, 'g>> {
     bodies.pop().ok_or_else(|| {
         Error::InvalidArgument("cuGraphAddNode_v2 returned fewer bodies than asked for".into())
     })

@@ -64,7 +64,7 @@ pub mod device_launch;
 mod exec;
 mod kept;
 
-pub use conditional::{Condition, ConditionalKind};
+pub use conditional::{Body, Condition, ConditionalKind};
 pub use exec::{GraphExec, InstantiateOptions};
 
 pub(crate) use capture::{capture_key, keep_in_capture};
