@@ -315,6 +315,16 @@ fn pdl_compiles() {
 }
 
 #[test]
+fn conditional_compiles() {
+    compile_source("conditional.cu");
+}
+
+#[test]
+fn device_graph_compiles() {
+    compile_source("device_graph.cu");
+}
+
+#[test]
 fn launch_compiles() {
     compile_source("launch.cu");
 }
@@ -347,6 +357,8 @@ fn every_source_has_a_compile_test_and_every_file_is_a_source() {
         "gemm_sm90.cu",
         "sgemm.cu",
         "dgemm.cu",
+        "conditional.cu",
+        "device_graph.cu",
     ];
     let listed: Vec<&str> = SOURCES.iter().map(|s| s.file).collect();
     assert_eq!(listed, tested);

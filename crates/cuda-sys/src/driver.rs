@@ -214,6 +214,7 @@ function_table! {
         cuGraphKernelNodeSetParams = "cuGraphKernelNodeSetParams_v2": fn(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult;
         cuGraphGetNodes = "cuGraphGetNodes": fn(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> CUresult;
         cuGraphNodeGetType = "cuGraphNodeGetType": fn(hNode: CUgraphNode, r#type: *mut CUgraphNodeType) -> CUresult;
+        cuGraphChildGraphNodeGetGraph = "cuGraphChildGraphNodeGetGraph": fn(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult;
         cuGraphDestroyNode = "cuGraphDestroyNode": fn(hNode: CUgraphNode) -> CUresult;
         cuGraphDebugDotPrint = "cuGraphDebugDotPrint": fn(hGraph: CUgraph, path: *const c_char, flags: c_uint) -> CUresult;
         cuGraphInstantiate = "cuGraphInstantiateWithFlags": fn(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: u64) -> CUresult;
@@ -318,6 +319,9 @@ function_table! {
         cuStreamSetAttribute = "cuStreamSetAttribute": fn(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult;
         // --- graph edges with data (programmatic dependencies, CUDA 12.3)
         cuGraphAddDependencies = "cuGraphAddDependencies_v2": fn(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult;
+        // --- generic node creation and conditional nodes (CUDA 12.3)
+        cuGraphAddNode = "cuGraphAddNode_v2": fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult;
+        cuGraphConditionalHandleCreate = "cuGraphConditionalHandleCreate": fn(pHandle_out: *mut CUgraphConditionalHandle, hGraph: CUgraph, ctx: CUcontext, defaultLaunchValue: c_uint, flags: c_uint) -> CUresult;
         // --- batched copies
         cuMemcpyBatchAsync = "cuMemcpyBatchAsync_v2": fn(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, hStream: CUstream) -> CUresult;
         /// Legacy `cuMemcpyBatchAsync` (CUDA 12.8, with `failIdx`): the fallback for
@@ -533,6 +537,8 @@ mod tests {
             "cuCtxRecordEvent",
             "cuLibraryLoadData",
             "cuKernelGetFunction",
+            "cuGraphAddNode_v2",
+            "cuGraphConditionalHandleCreate",
         ] {
             assert!(optional.contains(symbol), "{symbol} should be optional");
         }

@@ -11,23 +11,29 @@
 //!   timed from building its arrays, or its batch, to the stream's end), and
 //!   1000 single async copies against that raw batch;
 //! - a kernel that re-reads a 40 MiB buffer 100 times with a persisting L2
-//!   window against the same kernel without one (the gain).
+//!   window against the same kernel without one (the gain);
+//! - a while-loop graph of 1000 iterations (a conditional node whose body
+//!   counts and sets the condition) against 1000 host-side replays of its
+//!   body as a graph of its own (both: one launch batch and its wait).
 //!
 //! The "raw" column holds each row's baseline; the row's name says which.
 
 use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
+use cudakit::compile::linker::{LinkOptions, Linker};
 use cudakit::compile::program::Program;
 use cudakit::error::check;
 use cudakit::sys::{
     CUlaunchAttribute, CUlaunchAttributeID, CUlaunchAttributeValue, CUlaunchConfig, CUmemLocation,
     CUmemcpyAttributes, CUmemcpySrcAccessOrder,
 };
-use cudakit::{params, AccessPolicyWindow, Context, CopyBatch, Error, LaunchConfig, Result};
+use cudakit::{
+    params, AccessPolicyWindow, Context, CopyBatch, Error, InstantiateOptions, LaunchConfig, Result,
+};
 
 use crate::bench::{alternating_medians, Row};
-use crate::kernels::PDL;
+use crate::kernels::{CONDITIONAL, PDL};
 
 const NOOP: &str = r#"
 extern "C" __global__ void noop(float* p, int n) { if (n < 0) p[0] = 1.0f; }
@@ -312,5 +318,72 @@ pub fn features(ctx: &Context, samples: usize) -> Result<(Vec<Row>, Vec<String>)
              {max_persist}-byte persisting set-aside"
         ));
     }
+    // --- a while loop of 1000 iterations against 1000 replays of its body.
+    if cudakit::driver_version()? >= (12, 3) {
+        rows.push(while_loop(ctx, &stream, samples)?);
+    } else {
+        not_run.push("while-loop graph row: conditional nodes need a CUDA 12.3 driver".into());
+    }
     Ok((rows, not_run))
+}
+
+/// A while-loop graph of 1000 iterations (`cond_count` as the body, which
+/// ends the loop at 1000) against 1000 host launches of a graph holding
+/// only that body (`cond_count` with a null handle), each side one scope:
+/// its launches and its wait.
+fn while_loop(ctx: &Context, stream: &cudakit::Stream<'_>, samples: usize) -> Result<Row> {
+    let iterations = 1000u32;
+    let compiled = Program::new("conditional.cu", CONDITIONAL)
+        .relocatable_device_code(true)
+        .compile_for(ctx)?;
+    let mut linker = Linker::with_device_runtime(ctx, &LinkOptions::new())?;
+    linker.add_compiled(&compiled)?;
+    let module = linker.complete()?;
+    let f = module.function("cond_count")?;
+    let count = ctx.alloc::<u32>(1)?;
+    let one = LaunchConfig::new(1, 32);
+    let mut looped = ctx.graph()?;
+    let cond = looped.condition(Some(1))?;
+    let zero = looped.add_memset(&count, 0u32, &[])?;
+    let (_, mut body) = looped.add_while(&cond, &[zero])?;
+    // SAFETY: one thread reads and writes one u32 of `count`; the handle is
+    // the graph's.
+    unsafe { body.add_kernel(&f, &one, &params![&cond, &count, iterations], &[])? };
+    let loop_exec = looped.instantiate(InstantiateOptions::default().label("while 1000"))?;
+    let mut alone = ctx.graph()?;
+    // SAFETY: as above; a null handle sets no condition.
+    unsafe { alone.add_kernel(&f, &one, &params![0u64, &count, iterations], &[])? };
+    let body_exec = alone.instantiate(InstantiateOptions::default().label("while body"))?;
+    let run_loop = || -> Result<Duration> {
+        let t = Instant::now();
+        ctx.scope(|s| s.launch_graph(stream, &loop_exec))?;
+        let e = t.elapsed();
+        let got = count.to_vec()?[0];
+        if got != iterations {
+            return Err(Error::InvalidArgument(format!(
+                "while-loop graph: {got} iterations ran, not {iterations}"
+            )));
+        }
+        Ok(e)
+    };
+    let replays = || -> Result<Duration> {
+        let t = Instant::now();
+        ctx.scope(|s| {
+            for _ in 0..iterations {
+                s.launch_graph(stream, &body_exec)?;
+            }
+            Ok(())
+        })?;
+        Ok(t.elapsed())
+    };
+    run_loop()?;
+    replays()?;
+    let (raw, kit) = alternating_medians(samples, replays, run_loop)?;
+    Ok(Row {
+        name: "while-loop graph, 1000 iterations, whole loop (raw: 1000 host replays of its body)"
+            .into(),
+        cudakit: kit,
+        raw: Some(raw),
+        samples,
+    })
 }

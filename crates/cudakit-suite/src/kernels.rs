@@ -42,6 +42,14 @@ pub const OPTIONS: &[&str] = &["-arch=sm_90"];
 /// `kernels/pdl.cu`: programmatic dependent launch and the L2-window
 /// re-read kernel.
 pub const PDL: &str = include_str!("../../../kernels/pdl.cu");
+/// `kernels/conditional.cu`: kernels that set the condition of a
+/// conditional graph node (`cudaGraphSetConditional`; relocatable, linked
+/// with the device runtime), a Jacobi sweep and its while-loop test.
+pub const CONDITIONAL: &str = include_str!("../../../kernels/conditional.cu");
+/// `kernels/device_graph.cu`: a kernel that launches an executable graph
+/// from the device (`cudaGraphLaunch`; relocatable, linked with the device
+/// runtime).
+pub const DEVICE_GRAPH: &str = include_str!("../../../kernels/device_graph.cu");
 
 /// One kernel file and every kernel in it: `extern "C"` names and the name
 /// expressions of template instantiations (also valid as name expressions:
@@ -58,16 +66,25 @@ pub struct Source {
     /// architecture-specific features (`sm_90a` for wgmma); `None`: any
     /// architecture of [`OPTIONS`] or the device's own.
     pub arch: Option<Arch>,
+    /// Whether the file is relocatable device code (`-rdc=true`), to be
+    /// linked with the device runtime before it is loaded
+    /// (`Linker::with_device_runtime`): it calls device-runtime functions
+    /// such as `cudaGraphSetConditional`.
+    pub relocatable: bool,
 }
 
 impl Source {
     /// The NVRTC options the file compiles with: `-arch=` its own
     /// architecture when it has one, else [`OPTIONS`].
     pub fn options(&self) -> Vec<String> {
-        match self.arch {
+        let mut o: Vec<String> = match self.arch {
             Some(arch) => vec![format!("-arch={}", arch.sm_name())],
             None => OPTIONS.iter().map(|o| (*o).to_owned()).collect(),
+        };
+        if self.relocatable {
+            o.push("-rdc=true".to_owned());
         }
+        o
     }
 
     /// A program of the file with every template instantiation registered
@@ -81,6 +98,9 @@ impl Source {
         }
         if let Some(arch) = self.arch {
             p = p.arch(arch);
+        }
+        if self.relocatable {
+            p = p.relocatable_device_code(true);
         }
         p
     }
@@ -137,12 +157,14 @@ pub const SOURCES: &[Source] = &[
             "gemm_regblock<double, 32, 32, 8, 4, 4>",
         ],
         arch: None,
+        relocatable: false,
     },
     Source {
         file: "matmul_mma.cu",
         text: MATMUL_MMA,
         kernels: &["matmul_f16_mma", "matmul_bf16_mma", "matmul_tf32_mma"],
         arch: None,
+        relocatable: false,
     },
     Source {
         file: "blas1.cu",
@@ -155,6 +177,7 @@ pub const SOURCES: &[Source] = &[
             "reduce_sum_f32_atomic",
         ],
         arch: None,
+        relocatable: false,
     },
     Source {
         file: "transpose.cu",
@@ -165,6 +188,7 @@ pub const SOURCES: &[Source] = &[
             "transpose<unsigned short>",
         ],
         arch: None,
+        relocatable: false,
     },
     Source {
         file: "faults.cu",
@@ -179,12 +203,14 @@ pub const SOURCES: &[Source] = &[
             "fault_assert",
         ],
         arch: None,
+        relocatable: false,
     },
     Source {
         file: "pdl.cu",
         text: PDL,
         kernels: &["pdl_step", "l2_reread"],
         arch: None,
+        relocatable: false,
     },
     Source {
         file: "launch.cu",
@@ -213,6 +239,7 @@ pub const SOURCES: &[Source] = &[
             "count_threads",
         ],
         arch: None,
+        relocatable: false,
     },
     Source {
         file: "gemm_sm90.cu",
@@ -225,6 +252,7 @@ pub const SOURCES: &[Source] = &[
             "gemm_sm90_tf32_nt",
         ],
         arch: Some(Arch::SmA(90)),
+        relocatable: false,
     },
     Source {
         file: "sgemm.cu",
@@ -238,6 +266,7 @@ pub const SOURCES: &[Source] = &[
             "sgemm_tiled<2, 4, 4, 4, 1, 8, true>",
         ],
         arch: None,
+        relocatable: false,
     },
     Source {
         file: "dgemm.cu",
@@ -252,6 +281,27 @@ pub const SOURCES: &[Source] = &[
             "dgemm_pipe<16, 4, 16, 0, false>",
         ],
         arch: None,
+        relocatable: false,
+    },
+    Source {
+        file: "conditional.cu",
+        text: CONDITIONAL,
+        kernels: &[
+            "cond_set",
+            "jacobi_sweep",
+            "jacobi_decide",
+            "cond_axpb",
+            "cond_count",
+        ],
+        arch: None,
+        relocatable: true,
+    },
+    Source {
+        file: "device_graph.cu",
+        text: DEVICE_GRAPH,
+        kernels: &["dgl_step"],
+        arch: None,
+        relocatable: true,
     },
 ];
 

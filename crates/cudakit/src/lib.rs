@@ -94,7 +94,10 @@ pub use memory::{MemPool, PoolBuffer, PoolUsage, ReusePolicy};
 pub use work::batch::CopyBatch;
 pub use work::event::Event;
 pub use work::future::{Batch, Done};
-pub use work::graph::{Graph, GraphAlloc, GraphExec, GraphNode, InstantiateOptions, NodeKind};
+pub use work::graph::{
+    Condition, ConditionalKind, Graph, GraphAlloc, GraphExec, GraphNode, InstantiateOptions,
+    NodeKind,
+};
 pub use work::l2::{AccessPolicyWindow, L2Access};
 pub use work::launch::{Dim3, KernelArg, LaunchConfig, ParamList};
 pub use work::scope::Scope;

@@ -69,6 +69,13 @@
 //!   refusal counted (`stub_vmm_counts`); no memory behind them.
 //! - Copies and memsets move bytes only where both sides are real host
 //!   memory (managed or pinned); device memory is fake.
+//! - Explicit graphs: distinct graph handles; kernel, empty, host,
+//!   child-graph, memset, memcpy, allocation and free nodes are recorded
+//!   with their graph and type (`cuGraphGetNodes`, `cuGraphNodeGetType`,
+//!   `cuGraphChildGraphNodeGetGraph` answer from the record); conditional
+//!   handles and conditional nodes (`cuGraphAddNode_v2`) are checked as
+//!   the driver checks them (a handle of this graph, the body count of the
+//!   kind) and get fresh body graphs (`stub_condition`, `stub_conditional`).
 //! - Every other symbol of the table returns CUDA_ERROR_NOT_SUPPORTED (801).
 //!
 //! # Not modelled
@@ -246,6 +253,19 @@ struct State {
     fail_code: i32,
     /// Graph nodes made by the explicit builder: (node, its dependencies).
     nodes: Vec<(usize, Vec<usize>)>,
+    /// The same nodes with their graph and `CUgraphNodeType`, and, for a
+    /// child-graph node, its graph: (node, graph, type, child graph).
+    node_graphs: Vec<(usize, usize, i32, usize)>,
+    /// The next graph handle (`cuGraphCreate`, conditional bodies).
+    next_graph: usize,
+    /// Conditional handles: (handle, graph, default, flags).
+    conditions: Vec<(u64, usize, u32, u32)>,
+    /// `cuGraphInstantiateWithFlags` flags, in call order, and
+    /// `cuGraphUpload` calls.
+    instantiate_flags: Vec<u64>,
+    uploads: u64,
+    /// Conditional nodes: (node, graph, handle, conditional type, bodies).
+    conditionals: Vec<(usize, usize, u64, i32, Vec<usize>)>,
     /// Attribute IDs of the last `cuLaunchKernelEx`.
     last_ex_attrs: Vec<i32>,
     /// `cuStreamSetAttribute` calls: (stream, attribute ID, window bytes).
@@ -304,6 +324,12 @@ static STATE: Mutex<State> = Mutex::new(State {
     fail_syncs: 0,
     fail_code: 0,
     nodes: Vec::new(),
+    node_graphs: Vec::new(),
+    next_graph: 0x61_0000,
+    conditions: Vec::new(),
+    instantiate_flags: Vec::new(),
+    uploads: 0,
+    conditionals: Vec::new(),
     last_ex_attrs: Vec::new(),
     stream_attrs: Vec::new(),
     batches: 0,
@@ -2286,12 +2312,13 @@ pub unsafe extern "C" fn cuGraphDestroy(_graph: *mut c_void) -> i32 {
 pub unsafe extern "C" fn cuGraphInstantiateWithFlags(
     exec: *mut *mut c_void,
     graph: *mut c_void,
-    _flags: u64,
+    flags: u64,
 ) -> i32 {
     entry!();
     if exec.is_null() || graph.is_null() {
         return CUDA_ERROR_INVALID_VALUE;
     }
+    state().instantiate_flags.push(flags);
     // SAFETY: a valid out-pointer.
     unsafe { exec.write((graph as usize + 0x8_0000) as *mut c_void) };
     CUDA_SUCCESS
@@ -2305,6 +2332,50 @@ pub unsafe extern "C" fn cuGraphLaunch(_exec: *mut c_void, stream: *mut c_void) 
         Ok(_) => CUDA_SUCCESS,
         Err(rc) => rc,
     }
+}
+
+/// `cuGraphUpload`: stream work (see `State::enqueue`), counted.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphUpload(_exec: *mut c_void, stream: *mut c_void) -> i32 {
+    entry!();
+    let mut s = state();
+    match s.enqueue(stream as usize) {
+        Ok(_) => {
+            s.uploads += 1;
+            CUDA_SUCCESS
+        }
+        Err(rc) => rc,
+    }
+}
+
+/// (the last `cuGraphInstantiateWithFlags` flags, `cuGraphUpload` calls,
+/// instantiations).
+#[no_mangle]
+pub unsafe extern "C" fn stub_graph_counts(out: *mut u64) {
+    let s = state();
+    // SAFETY: the test passes 3 writable u64s.
+    unsafe {
+        out.write(s.instantiate_flags.last().copied().unwrap_or(0));
+        out.add(1).write(s.uploads);
+        out.add(2).write(s.instantiate_flags.len() as u64);
+    }
+}
+
+/// `cuGraphExecUpdate_v2`: accepted (`CU_GRAPH_EXEC_UPDATE_SUCCESS`).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphExecUpdate_v2(
+    _exec: *mut c_void,
+    _graph: *mut c_void,
+    info: *mut u64,
+) -> i32 {
+    entry!();
+    if info.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: a CUgraphExecUpdateResultInfo: 24 bytes, all zero is success
+    // with no nodes named.
+    unsafe { std::ptr::write_bytes(info, 0, 3) };
+    CUDA_SUCCESS
 }
 
 /// `cuGraphExecDestroy`.
@@ -2423,9 +2494,17 @@ pub unsafe extern "C" fn stub_capture_counts(out: *mut u64) {
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphCreate(graph: *mut *mut c_void, _flags: u32) -> i32 {
     entry!();
+    let handle = new_graph(&mut state());
     // SAFETY: a valid out-pointer.
-    unsafe { graph.write(0x61_0000 as *mut c_void) };
+    unsafe { graph.write(handle as *mut c_void) };
     CUDA_SUCCESS
+}
+
+/// A fresh graph handle.
+fn new_graph(s: &mut State) -> usize {
+    let handle = s.next_graph;
+    s.next_graph += 0x100;
+    handle
 }
 
 /// Records a node with its dependencies and returns its handle.
@@ -2433,7 +2512,30 @@ pub unsafe extern "C" fn cuGraphCreate(graph: *mut *mut c_void, _flags: u32) -> 
 /// # Safety
 ///
 /// `deps` holds `n` handles (or is null with `n == 0`).
-unsafe fn add_node(node: *mut *mut c_void, deps: *const *mut c_void, n: usize) -> i32 {
+unsafe fn add_node(
+    node: *mut *mut c_void,
+    graph: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    node_type: i32,
+) -> i32 {
+    // SAFETY: the function's contract, passed on.
+    unsafe { add_typed_node(node, graph, deps, n, node_type, 0) }
+}
+
+/// [`add_node`], recording the child graph of a child-graph node.
+///
+/// # Safety
+///
+/// As [`add_node`].
+unsafe fn add_typed_node(
+    node: *mut *mut c_void,
+    graph: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    node_type: i32,
+    child: usize,
+) -> i32 {
     let list: Vec<usize> = if n == 0 {
         Vec::new()
     } else {
@@ -2452,6 +2554,8 @@ unsafe fn add_node(node: *mut *mut c_void, deps: *const *mut c_void, n: usize) -
     let mut s = state();
     let handle = 0x90_0000 + 0x10 * (s.nodes.len() + 1);
     s.nodes.push((handle, list));
+    s.node_graphs
+        .push((handle, graph as usize, node_type, child));
     // SAFETY: a valid out-pointer.
     unsafe { node.write(handle as *mut c_void) };
     CUDA_SUCCESS
@@ -2461,21 +2565,21 @@ unsafe fn add_node(node: *mut *mut c_void, deps: *const *mut c_void, n: usize) -
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddMemAllocNode(
     node: *mut *mut c_void,
-    _graph: *mut c_void,
+    graph: *mut c_void,
     deps: *const *mut c_void,
     n: usize,
     _params: *mut c_void,
 ) -> i32 {
     entry!();
     // SAFETY: the driver's contract, which the caller keeps.
-    unsafe { add_node(node, deps, n) }
+    unsafe { add_node(node, graph, deps, n, 10) }
 }
 
 /// `cuGraphAddMemsetNode`: recorded.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddMemsetNode(
     node: *mut *mut c_void,
-    _graph: *mut c_void,
+    graph: *mut c_void,
     deps: *const *mut c_void,
     n: usize,
     _params: *const c_void,
@@ -2483,14 +2587,14 @@ pub unsafe extern "C" fn cuGraphAddMemsetNode(
 ) -> i32 {
     entry!();
     // SAFETY: as above.
-    unsafe { add_node(node, deps, n) }
+    unsafe { add_node(node, graph, deps, n, 2) }
 }
 
 /// `cuGraphAddMemcpyNode`: recorded.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddMemcpyNode(
     node: *mut *mut c_void,
-    _graph: *mut c_void,
+    graph: *mut c_void,
     deps: *const *mut c_void,
     n: usize,
     _params: *const c_void,
@@ -2498,21 +2602,295 @@ pub unsafe extern "C" fn cuGraphAddMemcpyNode(
 ) -> i32 {
     entry!();
     // SAFETY: as above.
-    unsafe { add_node(node, deps, n) }
+    unsafe { add_node(node, graph, deps, n, 1) }
 }
 
 /// `cuGraphAddMemFreeNode`: recorded.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddMemFreeNode(
     node: *mut *mut c_void,
-    _graph: *mut c_void,
+    graph: *mut c_void,
     deps: *const *mut c_void,
     n: usize,
     _dptr: u64,
 ) -> i32 {
     entry!();
     // SAFETY: as above.
-    unsafe { add_node(node, deps, n) }
+    unsafe { add_node(node, graph, deps, n, 11) }
+}
+
+/// `cuGraphAddKernelNode_v2`: recorded (type 0); nothing is checked.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddKernelNode_v2(
+    node: *mut *mut c_void,
+    graph: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    _params: *const c_void,
+) -> i32 {
+    entry!();
+    // SAFETY: as above.
+    unsafe { add_node(node, graph, deps, n, 0) }
+}
+
+/// `cuGraphAddEventRecordNode`: recorded (type 7).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddEventRecordNode(
+    node: *mut *mut c_void,
+    graph: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    _event: *mut c_void,
+) -> i32 {
+    entry!();
+    // SAFETY: as above.
+    unsafe { add_node(node, graph, deps, n, 7) }
+}
+
+/// `cuGraphAddEventWaitNode`: recorded (type 6).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddEventWaitNode(
+    node: *mut *mut c_void,
+    graph: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    _event: *mut c_void,
+) -> i32 {
+    entry!();
+    // SAFETY: as above.
+    unsafe { add_node(node, graph, deps, n, 6) }
+}
+
+/// `cuGraphAddEmptyNode`: recorded (type 5).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddEmptyNode(
+    node: *mut *mut c_void,
+    graph: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+) -> i32 {
+    entry!();
+    // SAFETY: as above.
+    unsafe { add_node(node, graph, deps, n, 5) }
+}
+
+/// `cuGraphAddHostNode`: recorded (type 3); the function is never called.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddHostNode(
+    node: *mut *mut c_void,
+    graph: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    _params: *const c_void,
+) -> i32 {
+    entry!();
+    // SAFETY: as above.
+    unsafe { add_node(node, graph, deps, n, 3) }
+}
+
+/// `cuGraphAddChildGraphNode`: recorded (type 4) with the child graph
+/// itself (the driver would clone it; the model keeps the handle, so that
+/// `cuGraphChildGraphNodeGetGraph` finds the child's nodes).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddChildGraphNode(
+    node: *mut *mut c_void,
+    graph: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    child: *mut c_void,
+) -> i32 {
+    entry!();
+    // SAFETY: as above.
+    unsafe { add_typed_node(node, graph, deps, n, 4, child as usize) }
+}
+
+/// `cuGraphGetNodes`: the nodes recorded for `graph`, in creation order.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphGetNodes(
+    graph: *mut c_void,
+    nodes: *mut *mut c_void,
+    count: *mut usize,
+) -> i32 {
+    entry!();
+    if count.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let s = state();
+    let mine: Vec<usize> = s
+        .node_graphs
+        .iter()
+        .filter(|r| r.1 == graph as usize)
+        .map(|r| r.0)
+        .collect();
+    if nodes.is_null() {
+        // SAFETY: a valid out-pointer.
+        unsafe { count.write(mine.len()) };
+        return CUDA_SUCCESS;
+    }
+    // SAFETY: the caller's capacity, as the driver reads it.
+    let cap = unsafe { count.read() };
+    for (i, n) in mine.iter().take(cap).enumerate() {
+        // SAFETY: `nodes` has room for `cap` handles.
+        unsafe { nodes.add(i).write(*n as *mut c_void) };
+    }
+    // SAFETY: a valid out-pointer.
+    unsafe { count.write(mine.len().min(cap)) };
+    CUDA_SUCCESS
+}
+
+/// `cuGraphNodeGetType`: the recorded type.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphNodeGetType(node: *mut c_void, out: *mut i32) -> i32 {
+    entry!();
+    let s = state();
+    let Some(r) = s.node_graphs.iter().find(|r| r.0 == node as usize) else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    // SAFETY: a valid out-pointer (`CUgraphNodeType` is an int).
+    unsafe { out.write(r.2) };
+    CUDA_SUCCESS
+}
+
+/// `cuGraphChildGraphNodeGetGraph`: the child graph of a child-graph node.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphChildGraphNodeGetGraph(
+    node: *mut c_void,
+    out: *mut *mut c_void,
+) -> i32 {
+    entry!();
+    let s = state();
+    match s.node_graphs.iter().find(|r| r.0 == node as usize) {
+        Some(r) if r.2 == 4 => {
+            // SAFETY: a valid out-pointer.
+            unsafe { out.write(r.3 as *mut c_void) };
+            CUDA_SUCCESS
+        }
+        _ => CUDA_ERROR_INVALID_VALUE,
+    }
+}
+
+/// `cuGraphConditionalHandleCreate`: a fake handle, recorded with its
+/// graph, default value and flags.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphConditionalHandleCreate(
+    out: *mut u64,
+    graph: *mut c_void,
+    _ctx: *mut c_void,
+    default: u32,
+    flags: u32,
+) -> i32 {
+    entry!();
+    if out.is_null() || graph.is_null() || flags > 1 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let mut s = state();
+    let handle = 0xC0_0000 + s.conditions.len() as u64 + 1;
+    s.conditions.push((handle, graph as usize, default, flags));
+    // SAFETY: a valid out-pointer.
+    unsafe { out.write(handle) };
+    CUDA_SUCCESS
+}
+
+/// `cuGraphAddNode_v2`: conditional nodes only (type 13), as the driver
+/// checks them: the handle must have been made for this graph; 1 body for
+/// while, 1 or 2 for if, at least 1 for switch. The bodies are fresh graph
+/// handles written to `phGraph_out`. Other node types answer 801.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddNode_v2(
+    node: *mut *mut c_void,
+    graph: *mut c_void,
+    deps: *const *mut c_void,
+    edge_data: *const c_void,
+    n: usize,
+    params: *mut u8,
+) -> i32 {
+    entry!();
+    if params.is_null() || !edge_data.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // CUgraphNodeParams: int type at 0, the union at 16; in the union
+    // CUDA_CONDITIONAL_NODE_PARAMS: handle u64 at 0, type int at 8, size
+    // uint at 12, phGraph_out at 16, ctx at 24.
+    // SAFETY: the caller passes a CUgraphNodeParams (256 bytes, align 8).
+    let (node_type, handle, cond_type, size, out) = unsafe {
+        (
+            params.cast::<i32>().read(),
+            params.add(16).cast::<u64>().read(),
+            params.add(24).cast::<i32>().read(),
+            params.add(28).cast::<u32>().read(),
+            params.add(32).cast::<*mut *mut c_void>().read(),
+        )
+    };
+    if node_type != 13 {
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    {
+        let s = state();
+        let known = s
+            .conditions
+            .iter()
+            .any(|c| c.0 == handle && c.1 == graph as usize);
+        let size_ok = match cond_type {
+            0 => size == 1 || size == 2,
+            1 => size == 1,
+            2 => size >= 1,
+            _ => false,
+        };
+        if !known || !size_ok || out.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    // SAFETY: as above.
+    let rc = unsafe { add_node(node, graph, deps, n, 13) };
+    if rc != CUDA_SUCCESS {
+        return rc;
+    }
+    let mut s = state();
+    let bodies: Vec<usize> = (0..size).map(|_| new_graph(&mut s)).collect();
+    for (i, b) in bodies.iter().enumerate() {
+        // SAFETY: `phGraph_out` has room for `size` graphs.
+        unsafe { out.add(i).write(*b as *mut c_void) };
+    }
+    // SAFETY: written by add_node just above.
+    let made = unsafe { node.read() } as usize;
+    s.conditionals
+        .push((made, graph as usize, handle, cond_type, bodies));
+    CUDA_SUCCESS
+}
+
+/// The conditional nodes made: writes (graph, handle, type, bodies) of the
+/// `i`th into `out` (4 u64s); returns false past the last.
+#[no_mangle]
+pub unsafe extern "C" fn stub_conditional(i: usize, out: *mut u64) -> bool {
+    let s = state();
+    let Some(c) = s.conditionals.get(i) else {
+        return false;
+    };
+    // SAFETY: the test passes 4 writable u64s.
+    unsafe {
+        out.write(c.1 as u64);
+        out.add(1).write(c.2);
+        out.add(2).write(c.3 as u64);
+        out.add(3).write(c.4.len() as u64);
+    }
+    true
+}
+
+/// The `i`th conditional handle made: writes (graph, default, flags) into
+/// `out` (3 u64s); returns false past the last.
+#[no_mangle]
+pub unsafe extern "C" fn stub_condition(i: usize, out: *mut u64) -> bool {
+    let s = state();
+    let Some(c) = s.conditions.get(i) else {
+        return false;
+    };
+    // SAFETY: the test passes 3 writable u64s.
+    unsafe {
+        out.write(c.1 as u64);
+        out.add(1).write(u64::from(c.2));
+        out.add(2).write(u64::from(c.3));
+    }
+    true
 }
 
 /// Copies the dependencies of `node` into `out` (capacity `cap`); returns

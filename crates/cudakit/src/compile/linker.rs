@@ -54,7 +54,7 @@
 //! [`Output::Ptx`]: crate::compile::program::Output::Ptx
 //! [`Output::Cubin`]: crate::compile::program::Output::Cubin
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{c_uint, c_void};
 use std::fmt;
 use std::panic::Location;
@@ -254,6 +254,10 @@ pub struct Linker<'c> {
     options: LinkOptions,
     kept: Vec<Kept>,
     jit: Option<JitLink>,
+    /// The kernels of the PTX inputs that use dynamic parallelism; `None`
+    /// once an input of unknown code (not PTX, with no PTX beside it) was
+    /// added. The device runtime library adds no kernels.
+    launching: Option<BTreeSet<String>>,
 }
 
 // SAFETY: `Linker` is not `Sync` (raw pointers), so the link state and the
@@ -371,6 +375,7 @@ impl<'c> Linker<'c> {
             options: options.clone(),
             kept: Vec::new(),
             jit: None,
+            launching: Some(BTreeSet::new()),
         })
     }
 
@@ -453,6 +458,23 @@ impl<'c> Linker<'c> {
     /// [`Error::InvalidArgument`] for malformed inputs;
     /// [`Error::ContextPoisoned`].
     pub fn add(&mut self, kind: LinkInput, name: &str, data: &[u8]) -> Result<&mut Self> {
+        let code = match kind {
+            LinkInput::Ptx => crate::compile::module::launching_of(data),
+            _ => None,
+        };
+        self.add_code(kind, name, data, code)
+    }
+
+    /// [`Linker::add`], with what is known of the input's kernels that use
+    /// dynamic parallelism (`None`: unknown).
+    fn add_code(
+        &mut self,
+        kind: LinkInput,
+        name: &str,
+        data: &[u8],
+        launching: Option<BTreeSet<String>>,
+    ) -> Result<&mut Self> {
+        self.note_launching(launching);
         let name_c = c_string(name, "link input name")?;
         if data.is_empty() {
             return Err(Error::ZeroLength { what: "link input" });
@@ -557,7 +579,12 @@ impl<'c> Linker<'c> {
     pub fn add_compiled(&mut self, compiled: &Compiled) -> Result<&mut Self> {
         let name = compiled.program().to_owned();
         match (compiled.cubin(), compiled.ptx(), compiled.lto_ir()) {
-            (Some(cubin), _, _) => self.add(LinkInput::Cubin, &name, cubin)?,
+            (Some(cubin), ptx, _) => self.add_code(
+                LinkInput::Cubin,
+                &name,
+                cubin,
+                ptx.and_then(|p| crate::compile::module::launching_of(p.as_bytes())),
+            )?,
             (None, Some(ptx), _) => self.add(LinkInput::Ptx, &name, ptx.as_bytes())?,
             (None, None, Some(lto)) => self.add(LinkInput::LtoIr, &name, lto)?,
             (None, None, None) => {
@@ -591,6 +618,11 @@ impl<'c> Linker<'c> {
             });
         }
         let display = path.display().to_string();
+        if kind != LinkInput::Library {
+            // A file's kernels are not read here; a library (the device
+            // runtime, say) brings none of the program's.
+            self.note_launching(None);
+        }
         if let Some(jit) = self.jit.as_mut() {
             jit.add_file(kind.jitlink(), path)?;
             self.inputs.push(display);
@@ -625,6 +657,14 @@ impl<'c> Linker<'c> {
     /// As [`Linker::add_file`].
     pub fn add_library_file(&mut self, path: impl AsRef<Path>) -> Result<&mut Self> {
         self.add_file(LinkInput::Library, path)
+    }
+
+    /// Merges what an input's code shows of dynamic parallelism.
+    fn note_launching(&mut self, launching: Option<BTreeSet<String>>) {
+        match (self.launching.as_mut(), launching) {
+            (Some(all), Some(more)) => all.extend(more),
+            _ => self.launching = None,
+        }
     }
 
     /// Adds the device runtime, `libcudadevrt.a`, which device-side kernel
@@ -668,7 +708,8 @@ impl<'c> Linker<'c> {
                 info.push_str(&load_log);
             }
             let lowered = std::mem::take(&mut self.lowered);
-            return Ok(Module::from_parts(self.ctx, raw, lowered, info));
+            let launching = self.launching.take();
+            return Ok(Module::from_parts(self.ctx, raw, lowered, info, launching));
         }
         let (cubin, size) = self.finish()?;
         // SAFETY: cuLinkComplete returned a CUBIN of `size` bytes owned by
@@ -684,7 +725,8 @@ impl<'c> Linker<'c> {
             info.push_str(&load_log);
         }
         let lowered = std::mem::take(&mut self.lowered);
-        Ok(Module::from_parts(self.ctx, raw, lowered, info))
+        let launching = self.launching.take();
+        Ok(Module::from_parts(self.ctx, raw, lowered, info, launching))
     }
 
     /// Finishes the link (`cuLinkComplete`) and returns a copy of the

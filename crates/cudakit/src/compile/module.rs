@@ -25,7 +25,7 @@
 //! ```
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::fmt;
 use std::marker::PhantomData;
@@ -43,7 +43,7 @@ use cuda_sys::{
 
 use crate::compile::c_string;
 use crate::compile::program::{resolve_name, Compiled};
-use crate::compile::signature::ptx::{read_entries, PtxEntry};
+use crate::compile::signature::ptx::{dynamic_parallelism_entries, read_entries, PtxEntry};
 use crate::compile::signature::{demangle, parse_declared, KernelSignature};
 use crate::context::Context;
 use crate::driver::optional;
@@ -426,6 +426,17 @@ pub struct Module<'c> {
     /// (the PTX NVRTC produced, or a PTX image); `None` where no PTX is
     /// known (a CUBIN or fatbin image, a linked module).
     ptx_entries: Option<Vec<PtxEntry>>,
+    /// The kernels that launch kernels from the device (dynamic
+    /// parallelism), read from the module's PTX; `None` where no PTX is
+    /// known for some of its code.
+    launching: Option<BTreeSet<String>>,
+}
+
+/// The kernels of `ptx` that use dynamic parallelism, or `None` where it
+/// is not text.
+pub(crate) fn launching_of(ptx: &[u8]) -> Option<BTreeSet<String>> {
+    let text = std::str::from_utf8(ptx).ok()?;
+    Some(dynamic_parallelism_entries(text.trim_end_matches('\0')))
 }
 
 /// The entries of `ptx`, or `None` where it cannot be read (then the
@@ -482,6 +493,9 @@ impl Context {
             // for) still tells the parameters' kinds.
             module.ptx_entries = compiled.ptx().and_then(|p| ptx_entries_of(p.as_bytes()));
         }
+        if module.launching.is_none() {
+            module.launching = compiled.ptx().and_then(|p| launching_of(p.as_bytes()));
+        }
         Ok(module)
     }
 
@@ -498,9 +512,12 @@ impl Context {
     pub fn load_module_image(&self, image: &[u8]) -> Result<Module<'_>> {
         let image = prepare_image(image)?;
         let (raw, info_log) = load_image(self, &image)?;
-        let ptx_entries = match image.kind {
-            ImageKind::Ptx => ptx_entries_of(&image.bytes.bytes),
-            ImageKind::Cubin | ImageKind::Fatbin => None,
+        let (ptx_entries, launching) = match image.kind {
+            ImageKind::Ptx => (
+                ptx_entries_of(&image.bytes.bytes),
+                launching_of(&image.bytes.bytes),
+            ),
+            ImageKind::Cubin | ImageKind::Fatbin => (None, None),
         };
         Ok(Module {
             ctx: self,
@@ -509,6 +526,7 @@ impl Context {
             program: None,
             info_log,
             ptx_entries,
+            launching,
         })
     }
 
@@ -538,6 +556,7 @@ impl<'c> Module<'c> {
         raw: CUmodule,
         lowered: BTreeMap<String, String>,
         info_log: String,
+        launching: Option<BTreeSet<String>>,
     ) -> Module<'c> {
         Module {
             ctx,
@@ -546,6 +565,7 @@ impl<'c> Module<'c> {
             program: None,
             info_log,
             ptx_entries: None,
+            launching,
         }
     }
 
@@ -921,6 +941,22 @@ impl fmt::Debug for Function<'_> {
 }
 
 impl<'m> Function<'m> {
+    /// Whether the kernel launches kernels from the device (dynamic
+    /// parallelism), as its module's PTX shows: `Some(true)` when its code
+    /// (or a function of the same PTX that it calls, at any depth) calls
+    /// the device runtime's launch entry point, `Some(false)` when it does
+    /// not, `None` when the module's PTX is unknown (a CUBIN or fatbin
+    /// image, or a link with an input that is not PTX and has no PTX
+    /// beside it). A device graph launch (`cudaGraphLaunch`) is not
+    /// dynamic parallelism.
+    pub fn uses_dynamic_parallelism(&self) -> Option<bool> {
+        // A library's kernel: its PTX is not kept, so unknown.
+        self.module()?
+            .launching
+            .as_ref()
+            .map(|set| set.contains(&self.symbol))
+    }
+
     /// The name it was looked up by (a name expression, or the symbol).
     pub fn name(&self) -> &str {
         &self.name

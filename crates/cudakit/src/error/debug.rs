@@ -126,6 +126,8 @@ structural_debug!(Error {
     WaitFailed { call, cause },
     ForeignGraphNode { what, index },
     EmptyGraph,
+    ForeignCondition { what, reason },
+    NodeNotAllowed { what, place, kind, allowed },
     GraphUpdate { node, reason },
     HostCallbackPanicked { message },
     AllocationTooLarge { call, bytes, device, device_bytes },

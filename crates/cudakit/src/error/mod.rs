@@ -399,6 +399,33 @@ pub enum Error {
     /// A graph with no nodes cannot be instantiated.
     #[error("cuGraphInstantiateWithFlags: the graph is empty (it has no nodes)")]
     EmptyGraph,
+    /// A conditional handle ([`Condition`](crate::work::graph::Condition))
+    /// used outside the graph it was made for: a conditional node of
+    /// another graph, or a kernel of another graph (or a plain launch)
+    /// given it as an argument.
+    #[error("{what}: the conditional handle belongs to another graph ({reason})")]
+    ForeignCondition {
+        /// The operation that was refused.
+        what: &'static str,
+        /// Where the handle may be used instead.
+        reason: &'static str,
+    },
+    /// A node kind that CUDA does not allow where it was added: in a
+    /// conditional node's body (kernel, empty, child-graph, memset, memcpy
+    /// and conditional nodes only), or in a graph instantiated for device
+    /// launch.
+    #[error("{what}: {place} cannot hold {kind}; {allowed}")]
+    NodeNotAllowed {
+        /// The operation that was refused.
+        what: &'static str,
+        /// Where the node would have gone (`a conditional body`).
+        place: &'static str,
+        /// The node kind refused (`a host node`), with its position where
+        /// the node came from a child graph.
+        kind: String,
+        /// What the place allows.
+        allowed: &'static str,
+    },
     /// `cuGraphExecUpdate_v2` refused an update.
     #[error("cuGraphExecUpdate_v2 refused the update at {node}: {reason}")]
     GraphUpdate {

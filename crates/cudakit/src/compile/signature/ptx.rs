@@ -232,6 +232,111 @@ pub fn read_entries(ptx: &str) -> Result<Vec<PtxEntry>, PtxError> {
     Ok(entries)
 }
 
+/// The device runtime's kernel-launch entry points: a kernel whose code
+/// reaches one of them uses dynamic parallelism (a launch from the
+/// device). `cudaGraphLaunch` (device graph launch) is not among them.
+const DEVICE_LAUNCH_CALLS: &[&str] = &[
+    "cudaLaunchDevice",
+    "cudaLaunchDeviceV2",
+    "__cudaCDP2LaunchDevice",
+    "__cudaCDP2LaunchDeviceV2",
+];
+
+/// The kernels (`.entry` names) of `ptx` whose code launches kernels from
+/// the device (dynamic parallelism): those that call a device-runtime
+/// launch entry point (`cudaLaunchDevice`, `cudaLaunchDeviceV2` and
+/// their `__cudaCDP2` spellings) themselves or through the
+/// `.func`s of the same PTX, at any depth. A call through a function
+/// pointer, or to a function of another module, is not seen.
+pub fn dynamic_parallelism_entries(ptx: &str) -> std::collections::BTreeSet<String> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let text = strip_comments(ptx);
+    // Every definition with a body: (name, is an entry, the body's words).
+    let mut defs: Vec<(String, bool, BTreeSet<&str>)> = Vec::new();
+    let mut rest = text.as_str();
+    loop {
+        let entry = find_directive(rest, ".entry").map(|at| (at, true, ".entry".len()));
+        let func = find_directive(rest, ".func").map(|at| (at, false, ".func".len()));
+        let Some((at, is_entry, len)) = (match (entry, func) {
+            (Some(e), Some(f)) => Some(if e.0 < f.0 { e } else { f }),
+            (e, f) => e.or(f),
+        }) else {
+            break;
+        };
+        rest = rest[at + len..].trim_start();
+        // `.func (.param .b32 retval) name (...)`: skip a return list.
+        if rest.starts_with('(') {
+            match rest.find(')') {
+                Some(close) => rest = rest[close + 1..].trim_start(),
+                None => break,
+            }
+        }
+        let name_len = rest
+            .find(|c: char| c.is_whitespace() || c == '(' || c == '{' || c == ';')
+            .unwrap_or(rest.len());
+        let name = rest[..name_len].to_owned();
+        rest = &rest[name_len..];
+        // A declaration ends at `;` before any `{`; a definition has a body.
+        let open = rest.find('{');
+        let semi = rest.find(';');
+        let Some(open) = open.filter(|&o| semi.map_or(true, |s| o < s)) else {
+            continue;
+        };
+        let mut depth = 0usize;
+        let mut end = rest.len();
+        for (i, c) in rest[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + i;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let body = &rest[open..end];
+        let words = body
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        defs.push((name, is_entry, words));
+        rest = &rest[end.min(rest.len())..];
+    }
+    // Which definitions reach a launch call, to a fixed point.
+    let mut launching: BTreeMap<&str, bool> = defs
+        .iter()
+        .map(|(name, _, words)| {
+            let direct = DEVICE_LAUNCH_CALLS.iter().any(|c| words.contains(c));
+            (name.as_str(), direct)
+        })
+        .collect();
+    loop {
+        let mut changed = false;
+        for (name, _, words) in &defs {
+            if launching[name.as_str()] {
+                continue;
+            }
+            if words
+                .iter()
+                .any(|w| launching.get(w).copied() == Some(true))
+            {
+                launching.insert(name.as_str(), true);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    defs.iter()
+        .filter(|(name, is_entry, _)| *is_entry && launching[name.as_str()])
+        .map(|(name, _, _)| name.clone())
+        .collect()
+}
+
 /// The offset of `directive` where it stands as a word of its own.
 fn find_directive(text: &str, directive: &str) -> Option<usize> {
     let mut from = 0;
@@ -384,6 +489,94 @@ fn element_type(word: &str) -> Option<(PtxClass, usize)> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn kernels_that_launch_from_the_device_are_found_through_their_functions() {
+        let ptx = r#"
+.version 9.0
+.target sm_90
+.address_size 64
+// a comment naming cudaLaunchDeviceV2 does not count
+.extern .func  (.param .b32 func_retval0) __cudaCDP2LaunchDeviceV2
+(
+	.param .b64 __cudaCDP2LaunchDeviceV2_param_0,
+	.param .b64 __cudaCDP2LaunchDeviceV2_param_1
+)
+;
+.extern .func  (.param .b32 func_retval0) cudaGraphLaunch
+(
+	.param .b64 cudaGraphLaunch_param_0,
+	.param .b64 cudaGraphLaunch_param_1
+)
+;
+.visible .entry _Z5childPf(
+	.param .u64 _Z5childPf_param_0
+)
+{
+	ret;
+}
+.visible .func _Z6helperPf(
+	.param .b64 _Z6helperPf_param_0
+)
+{
+	{ // callseq 1, 0
+	.param .b32 retval0;
+	call.uni (retval0),
+	__cudaCDP2LaunchDeviceV2,
+	(
+	param0,
+	param1
+	);
+	} // callseq 1
+	ret;
+}
+.visible .func _Z5outerPf(
+	.param .b64 _Z5outerPf_param_0
+)
+{
+	{ // callseq 2, 0
+	call.uni
+	_Z6helperPf,
+	(
+	param0
+	);
+	} // callseq 2
+	ret;
+}
+.visible .entry parent(
+	.param .u64 parent_param_0
+)
+{
+	{ // callseq 3, 0
+	call.uni
+	_Z5outerPf,
+	(
+	param0
+	);
+	} // callseq 3
+	ret;
+}
+.visible .entry tail(
+	.param .u64 tail_param_0
+)
+{
+	{ // callseq 4, 0
+	.param .b32 retval0;
+	call.uni (retval0),
+	cudaGraphLaunch,
+	(
+	param0,
+	param1
+	);
+	} // callseq 4
+	ret;
+}
+"#;
+        let found: Vec<String> = dynamic_parallelism_entries(ptx).into_iter().collect();
+        assert_eq!(found, vec!["parent".to_owned()]);
+        assert!(dynamic_parallelism_entries(".version 9.0\n").is_empty());
+    }
+
     use super::super::{parse_declared, Qualifiers};
     use super::*;
 

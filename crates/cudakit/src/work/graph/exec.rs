@@ -36,6 +36,11 @@ pub struct InstantiateOptions {
     /// Label for the metrics (`graph <label>`); the graph's number when
     /// empty.
     pub label: Option<&'static str>,
+    /// Make the graph launchable from the device
+    /// (`CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH`), checked against the
+    /// rules CUDA sets for such graphs and uploaded before `instantiate`
+    /// returns (see [`InstantiateOptions::device_launch`]).
+    pub device_launch: bool,
 }
 
 impl InstantiateOptions {
@@ -57,6 +62,19 @@ impl InstantiateOptions {
         self
     }
 
+    /// For launch from the device (`CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH`):
+    /// a kernel may then take the executable graph as an argument and
+    /// launch it (`cudaGraphLaunch`). The graph may hold kernel, memcpy,
+    /// memset and child-graph nodes only, of one context, and no kernel
+    /// that uses dynamic parallelism; `instantiate` refuses anything else
+    /// before the driver, and uploads the result (`cuGraphUpload`, waited
+    /// for). Not with auto-free on launch (graph memory is refused
+    /// anyway). See [`device_launch`](super::device_launch).
+    pub fn device_launch(mut self) -> Self {
+        self.device_launch = true;
+        self
+    }
+
     fn flags(&self) -> u64 {
         let mut f = 0u64;
         if self.auto_free_on_launch {
@@ -64,6 +82,9 @@ impl InstantiateOptions {
         }
         if self.use_node_priority {
             f |= CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY.0 as u64;
+        }
+        if self.device_launch {
+            f |= CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH.0 as u64;
         }
         f
     }
@@ -80,8 +101,8 @@ impl InstantiateOptions {
 /// it needs of its graph (the driver's graph, for describing nodes; the
 /// host-node callbacks); the graph itself may go first.
 pub struct GraphExec<'g> {
-    ctx: &'g Context,
-    raw: CUgraphExec,
+    pub(super) ctx: &'g Context,
+    pub(super) raw: CUgraphExec,
     /// The graph it was instantiated from: kernel-node updates name nodes
     /// of this one.
     origin_id: u64,
@@ -97,12 +118,17 @@ pub struct GraphExec<'g> {
     /// The arena record of the graph's allocations.
     arena_id: Option<u64>,
     /// Recorded after every launch and upload; dropping waits for it.
-    done: CUevent,
-    used: Cell<bool>,
+    pub(super) done: CUevent,
+    pub(super) used: Cell<bool>,
     /// Whether it was launched (not only uploaded): only then do its
     /// allocations exist.
     launched: Cell<bool>,
-    label: String,
+    pub(super) label: String,
+    /// Instantiated for device launch (and uploaded).
+    pub(super) device_launch: bool,
+    /// Work that uses it may still run and cannot be waited for (an upload
+    /// whose wait failed): the drop keeps it, leaked on purpose.
+    pub(super) keep: Cell<bool>,
     _borrows: PhantomData<&'g ()>,
 }
 
@@ -123,10 +149,32 @@ impl<'g> Graph<'g> {
     ///
     /// [`Error::EmptyGraph`] for a graph without nodes;
     /// [`Error::InvalidArgument`] for allocation nodes without a free node
-    /// when auto-free on launch is off (each launch would leak them);
-    /// driver errors.
+    /// when auto-free on launch is off (each launch would leak them), for a
+    /// conditional body (instantiated with its graph), and for conditional
+    /// handles no node uses; for [`InstantiateOptions::device_launch`],
+    /// [`Error::NodeNotAllowed`] naming a node CUDA does not allow there;
+    /// driver errors (also of the upload that follows a device-launch
+    /// instantiation).
     #[track_caller]
     pub fn instantiate(&self, options: InstantiateOptions) -> Result<GraphExec<'g>> {
+        if self.is_conditional_body() {
+            return Err(Error::InvalidArgument(
+                "cuGraphInstantiateWithFlags: a conditional body is instantiated with the graph \
+                 that holds its node, not alone"
+                    .into(),
+            ));
+        }
+        self.check_conditions_used()?;
+        if options.device_launch {
+            if options.auto_free_on_launch {
+                return Err(Error::InvalidArgument(
+                    "cuGraphInstantiateWithFlags: a graph for device launch cannot free on \
+                     launch (it may hold no graph memory)"
+                        .into(),
+                ));
+            }
+            self.check_device_launch()?;
+        }
         let (unfreed, alloc_bytes) = self.allocations();
         if !unfreed.is_empty() && !options.auto_free_on_launch {
             return Err(Error::InvalidArgument(format!(
@@ -168,7 +216,7 @@ impl<'g> Graph<'g> {
                 std::panic::Location::caller(),
             )
         });
-        Ok(GraphExec {
+        let exec = GraphExec {
             ctx,
             raw,
             origin_id: self.id(),
@@ -181,8 +229,14 @@ impl<'g> Graph<'g> {
             used: Cell::new(false),
             launched: Cell::new(false),
             label,
+            device_launch: options.device_launch,
+            keep: Cell::new(false),
             _borrows: PhantomData,
-        })
+        };
+        if exec.device_launch {
+            exec.upload_and_wait()?;
+        }
+        Ok(exec)
     }
 }
 
@@ -281,16 +335,39 @@ impl<'g> GraphExec<'g> {
                 describe_node(self.ctx, self.origin.raw(), node.raw)
             )));
         }
+        if self.device_launch && function.uses_dynamic_parallelism() == Some(true) {
+            return Err(Error::NodeNotAllowed {
+                what: "set_kernel_params",
+                place: "a graph instantiated for device launch",
+                kind: format!(
+                    "the kernel {}, which uses dynamic parallelism",
+                    function.name()
+                ),
+                allowed: "a graph launched from the device takes no kernel that uses dynamic \
+                          parallelism",
+            });
+        }
         let mut pointers = PointerArray::new();
-        let p = kernel_node_params(self.ctx, function, config, params, &mut pointers)?;
+        let p = kernel_node_params(
+            self.ctx,
+            function,
+            config,
+            params,
+            &mut pointers,
+            self.origin_id,
+        )?;
         self.origin.add_peers(params.peer_uses(self.ctx.id()));
         let cu = self.ctx.enter()?;
         // SAFETY: a live executable graph and a kernel node of the graph it
         // was instantiated from; `p` points into `pointers` and `params`,
         // alive across the call, which copies the values.
-        self.ctx.check("cuGraphExecKernelNodeSetParams_v2", unsafe {
-            (cu.cuGraphExecKernelNodeSetParams)(self.raw, node.raw, &p)
-        })
+        let rc = unsafe { (cu.cuGraphExecKernelNodeSetParams)(self.raw, node.raw, &p) };
+        self.ctx.check("cuGraphExecKernelNodeSetParams_v2", rc)?;
+        if self.device_launch {
+            // Uploaded again before the device may launch it.
+            self.upload_and_wait()?;
+        }
+        Ok(())
     }
 
     /// Updates the executable graph to `graph`, which must have the same
@@ -301,9 +378,23 @@ impl<'g> GraphExec<'g> {
     ///
     /// [`Error::GraphUpdate`] naming the node at fault and the reason when
     /// the driver refuses (the executable graph is unchanged and usable);
-    /// context mismatches; other driver errors.
+    /// context mismatches; [`Error::InvalidArgument`] for a conditional
+    /// body or unused conditional handles; for an executable graph made
+    /// for device launch, [`Error::NodeNotAllowed`] as at instantiation
+    /// (it is uploaded again after the update); other driver errors.
     pub fn update(&mut self, graph: &Graph<'g>) -> Result<()> {
         same_context("GraphExec::update", self.ctx, graph.context())?;
+        if graph.is_conditional_body() {
+            return Err(Error::InvalidArgument(
+                "GraphExec::update: a conditional body is not a graph to update to; update to \
+                 the graph that holds its node"
+                    .into(),
+            ));
+        }
+        graph.check_conditions_used()?;
+        if self.device_launch {
+            graph.check_device_launch()?;
+        }
         let cu = self.ctx.enter()?;
         let mut info = CUgraphExecUpdateResultInfo::default();
         // SAFETY: a live executable graph and graph of this context; a
@@ -319,6 +410,11 @@ impl<'g> GraphExec<'g> {
         self.host = graph.host().clone();
         self.origin.add_peers(graph.handle().peers());
         self.keys = graph.keys();
+        if self.device_launch {
+            // A device-launch graph is uploaded again after an update
+            // before the device may launch it.
+            self.upload_and_wait()?;
+        }
         Ok(())
     }
 }
@@ -349,6 +445,14 @@ pub(crate) fn update_reason(r: CUgraphExecUpdateResult) -> &'static str {
 impl Drop for GraphExec<'_> {
     fn drop(&mut self) {
         let (raw, done, used) = (self.raw as usize, self.done as usize, self.used.get());
+        if self.keep.get() {
+            // An upload may still run: keep the exec, its event and its
+            // allocations, as a failed wait below does.
+            if let Some(id) = self.arena_id {
+                self.ctx.arena().record_leak(id, "cuStreamSynchronize");
+            }
+            return;
+        }
         let launched = self.launched.get();
         let unfreed = std::mem::take(&mut self.unfreed);
         let arena_id = self.arena_id;

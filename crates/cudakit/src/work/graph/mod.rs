@@ -10,6 +10,11 @@
 //!   kernel nodes can be given new arguments
 //!   ([`GraphExec::set_kernel_params`]) and which can take a whole new
 //!   graph of the same shape ([`GraphExec::update`]).
+//! - conditional nodes ([`Graph::add_if`], [`Graph::add_if_else`],
+//!   [`Graph::add_while`], [`Graph::add_switch`]) run bodies, built like
+//!   any graph, as a kernel decides on the device (see [`conditional`]);
+//! - [`InstantiateOptions::device_launch`] makes an executable graph that
+//!   a kernel launches from the device (see [`device_launch`]).
 //!
 //! # What is checked
 //!
@@ -54,9 +59,12 @@
 //! replay outlives the borrows.
 
 mod capture;
+pub mod conditional;
+pub mod device_launch;
 mod exec;
 mod kept;
 
+pub use conditional::{Body, Condition, ConditionalKind};
 pub use exec::{GraphExec, InstantiateOptions};
 
 pub(crate) use capture::{capture_key, keep_in_capture};
@@ -133,6 +141,8 @@ pub enum NodeKind {
     MemAlloc,
     /// A memory free.
     MemFree,
+    /// A conditional node (if, while, switch).
+    Conditional,
     /// Another kind (its `CUgraphNodeType` value).
     Other(i32),
 }
@@ -150,8 +160,20 @@ impl NodeKind {
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_EVENT_RECORD => NodeKind::EventRecord,
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEM_ALLOC => NodeKind::MemAlloc,
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEM_FREE => NodeKind::MemFree,
+            CUgraphNodeType::CU_GRAPH_NODE_TYPE_CONDITIONAL => NodeKind::Conditional,
             other => NodeKind::Other(other.0),
         }
+    }
+
+    /// The name with its article: "a kernel node", "an empty node".
+    fn a_node(self) -> String {
+        let name = self.name();
+        let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {name} node")
     }
 
     fn name(self) -> String {
@@ -166,6 +188,7 @@ impl NodeKind {
             NodeKind::EventRecord => "event record".into(),
             NodeKind::MemAlloc => "memory allocation".into(),
             NodeKind::MemFree => "memory free".into(),
+            NodeKind::Conditional => "conditional".into(),
             NodeKind::Other(n) => format!("type {n}"),
         }
     }
@@ -253,7 +276,31 @@ pub struct Graph<'g> {
     unfreed: Vec<(u64, usize)>,
     /// Bytes of all allocation nodes.
     alloc_bytes: usize,
-    _borrows: PhantomData<&'g ()>,
+    /// The identity of the outermost graph: this one's own, or, for the
+    /// body of a conditional node, that of the graph the node is in (or
+    /// its family's). Conditional handles are kernel arguments within a
+    /// family only.
+    family: u64,
+    /// Whether this is the body of a conditional node: the driver owns
+    /// it (`handle` is the outermost graph's, which keeps it alive), it
+    /// takes only the node kinds CUDA allows there, and it is instantiated
+    /// only with its graph.
+    body: bool,
+    /// Conditional handles made for this graph family and used by no
+    /// conditional node yet (shared by the family).
+    unused_conditions: Arc<std::sync::Mutex<Vec<u64>>>,
+    /// Whether a node added here (or in a child graph added here) copies
+    /// from or to host memory: a conditional body refuses such a child.
+    host_copies: bool,
+    /// The first kernel node (here or in a child graph added here) whose
+    /// function uses dynamic parallelism: a device-launch graph refuses it.
+    dynamic_kernel: Option<String>,
+    /// Invariant in `'g`: a graph's `'g` cannot shrink once it has one. A
+    /// conditional body shares its parent's `'g` (its nodes run in the
+    /// parent's executable graphs): were `Graph` covariant, a body (or a
+    /// graph swapped into its place) could be coerced to a shorter `'g` and
+    /// take nodes that borrow less long than the parent's replays run.
+    _borrows: PhantomData<fn(&'g ()) -> &'g ()>,
 }
 
 // SAFETY: the only field that is not Send by itself is the raw CUgraph,
@@ -261,7 +308,7 @@ pub struct Graph<'g> {
 // `kept` is Send (its closures are `F: Send`, reached only through their
 // mutexes, by the driver's callback thread); `ctx` is `&Context` (Context is
 // Sync) and `key` an `Arc<Launchers>`. What the nodes borrow for 'g is
-// held only as a marker (`PhantomData<&'g ()>`): moving the graph does not
+// held only as a marker (`PhantomData<fn(&'g ()) -> &'g ()>`): moving the graph does not
 // give the receiving thread any host access to those borrows.
 unsafe impl Send for Graph<'_> {}
 
@@ -316,10 +363,11 @@ impl<'g> Graph<'g> {
     ) -> Self {
         let host = Arc::new(HostNodes::default());
         *crate::context::lock(&host.kept) = kept;
+        let id = NEXT_GRAPH.fetch_add(1, Ordering::Relaxed);
         Graph {
             ctx,
             raw,
-            id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed),
+            id,
             key,
             child_keys: Vec::new(),
             host,
@@ -330,6 +378,11 @@ impl<'g> Graph<'g> {
             }),
             unfreed: Vec::new(),
             alloc_bytes: 0,
+            family: id,
+            body: false,
+            unused_conditions: Arc::default(),
+            host_copies: false,
+            dynamic_kernel: None,
             _borrows: PhantomData,
         }
     }
@@ -480,7 +533,14 @@ impl<'g> Graph<'g> {
     ) -> Result<GraphNode> {
         let deps = self.deps("add_kernel", deps)?;
         let mut pointers = PointerArray::new();
-        let node_params = kernel_node_params(self.ctx, function, config, params, &mut pointers)?;
+        let node_params = kernel_node_params(
+            self.ctx,
+            function,
+            config,
+            params,
+            &mut pointers,
+            self.family,
+        )?;
         self.handle.add_peers(params.peer_uses(self.ctx.id()));
         let cu = self.ctx.enter()?;
         let mut node: CUgraphNode = std::ptr::null_mut();
@@ -490,6 +550,9 @@ impl<'g> Graph<'g> {
         self.ctx.check("cuGraphAddKernelNode_v2", unsafe {
             (cu.cuGraphAddKernelNode)(&mut node, self.raw, deps.as_ptr(), deps.len(), &node_params)
         })?;
+        if self.dynamic_kernel.is_none() && function.uses_dynamic_parallelism() == Some(true) {
+            self.dynamic_kernel = Some(function.name().to_owned());
+        }
         Ok(self.node(node))
     }
 
@@ -530,6 +593,7 @@ impl<'g> Graph<'g> {
         dst: impl DeviceDst<'g, T>,
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
+        self.refuse_in_body("add_copy_to_device", "a copy from or to host memory")?;
         crate::memory::same_len("add_copy_to_device", dst.len(), src.len())?;
         same_context("add_copy_to_device", self.ctx, dst.context())?;
         let c = copy_1d(
@@ -537,7 +601,9 @@ impl<'g> Graph<'g> {
             Side::device(dst.device_ptr().as_raw()),
             byte_len::<T>(src.len(), "copy")?,
         );
-        self.add_memcpy("add_copy_to_device", c, deps)
+        let node = self.add_memcpy("add_copy_to_device", c, deps)?;
+        self.host_copies = true;
+        Ok(node)
     }
 
     /// Adds a device-to-host copy (`cuGraphAddMemcpyNode`). `dst` stays
@@ -552,6 +618,7 @@ impl<'g> Graph<'g> {
         dst: &'g mut [T],
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
+        self.refuse_in_body("add_copy_to_host", "a copy from or to host memory")?;
         crate::memory::same_len("add_copy_to_host", src.len(), dst.len())?;
         same_context("add_copy_to_host", self.ctx, src.context())?;
         let c = copy_1d(
@@ -559,7 +626,9 @@ impl<'g> Graph<'g> {
             Side::host(dst.as_mut_ptr().cast_const().cast()),
             byte_len::<T>(dst.len(), "copy")?,
         );
-        self.add_memcpy("add_copy_to_host", c, deps)
+        let node = self.add_memcpy("add_copy_to_host", c, deps)?;
+        self.host_copies = true;
+        Ok(node)
     }
 
     /// Adds a device-to-device copy (`cuGraphAddMemcpyNode`).
@@ -602,13 +671,16 @@ impl<'g> Graph<'g> {
         dst: &'g mut [T],
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
+        self.refuse_in_body("add_copy_host", "a copy from or to host memory")?;
         crate::memory::same_len("add_copy_host", src.len(), dst.len())?;
         let c = copy_1d(
             Side::host(src.as_ptr().cast()),
             Side::host(dst.as_mut_ptr().cast_const().cast()),
             byte_len::<T>(src.len(), "copy")?,
         );
-        self.add_memcpy("add_copy_host", c, deps)
+        let node = self.add_memcpy("add_copy_host", c, deps)?;
+        self.host_copies = true;
+        Ok(node)
     }
 
     /// Adds a memset node: every element of `dst` set to `value`, whose
@@ -679,6 +751,7 @@ impl<'g> Graph<'g> {
     where
         F: FnMut() + Send + 'g,
     {
+        self.refuse_in_body("add_host_fn", "a host node")?;
         let deps = self.deps("add_host_fn", deps)?;
         let (kept, func, user) = Kept::new(self.key.clone(), f);
         let p = CUDA_HOST_NODE_PARAMS {
@@ -746,6 +819,14 @@ impl<'g> Graph<'g> {
         event: &'g Event<'_>,
         deps: &[GraphNode],
     ) -> Result<GraphNode> {
+        self.refuse_in_body(
+            what,
+            if what == "add_event_record" {
+                "an event record node"
+            } else {
+                "an event wait node"
+            },
+        )?;
         same_context(what, self.ctx, event.context())?;
         let deps = self.deps(what, deps)?;
         let cu = self.ctx.enter()?;
@@ -860,6 +941,7 @@ impl<'g> Graph<'g> {
     pub fn add_child(&mut self, child: &'g Graph<'g>, deps: &[GraphNode]) -> Result<GraphNode> {
         same_context("add_child", self.ctx, child.ctx)?;
         let deps = self.deps("add_child", deps)?;
+        self.check_child_for_body(child)?;
         let cu = self.ctx.enter()?;
         let mut node: CUgraphNode = std::ptr::null_mut();
         // SAFETY: two live graphs, nodes of this one; the driver clones the
@@ -870,6 +952,10 @@ impl<'g> Graph<'g> {
         // The driver copies the child, host nodes included: their callbacks
         // report panics under the child's key, which a launch of this graph
         // enters as well (`Graph::launch_mark`).
+        self.host_copies |= child.host_copies;
+        if self.dynamic_kernel.is_none() {
+            self.dynamic_kernel.clone_from(&child.dynamic_kernel);
+        }
         self.child_keys.push(child.key.clone());
         self.child_keys.extend(child.child_keys.iter().cloned());
         crate::context::lock(&self.host.children).push(child.host.clone());
@@ -890,6 +976,7 @@ impl<'g> Graph<'g> {
         len: usize,
         deps: &[GraphNode],
     ) -> Result<(GraphNode, GraphAlloc<T>)> {
+        self.refuse_in_body("add_mem_alloc", "a memory allocation node")?;
         let bytes = byte_len::<T>(len, "graph allocation")?;
         crate::memory::check_align::<T>("graph allocation")?;
         let deps = self.deps("add_mem_alloc", deps)?;
@@ -1211,9 +1298,11 @@ pub(crate) fn kernel_node_params(
     config: &LaunchConfig,
     params: &ParamList<'_>,
     pointers: &mut PointerArray,
+    family: u64,
 ) -> Result<CUDA_KERNEL_NODE_PARAMS> {
     same_context("kernel node", ctx, function.context())?;
     function.check_args(ctx, params)?;
+    params.check_conditions("kernel node", Some(family))?;
     if config.cluster.is_some()
         || config.cooperative
         || config.priority.is_some()

@@ -695,6 +695,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         same_context("launch", ctx, function.context())?;
         let raw_stream = self.use_stream_for(stream, params.device_uses())?;
         function.check_args(ctx, params)?;
+        params.check_conditions("launch", None)?;
         function.validate_cached(config)?;
         if let Some(record) = raw_stream.capture_record() {
             // A captured launch runs at each replay: the graph checks then

@@ -79,6 +79,16 @@ pub enum ArgKind {
         /// The ordinal of the device whose context owns the memory.
         device: i32,
     },
+    /// A conditional handle (`cudaGraphConditionalHandle`, a 64-bit
+    /// value) of the graph family `graph` (a graph and the bodies of its
+    /// conditional nodes), on the device `device`. Only a kernel node of
+    /// that family may take it.
+    Condition {
+        /// The identity of the family's outermost graph.
+        graph: u64,
+        /// The ordinal of the device whose context made the handle.
+        device: i32,
+    },
     /// A texture or surface object's handle (`CUtexObject`,
     /// `CUsurfObject`), valid only in the context that made it (peer
     /// access does not extend it).
@@ -262,6 +272,12 @@ impl<'a> ParamList<'a> {
         self.error.as_deref()
     }
 
+    /// Records an argument that cannot be passed (the first one counts),
+    /// reported by the launch or node as [`crate::Error::InvalidArgument`].
+    pub(crate) fn set_error(&mut self, message: String) {
+        self.error.get_or_insert(message);
+    }
+
     /// The first pointer argument whose context is not `ctx` and whose
     /// device `ctx` has no peer access to, as (index, device ordinal of its
     /// context).
@@ -285,6 +301,7 @@ impl<'a> ParamList<'a> {
                 }
                 ArgKind::TensorMap { device } if e.context != id => Some((index, device)),
                 ArgKind::Object { device, .. } if e.context != id => Some((index, device)),
+                ArgKind::Condition { device, .. } if e.context != id => Some((index, device)),
                 _ => None,
             })
     }
@@ -296,6 +313,32 @@ impl<'a> ParamList<'a> {
             ArgKind::DevicePointer { device, .. } if e.context != id => Some((device, e.context)),
             _ => None,
         })
+    }
+
+    /// Refuses a conditional handle of another graph family than
+    /// `family` (`None`: a plain launch, where none may be passed).
+    pub(crate) fn check_conditions(
+        &self,
+        what: &'static str,
+        family: Option<u64>,
+    ) -> Result<(), crate::Error> {
+        for e in self.entries() {
+            if let ArgKind::Condition { graph, .. } = e.kind {
+                if family != Some(graph) {
+                    return Err(crate::Error::ForeignCondition {
+                        what,
+                        reason: if family.is_none() {
+                            "a kernel sets a condition only as a node of the handle's graph or \
+                             of one of its conditional bodies"
+                        } else {
+                            "pass it to kernel nodes of the graph it was made for, or of that \
+                             graph's conditional bodies"
+                        },
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Sets the device range and stream origin of the argument just pushed.
@@ -601,6 +644,7 @@ impl fmt::Display for ParamDescription {
             }
             ArgKind::TensorMap { device } => format!(" (tensor map, device {device})"),
             ArgKind::Object { object, device } => format!(" ({object} object, device {device})"),
+            ArgKind::Condition { device, .. } => format!(" (conditional handle, device {device})"),
         };
         write!(
             f,
