@@ -110,4 +110,4 @@ cp scripts/ncu_table.py scripts/profile-kernels.txt "$out/"
 # Driver probes (tests/probes/README.md), built with nvcc on the GPU machine.
 mkdir -p "$out/probe" && cp tests/probes/*.cu tests/probes/README.md "$out/probe/"
 du -sh "$out"
-ls "$out/bin"
+tar -tJf "$out/bin.tar.xz" | sed -n "s|^bin/||p" | sort
