@@ -35,6 +35,11 @@ fn run_in(library: &Library, ctx: &Context, rng: &mut Rng) {
         .function(ctx, "scale<double>")
         .expect("scale<double>");
     let mix = library.function(ctx, "mix").expect("mix");
+    // `offset` is one variable per context: threads sharing the context
+    // take turns from its write to the check of what read it (found on the
+    // H200: two threads' offsets crossed).
+    static OFFSET: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = OFFSET.lock().unwrap_or_else(|p| p.into_inner());
     let off = rng.f32_sym();
     library
         .global::<f32>(ctx, "offset")

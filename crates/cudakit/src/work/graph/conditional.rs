@@ -736,7 +736,24 @@ impl<'g> Graph<'g> {
             )
         })?;
         crate::context::lock(&self.unused_conditions).retain(|&h| h != condition.raw);
-        let bodies = bodies.into_iter().map(|raw| self.body(raw)).collect();
+        // The driver points `phGraph_out` at its own array of the bodies
+        // (valid for the node's lifetime), as cuda.h documents it
+        // ("CUDA-owned array populated ... during creation of the node");
+        // a driver that fills the array it was given leaves the pointer at
+        // `bodies`. Either way the bodies are read through the pointer.
+        // SAFETY: the conditional member is the one the call filled (the
+        // node type says so); the pointer is the driver's array or
+        // `bodies`, of `size` graphs either way, alive here.
+        let out = unsafe { p.params.conditional.phGraph_out };
+        if out.is_null() {
+            return Err(Error::InvalidArgument(
+                "cuGraphAddNode_v2 returned no body graphs for the conditional node".into(),
+            ));
+        }
+        // SAFETY: as above: `size` initialised graph handles at `out`.
+        let raw: Vec<CUgraph> = unsafe { std::slice::from_raw_parts(out, size as usize) }.to_vec();
+        drop(bodies);
+        let bodies = raw.into_iter().map(|raw| self.body(raw)).collect();
         Ok((self.node(node), bodies))
     }
 
