@@ -257,6 +257,50 @@ fn library_kernels_resolve_launch_and_unload_once() {
     let bias = library.global::<f32>(&ctx, "&bias").expect("global");
     assert_eq!(bias.len(), 4);
     assert_eq!(library.global::<f32>(&ctx, "bias").unwrap().len(), 4);
+
+    // A stream-ordered write of the variable (`Scope::copy_to_global`,
+    // issue 26): kernels read it without naming it, so the write is ordered
+    // after the scope's other streams, and each other stream waits for it
+    // once before its next operation.
+    {
+        let waits = || -> u64 {
+            // SAFETY: exported by the stand-in with this signature.
+            let f = unsafe {
+                rec.lib
+                    .get::<unsafe extern "C" fn() -> u64>(b"stub_stream_waits\0")
+            }
+            .expect("stub_stream_waits");
+            // SAFETY: no arguments.
+            unsafe { f() }
+        };
+        let (a, b) = (ctx.stream().expect("a"), ctx.stream().expect("b"));
+        let xb = ctx.alloc::<f32>(64).expect("x on b");
+        let zeros = vec![0f32; 64];
+        let values = [1.0f32, 2.0, 3.0, 4.0];
+        ctx.scope(|s| {
+            s.copy_to_device(&b, &zeros, &xb)?;
+            let w = waits();
+            s.copy_to_global(&a, &values, &bias)?;
+            assert_eq!(
+                waits() - w,
+                1,
+                "the write waits for the scope's other stream"
+            );
+            let w = waits();
+            // SAFETY: the stand-in runs nothing.
+            unsafe { s.launch(&b, &f, &cfg, &params![&xb, 2.0f32, 64u32])? };
+            assert_eq!(waits() - w, 1, "a later launch on b waits for the write");
+            let w = waits();
+            // SAFETY: as above.
+            unsafe { s.launch(&b, &f, &cfg, &params![&xb, 2.0f32, 64u32])? };
+            assert_eq!(waits() - w, 0, "once");
+            Ok(())
+        })
+        .expect("a stream-ordered variable write");
+        let short = [1.0f32; 3];
+        let r = ctx.scope(|s| s.copy_to_global(&a, &short, &bias));
+        assert!(matches!(r, Err(Error::LengthMismatch { .. })), "{r:?}");
+    }
     assert!(matches!(
         library.global::<[f32; 3]>(&ctx, "bias"),
         Err(Error::Global { .. })

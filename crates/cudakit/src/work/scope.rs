@@ -126,6 +126,13 @@ pub struct Scope<'s, 'env: 's> {
     /// (see `note_use`): a stream new to the scope then waits for all the
     /// others once.
     untracked: Cell<bool>,
+    /// Streams that wrote a module variable (`copy_to_global`), which any
+    /// kernel may read without naming it: every other stream of the scope
+    /// waits for such a stream once, before its next operation. With the
+    /// streams that already did.
+    barriers: RefCell<Vec<Barrier>>,
+    /// Whether `barriers` holds any (one load on the launch path).
+    has_barriers: Cell<bool>,
     /// What replays of executable graphs launched by the scope use (their
     /// graphs' host-node callbacks), kept alive until the scope's wait even
     /// if the graph is dropped (or forgotten) first.
@@ -147,6 +154,10 @@ static NEXT_SCOPE: AtomicU64 = AtomicU64::new(1);
 /// Device memory an operation uses: (address, bytes, the allocation stream
 /// of stream-ordered memory).
 pub(crate) type Use = (u64, u64, Option<StreamOrigin>);
+
+/// A stream after whose module-variable write the scope's other streams
+/// wait (see `Scope::barriers`): (stream, its state, streams that waited).
+type Barrier = (CUstream, Arc<StreamState>, Vec<usize>);
 
 /// How an enqueue is ordered against the scope's other streams.
 enum Ordering_<I> {
@@ -236,6 +247,8 @@ impl Context {
             owned: RefCell::new(Vec::new()),
             order: RefCell::new(Vec::new()),
             untracked: Cell::new(false),
+            barriers: RefCell::new(Vec::new()),
+            has_barriers: Cell::new(false),
             keep_alive: RefCell::new(Vec::new()),
             _scope: PhantomData,
         };
@@ -349,6 +362,21 @@ impl<'s, 'env> Scope<'s, 'env> {
                         continue;
                     }
                     self.order_use(raw, Arc::as_ptr(state), start, bytes, origin, &mut waits)?;
+                }
+            }
+        }
+        if self.has_barriers.get() {
+            // A module variable written on another stream of the scope:
+            // wait for that stream once (the variable is read by kernels
+            // without being named). An order point of another stream is
+            // taken before this stream's lock, as above.
+            let mut barriers = self.barriers.borrow_mut();
+            for (other, st, waited) in barriers.iter_mut() {
+                if *other != raw && !waited.contains(&(raw as usize)) {
+                    if let Some(ev) = self.order_point(*other, st)? {
+                        waits.push(ev);
+                    }
+                    waited.push(raw as usize);
                 }
             }
         }
@@ -719,6 +747,62 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// An identity of the scope, unique among the process's scopes.
     pub(crate) fn key(&self) -> u64 {
         self.id
+    }
+
+    /// Copies `src` into the module (or library) variable `global` on
+    /// `stream` (`cuMemcpyHtoDAsync_v2`, stream-ordered; CUDA C++'s
+    /// `cudaMemcpyToSymbolAsync`). `src` stays borrowed until the scope
+    /// ends.
+    ///
+    /// Kernels read a `__constant__` or `__device__` variable without it
+    /// being an argument, so the scope cannot see which of its work reads
+    /// it: the copy is ordered after all of the scope's work queued so far
+    /// (on every stream), and every later operation of the scope on another
+    /// stream waits for this stream first. Within `stream`, work queued
+    /// after the copy reads the new value, work queued before it the old.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LengthMismatch`]; [`Error::ContextMismatch`]; a pageable
+    /// copy behind an unrun host callback of the scope (as
+    /// [`Scope::copy_to_device`]); driver errors; a poisoned context.
+    pub fn copy_to_global<T: DeviceCopy>(
+        &self,
+        stream: &'s Stream<'_>,
+        src: &'s [T],
+        global: &'s crate::compile::module::Global<'_, T>,
+    ) -> Result<()> {
+        same_len("copy_to_global", global.len(), src.len())?;
+        same_context("copy_to_global", self.ctx, global.context())?;
+        let bytes = byte_len::<T>(src.len(), "copy")?;
+        let raw = self.use_stream_after_all(stream)?;
+        let staged = self.staging(*raw, src.as_ptr().cast(), bytes)?;
+        let t = self.time_start(&raw)?;
+        // SAFETY: the variable holds `bytes` bytes at its address (its size
+        // came from the driver; lengths checked above) and its module is
+        // borrowed for 's; `src` is borrowed until the scope has
+        // synchronized this stream.
+        unsafe {
+            copy::htod_ordered(
+                self.ctx,
+                *raw,
+                global.device_ptr().as_raw(),
+                src.as_ptr().cast(),
+                bytes,
+                staged,
+            )
+        }?;
+        self.time_end(|| Timed::HtoD, &raw, t)?;
+        drop(raw);
+        let mut barriers = self.barriers.borrow_mut();
+        match barriers.iter_mut().find(|(s, _, _)| *s == stream.as_raw()) {
+            // A later write on the same stream: every other stream waits
+            // again.
+            Some((_, _, waited)) => waited.clear(),
+            None => barriers.push((stream.as_raw(), stream.state().clone(), Vec::new())),
+        }
+        self.has_barriers.set(true);
+        Ok(())
     }
 
     /// Copies host memory to the device on `stream`
