@@ -284,5 +284,24 @@ fn batches_dependent_launches_and_l2_windows() {
         launches,
         "the refused launch did not reach the driver"
     );
+    // Streams the scope makes and owns (Scope::stream, issue 26).
+    let ran = std::sync::atomic::AtomicUsize::new(0);
+    ctx.scope(|s| {
+        let (one, two) = (s.stream()?, s.stream()?);
+        assert_ne!(one.as_raw(), two.as_raw());
+        s.host_fn(one, || {
+            ran.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        })?;
+        s.host_fn(two, || {
+            ran.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        })?;
+        Ok(())
+    })
+    .expect("a scope's own streams");
+    assert_eq!(
+        ran.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "both ran before the scope ended"
+    );
     assert!(ctx.drop_errors().is_empty(), "{:?}", ctx.drop_errors());
 }

@@ -133,6 +133,9 @@ pub struct Scope<'s, 'env: 's> {
     barriers: RefCell<Vec<Barrier>>,
     /// Whether `barriers` holds any (one load on the launch path).
     has_barriers: Cell<bool>,
+    /// Streams made by [`Scope::stream`], destroyed when the scope is
+    /// (after its wait). Boxed: a stream handed out never moves.
+    made: RefCell<Vec<Box<Stream<'env>>>>,
     /// What replays of executable graphs launched by the scope use (their
     /// graphs' host-node callbacks), kept alive until the scope's wait even
     /// if the graph is dropped (or forgotten) first.
@@ -249,6 +252,7 @@ impl Context {
             untracked: Cell::new(false),
             barriers: RefCell::new(Vec::new()),
             has_barriers: Cell::new(false),
+            made: RefCell::new(Vec::new()),
             keep_alive: RefCell::new(Vec::new()),
             _scope: PhantomData,
         };
@@ -747,6 +751,37 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// An identity of the scope, unique among the process's scopes.
     pub(crate) fn key(&self) -> u64 {
         self.id
+    }
+
+    /// A new stream of the scope's context (`cuStreamCreate`, non-blocking),
+    /// owned by the scope and destroyed when it ends, after its wait: for
+    /// work that needs a stream of its own without making one outside the
+    /// scope (`Context::stream`, which outlives scopes, is the other way).
+    ///
+    /// ```no_run
+    /// # fn main() -> cudakit::Result<()> {
+    /// let ctx = cudakit::Context::new(0)?;
+    /// let buf = ctx.alloc::<f32>(1024)?;
+    /// let host = vec![1.0f32; 1024];
+    /// ctx.scope(|s| {
+    ///     let stream = s.stream()?;
+    ///     s.copy_to_device(stream, &host, &buf)
+    /// })?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::stream`].
+    pub fn stream(&'s self) -> Result<&'s Stream<'env>> {
+        let made = Box::new(self.ctx.stream()?);
+        let ptr: *const Stream<'env> = &*made;
+        self.made.borrow_mut().push(made);
+        // SAFETY: the box's contents never move (the vector moves only the
+        // box pointers) and are dropped only with the scope, after the
+        // closure that received `&'s self` returned (`'s` cannot outlive
+        // it) and after the scope waited for every stream.
+        Ok(unsafe { &*ptr })
     }
 
     /// Copies `src` into the module (or library) variable `global` on
