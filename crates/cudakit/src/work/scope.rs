@@ -134,7 +134,9 @@ pub struct Scope<'s, 'env: 's> {
     /// Whether `barriers` holds any (one load on the launch path).
     has_barriers: Cell<bool>,
     /// Streams made by [`Scope::stream`], destroyed when the scope is
-    /// (after its wait). Boxed: a stream handed out never moves.
+    /// (after its wait). Boxed on purpose: a stream handed out must never
+    /// move, and a `Vec<Stream>` would move its elements when it grows.
+    #[allow(clippy::vec_box)]
     made: RefCell<Vec<Box<Stream<'env>>>>,
     /// What replays of executable graphs launched by the scope use (their
     /// graphs' host-node callbacks), kept alive until the scope's wait even
