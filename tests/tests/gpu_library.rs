@@ -150,3 +150,56 @@ fn one_library_serves_every_context_and_thread() {
     drop(ctx);
     library.unload().expect("unload");
 }
+
+/// `Scope::copy_to_global` (issue 26): a stream-ordered write of the
+/// library's `__device__` variable on one stream, read by a kernel on
+/// another stream of the same scope, which waits for the write; then a
+/// second write and launch on the first stream. Each result against the
+/// CPU.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn a_stream_ordered_variable_write_is_seen_by_the_scopes_other_streams() {
+    let mut rng = Rng::new();
+    eprintln!("{}", rng.describe());
+    let ctx = Context::new(0).expect("device 0");
+    let compiled = Program::new("library.cu", SOURCE)
+        .name_expression("scale<float>")
+        .name_expression("scale<double>")
+        .compile_for(&ctx)
+        .expect("compile");
+    let library = Library::load(&compiled).expect("load");
+    let scale = library.function(&ctx, "scale<float>").expect("scale<float>");
+    let offset = library.global::<f32>(&ctx, "offset").expect("offset");
+    offset.copy_from_host(&[f32::NAN]).expect("poison the variable");
+    let n = 1 << 20;
+    let x = rng.vec_f32(n);
+    let a = rng.f32_sym();
+    let (first, second) = ([rng.f32_sym()], [rng.f32_sym()]);
+    let x_dev = ctx.upload(&x).expect("upload");
+    let (y1, y2) = (
+        ctx.upload(&vec![f32::NAN; n]).expect("poisoned"),
+        ctx.upload(&vec![f32::NAN; n]).expect("poisoned"),
+    );
+    let cfg = LaunchConfig::for_elements(n, 256).expect("config");
+    ctx.scope(|s| {
+        let (writer, reader) = (s.stream()?, s.stream()?);
+        s.copy_to_global(writer, &first, &offset)?;
+        // SAFETY: scale reads n floats of x and writes n of y.
+        unsafe { s.launch(reader, &scale, &cfg, &params![&y1, &x_dev, a, n as u32])? };
+        s.copy_to_global(writer, &second, &offset)?;
+        // SAFETY: as above.
+        unsafe { s.launch(writer, &scale, &cfg, &params![&y2, &x_dev, a, n as u32]) }
+    })
+    .expect("writes and launches");
+    for (y, off, what) in [(&y1, first[0], "first"), (&y2, second[0], "second")] {
+        let got = y.to_vec().expect("read back");
+        for i in 0..n {
+            let want = a * x[i] + off;
+            assert!(
+                (got[i] - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                "{what} write, element {i}: {} vs {want}",
+                got[i]
+            );
+        }
+    }
+}
