@@ -168,9 +168,13 @@ fn a_stream_ordered_variable_write_is_seen_by_the_scopes_other_streams() {
         .compile_for(&ctx)
         .expect("compile");
     let library = Library::load(&compiled).expect("load");
-    let scale = library.function(&ctx, "scale<float>").expect("scale<float>");
+    let scale = library
+        .function(&ctx, "scale<float>")
+        .expect("scale<float>");
     let offset = library.global::<f32>(&ctx, "offset").expect("offset");
-    offset.copy_from_host(&[f32::NAN]).expect("poison the variable");
+    offset
+        .copy_from_host(&[f32::NAN])
+        .expect("poison the variable");
     let n = 1 << 20;
     let x = rng.vec_f32(n);
     let a = rng.f32_sym();
