@@ -196,8 +196,10 @@ fn peer_access_is_idempotent_and_impossible_access_is_typed() {
     c0.enable_peer_access(&c1).unwrap();
     c0.enable_peer_access(&c1).unwrap();
     assert!(c0.peer_access_enabled(&c1));
-    c0.disable_peer_access(&c1).unwrap();
-    c0.disable_peer_access(&c1).unwrap();
+    // SAFETY: nothing else queues work meanwhile; no device-launched graph.
+    unsafe { c0.disable_peer_access(&c1) }.unwrap();
+    // SAFETY: nothing else queues work meanwhile; no device-launched graph.
+    unsafe { c0.disable_peer_access(&c1) }.unwrap();
     assert!(!c0.peer_access_enabled(&c1));
 }
 
@@ -208,7 +210,8 @@ fn set_peer(c0: &Context, c1: &Context, on: bool) {
         if on {
             a.enable_peer_access(b).unwrap();
         } else {
-            a.disable_peer_access(b).unwrap();
+            // SAFETY: as above.
+            unsafe { a.disable_peer_access(b) }.unwrap();
         }
     }
 }
@@ -292,7 +295,8 @@ fn peer_kernel_arguments_with_and_without_peer_access() {
     let out = c0.alloc::<f32>(n).unwrap();
     out.fill(f32::NAN).unwrap();
     let cfg = LaunchConfig::for_elements(n, 256).unwrap();
-    c0.disable_peer_access(&c1).unwrap();
+    // SAFETY: nothing else queues work meanwhile; no device-launched graph.
+    unsafe { c0.disable_peer_access(&c1) }.unwrap();
     // SAFETY: peer_axpy reads n elements of a and b and writes n of out.
     let refused =
         c0.scope(|s| unsafe { s.launch(&stream, &f, &cfg, &params![&a, &b, &out, n as u32]) });
@@ -330,7 +334,8 @@ fn peer_kernel_arguments_with_and_without_peer_access() {
         );
     }
     // Disabling again refuses again.
-    c0.disable_peer_access(&c1).unwrap();
+    // SAFETY: nothing else queues work meanwhile; no device-launched graph.
+    unsafe { c0.disable_peer_access(&c1) }.unwrap();
     // SAFETY: as above.
     let again =
         c0.scope(|s| unsafe { s.launch(&stream, &f, &cfg, &params![&a, &b, &out, n as u32]) });

@@ -50,7 +50,8 @@ fn peer_access_is_checked_at_every_replay_and_per_peer_context() {
             .expect("instantiate");
         c0.scope(|s| s.launch_graph(&stream, &exec))
             .expect("replay while access is enabled");
-        c0.disable_peer_access(&c1).expect("disable");
+        // SAFETY: one thread; no device-launched graph.
+        unsafe { c0.disable_peer_access(&c1) }.expect("disable");
         let r = c0.scope(|s| s.launch_graph(&stream, &exec));
         assert!(
             matches!(&r, Err(Error::PeerAccessUnsupported { to: 1, .. })),

@@ -311,8 +311,8 @@ impl Context {
         lock(&self.shared.drop_errors).clone()
     }
 
-    /// An identity of the shared context state, unique among live
-    /// contexts (the address of their shared record).
+    /// An identity of the shared context state, unique in the process and
+    /// never reused (a generation counted from 1; 0 is no context).
     #[inline]
     pub(crate) fn id(&self) -> usize {
         self.shared.generation as usize

@@ -244,17 +244,26 @@ impl Context {
     /// mid-flight. Idempotent.
     ///
     /// From the moment it is called, launches of this context refuse
-    /// `peer`'s buffers. Work queued concurrently by another thread between
-    /// the wait and the driver call is the caller's to avoid. When the wait
-    /// or the driver call fails, access stays enabled in the driver, and so
-    /// in cudakit's record: [`Context::peer_access_enabled`] is `true`
-    /// again once the error is returned.
+    /// `peer`'s buffers, and host replays of graphs whose kernels use them
+    /// are refused (`Error::PeerAccessUnsupported`). When the wait or the
+    /// driver call fails, access stays enabled in the driver, and so in
+    /// cudakit's record: [`Context::peer_access_enabled`] is `true` again
+    /// once the error is returned.
+    ///
+    /// # Safety
+    ///
+    /// No work that uses `peer`'s memory through this access may be queued
+    /// on this context by another thread while the call runs (between its
+    /// wait and the driver call, such work would lose its access while it
+    /// runs: a device fault), and after it no graph launched from the
+    /// device (a `&GraphExec` kernel argument, whose inner graph cudakit
+    /// does not check at replay) may use that memory.
     ///
     /// # Errors
     ///
     /// Driver errors (of the wait or of `cuCtxDisablePeerAccess`); a
     /// poisoned context.
-    pub fn disable_peer_access(&self, peer: &Context) -> Result<()> {
+    pub unsafe fn disable_peer_access(&self, peer: &Context) -> Result<()> {
         let to = peer.device().ordinal();
         if self.device() == peer.device() {
             self.record_peer(to, None);

@@ -371,18 +371,21 @@ impl<'s, 'env> Scope<'s, 'env> {
                 }
             }
         }
+        // Barriers (module-variable writes on other streams) this use must
+        // wait for; marked as waited only once the waits were issued below.
+        let mut barrier_marks: Vec<usize> = Vec::new();
         if self.has_barriers.get() {
             // A module variable written on another stream of the scope:
             // wait for that stream once (the variable is read by kernels
             // without being named). An order point of another stream is
             // taken before this stream's lock, as above.
-            let mut barriers = self.barriers.borrow_mut();
-            for (other, st, waited) in barriers.iter_mut() {
+            let barriers = self.barriers.borrow();
+            for (i, (other, st, waited)) in barriers.iter().enumerate() {
                 if *other != raw && !waited.contains(&(raw as usize)) {
                     if let Some(ev) = self.order_point(*other, st)? {
                         waits.push(ev);
                     }
-                    waited.push(raw as usize);
+                    barrier_marks.push(i);
                 }
             }
         }
@@ -402,6 +405,14 @@ impl<'s, 'env> Scope<'s, 'env> {
                 self.ctx.check("cuStreamWaitEvent", unsafe {
                     (cu.cuStreamWaitEvent)(raw, ev, 0)
                 })?;
+            }
+        }
+        // A captured stream did not wait (its work runs at replays): it
+        // waits at its first use outside the capture.
+        if !barrier_marks.is_empty() && guard.capture.is_none() {
+            let mut barriers = self.barriers.borrow_mut();
+            for i in barrier_marks {
+                barriers[i].2.push(raw as usize);
             }
         }
         Ok(StreamUse { raw, guard })
@@ -776,9 +787,12 @@ impl<'s, 'env> Scope<'s, 'env> {
     ///
     /// As [`Context::stream`].
     pub fn stream(&'s self) -> Result<&'s Stream<'env>> {
-        let made = Box::new(self.ctx.stream()?);
-        let ptr: *const Stream<'env> = &*made;
-        self.made.borrow_mut().push(made);
+        let mut all = self.made.borrow_mut();
+        all.push(Box::new(self.ctx.stream()?));
+        // Taken after the move into the vector (a pointer taken before it
+        // would not survive the box's move, in Rust's aliasing model).
+        let ptr: *const Stream<'env> = &**all.last().expect("just pushed");
+        drop(all);
         // SAFETY: the box's contents never move (the vector moves only the
         // box pointers) and are dropped only with the scope, after the
         // closure that received `&'s self` returned (`'s` cannot outlive
@@ -813,6 +827,14 @@ impl<'s, 'env> Scope<'s, 'env> {
         same_context("copy_to_global", self.ctx, global.context())?;
         let bytes = byte_len::<T>(src.len(), "copy")?;
         let raw = self.use_stream_after_all(stream)?;
+        if raw.captured() {
+            // Captured, the write would run only at replays, which would
+            // not order the scope's other streams after it.
+            return Err(Error::IllegalDuringCapture {
+                operation: "copy_to_global (a captured write orders nothing outside its graph)",
+                device: self.ctx.device().ordinal(),
+            });
+        }
         let staged = self.staging(*raw, src.as_ptr().cast(), bytes)?;
         let t = self.time_start(&raw)?;
         // SAFETY: the variable holds `bytes` bytes at its address (its size

@@ -350,11 +350,10 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
     /// peer granted), now and for every later growth. Idempotent; the
     /// owner's own device needs no grant.
     ///
-    /// This is the memory's side of peer access. A kernel of `peer`'s
-    /// context that takes the buffer is still checked as for any foreign
-    /// buffer: it is accepted once
-    /// [`Context::enable_peer_access`](crate::Context::enable_peer_access)
-    /// from `peer` to this buffer's context is enabled too.
+    /// This is the memory's side of peer access, for copies. A kernel of
+    /// another context never takes a virtual buffer as an argument (the
+    /// launch refuses it, whatever peer access says): its access is per
+    /// mapping, and the launch check cannot see the grants.
     ///
     /// # Errors
     ///

@@ -294,6 +294,21 @@ impl<'a> ParamList<'a> {
             .iter()
             .enumerate()
             .find_map(|(index, e)| match e.kind {
+                // A virtual buffer's access is per mapping (`grant_access`),
+                // which context peer access does not grant: never a kernel
+                // argument of another context.
+                ArgKind::DevicePointer { device, .. }
+                    if e.context != id
+                        && matches!(
+                            e.ty,
+                            ArgType::Pointer {
+                                container: Container::VirtualBuffer,
+                                ..
+                            }
+                        ) =>
+                {
+                    Some((index, device))
+                }
                 ArgKind::DevicePointer { device, .. }
                     if e.context != id && !peer(device, e.context) =>
                 {
