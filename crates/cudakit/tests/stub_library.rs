@@ -297,6 +297,32 @@ fn library_kernels_resolve_launch_and_unload_once() {
             Ok(())
         })
         .expect("a stream-ordered variable write");
+        // A stream captured when it first meets the barrier waits at its
+        // first use outside the capture (the captured work runs at
+        // replays); and a write on a captured stream is refused.
+        ctx.scope(|s| {
+            s.copy_to_device(&b, &zeros, &xb)?;
+            let graph = s.capture(&b, || {
+                // Written on a (not captured) while b captures; b's captured
+                // launch meets the barrier but cannot wait for it.
+                s.copy_to_global(&a, &values, &bias)?;
+                // SAFETY: the stand-in runs nothing.
+                unsafe { s.launch(&b, &f, &cfg, &params![&xb, 2.0f32, 64u32]) }?;
+                let r = s.copy_to_global(&b, &values, &bias);
+                assert!(
+                    matches!(r, Err(Error::IllegalDuringCapture { .. })),
+                    "{r:?}"
+                );
+                Ok(())
+            });
+            drop(graph);
+            let w = waits();
+            // SAFETY: as above.
+            unsafe { s.launch(&b, &f, &cfg, &params![&xb, 2.0f32, 64u32])? };
+            assert_eq!(waits() - w, 1, "b waits for the write after its capture");
+            Ok(())
+        })
+        .expect("a barrier met inside a capture");
         let short = [1.0f32; 3];
         let r = ctx.scope(|s| s.copy_to_global(&a, &short, &bias));
         assert!(matches!(r, Err(Error::LengthMismatch { .. })), "{r:?}");
