@@ -734,30 +734,18 @@ impl<'s, 'env> Scope<'s, 'env> {
             || config.cooperative
             || config.programmatic
             || config.access_policy.is_some();
+        let (raw_function, raw) = (function.as_raw(), *raw_stream);
+        let plain = |cu: &'static cuda_sys::Driver| {
+            // SAFETY: `kernel_params` has one pointer per kernel parameter
+            // (count and sizes checked above where the driver can report
+            // them), each pointing at a value inside `params`' storage,
+            // which is borrowed until the call returns; the function and
+            // stream are live; the configuration was validated.
+            unsafe { launch_plain(cu, raw_function, config, raw, kernel_params) }
+        };
         let issue = |cu: &'static cuda_sys::Driver| -> Result<(&'static str, CUresult)> {
             Ok(if !needs_ex {
-                // SAFETY: `kernelParams` has one pointer per kernel parameter
-                // (count and sizes checked above where the driver can report
-                // them), each pointing at a value inside `params`' storage, which
-                // is borrowed until this call returns; the driver copies the
-                // values during the call. The function and stream are live; the
-                // configuration was validated. `extra` is NULL.
-                let rc = unsafe {
-                    (cu.cuLaunchKernel)(
-                        function.as_raw(),
-                        config.grid.x,
-                        config.grid.y,
-                        config.grid.z,
-                        config.block.x,
-                        config.block.y,
-                        config.block.z,
-                        config.shared_bytes,
-                        *raw_stream,
-                        kernel_params,
-                        std::ptr::null_mut(),
-                    )
-                };
-                ("cuLaunchKernel", rc)
+                plain(cu)
             } else if let Some(ex) = cu.cuLaunchKernelEx {
                 let mut attrs: [CUlaunchAttribute; 5] = [zero_attribute(); 5];
                 let mut n = 0;
@@ -837,30 +825,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         };
         // The plain launch, issued here rather than through `issue`: the
         // common path pays no closure call.
-        let (mut call, mut rc) = if needs_ex {
-            issue(cu)?
-        } else {
-            // SAFETY: as in `issue`'s plain branch: one pointer per kernel
-            // parameter (count and sizes checked above), each into
-            // `params`' storage, borrowed across the call; live function and
-            // stream; a validated configuration; `extra` NULL.
-            let rc = unsafe {
-                (cu.cuLaunchKernel)(
-                    function.as_raw(),
-                    config.grid.x,
-                    config.grid.y,
-                    config.grid.z,
-                    config.block.x,
-                    config.block.y,
-                    config.block.z,
-                    config.shared_bytes,
-                    *raw_stream,
-                    kernel_params,
-                    std::ptr::null_mut(),
-                )
-            };
-            ("cuLaunchKernel", rc)
-        };
+        let (mut call, mut rc) = if needs_ex { issue(cu)? } else { plain(cu) };
         if rc != CUresult::CUDA_SUCCESS && ctx.should_retry_elsewhere(fast, rc) {
             // The thread's current context was believed to be this one
             // without asking the driver, and foreign code had switched it:
@@ -899,6 +864,41 @@ fn config_key(c: &LaunchConfig) -> Option<[u64; 4]> {
         // Bit 63: a key is never all zeros, the empty cache's words.
         w(c.shared_bytes, u32::from(c.programmatic) | 1 << 31),
     ])
+}
+
+/// `cuLaunchKernel` of `f` with `config` on `stream` (`extra` NULL).
+///
+/// # Safety
+///
+/// `params` holds one pointer per parameter of `f`, each to a live value of
+/// the parameter's size; `f` and `stream` are live; `config` is valid for
+/// `f`.
+#[inline(always)]
+unsafe fn launch_plain(
+    cu: &'static cuda_sys::Driver,
+    f: cuda_sys::CUfunction,
+    config: &LaunchConfig,
+    stream: cuda_sys::CUstream,
+    params: *mut *mut std::ffi::c_void,
+) -> (&'static str, CUresult) {
+    // SAFETY: the caller's contract; the driver copies the values during
+    // the call.
+    let rc = unsafe {
+        (cu.cuLaunchKernel)(
+            f,
+            config.grid.x,
+            config.grid.y,
+            config.grid.z,
+            config.block.x,
+            config.block.y,
+            config.block.z,
+            config.shared_bytes,
+            stream,
+            params,
+            std::ptr::null_mut(),
+        )
+    };
+    ("cuLaunchKernel", rc)
 }
 
 fn zero_attribute() -> CUlaunchAttribute {
