@@ -27,11 +27,8 @@ use cuda_sys::{
 use crate::context::arena::AllocKind;
 use crate::context::Context;
 use crate::error::{Error, Result, VirtualMemoryError};
-use crate::memory::transfer::copy;
 use crate::memory::DeviceView;
-use crate::memory::{
-    byte_len, check_align, same_len, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, Sealed,
-};
+use crate::memory::{byte_len, check_align, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, Sealed};
 
 /// One physical allocation mapped at `offset` bytes into the range.
 #[derive(Debug)]
@@ -581,6 +578,8 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
     /// The whole buffer as a view. The view borrows the buffer, so no
     /// shrink can unmap what it covers while it lives.
     pub fn as_view(&self) -> DeviceView<'_, T> {
+        // The first `len` elements are mapped (`mapped >= byte_len`), as a
+        // view's copies need; the copies below go through it.
         DeviceView::from_raw_parts(self.ctx, self.base, self.len)
     }
 
@@ -600,10 +599,7 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
     ///
     /// [`Error::LengthMismatch`]; driver errors.
     pub fn copy_from_host(&self, src: &[T]) -> Result<()> {
-        same_len("copy_from_host", self.len, src.len())?;
-        // SAFETY: the buffer's first `self.len` elements are mapped
-        // (`mapped >= byte_len`), and `src` has as many.
-        unsafe { copy::htod(self.ctx, self.base, src) }
+        self.as_view().copy_from_host(src)
     }
 
     /// Copies the buffer into `dst` (`cuMemcpyDtoH_v2`); lengths must match.
@@ -612,9 +608,7 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
     ///
     /// [`Error::LengthMismatch`]; driver errors.
     pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
-        same_len("copy_to_host", self.len, dst.len())?;
-        // SAFETY: as in `copy_from_host`; `dst` has `self.len` elements.
-        unsafe { copy::dtoh(self.ctx, dst, self.base) }
+        self.as_view().copy_to_host(dst)
     }
 
     /// The contents as a vector.
@@ -623,8 +617,7 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
     ///
     /// Driver errors.
     pub fn to_vec(&self) -> Result<Vec<T>> {
-        // SAFETY: the first `self.len` elements are mapped.
-        unsafe { copy::dtoh_vec(self.ctx, self.base, self.len) }
+        self.as_view().to_vec()
     }
 
     /// Copies device memory in (`cuMemcpyDtoD_v2`); lengths must match;
@@ -634,12 +627,7 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
     ///
     /// Length and context mismatches; driver errors.
     pub fn copy_from<'s>(&self, src: impl DeviceSrc<'s, T>) -> Result<()> {
-        same_len("copy_from", self.len, src.len())?;
-        crate::context::same_context("copy_from", self.ctx, src.context())?;
-        let bytes = byte_len::<T>(self.len, "copy")?;
-        // SAFETY: both hold `self.len` elements (`bytes` bytes, mapped here),
-        // and both are borrowed for the call.
-        unsafe { copy::dtod(self.ctx, self.base, src.device_ptr().as_raw(), bytes) }
+        self.as_view().copy_from(src)
     }
 
     /// Sets every element to `value`.
@@ -648,8 +636,7 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
     ///
     /// Driver errors.
     pub fn fill(&self, value: T) -> Result<()> {
-        // SAFETY: the first `self.len` elements are mapped.
-        unsafe { copy::fill(self.ctx, self.base, self.len, value) }
+        self.as_view().fill(value)
     }
 }
 
