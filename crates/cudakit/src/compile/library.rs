@@ -377,19 +377,7 @@ impl Library {
     /// The symbol `name` resolves to, as [`Module::function`](crate::Module::function)
     /// resolves it.
     fn resolve_symbol(&self, name: &str) -> Result<String> {
-        if let Some(lowered) = resolve_name(&self.lowered, name) {
-            return Ok(lowered.to_owned());
-        }
-        if let Some(entries) = &self.ptx_entries {
-            if entries.iter().any(|e| e.name == name) {
-                return Ok(name.to_owned());
-            }
-            let symbols = entries.iter().map(|e| e.name.as_str());
-            if let Some(found) = by_plain_name(name, symbols)? {
-                return Ok(found);
-            }
-        }
-        Ok(name.to_owned())
+        crate::compile::module::resolve_symbol(&self.lowered, self.ptx_entries.as_deref(), name)
     }
 
     /// The kernel `name` (`cuLibraryGetKernel`): a name expression of the

@@ -672,19 +672,7 @@ impl<'c> Module<'c> {
     /// symbol of the module's PTX as it is; else the one C++ kernel of the
     /// PTX whose demangled name is `name`; else `name` itself.
     fn resolve_symbol(&self, name: &str) -> Result<String> {
-        if let Some(lowered) = resolve_name(&self.lowered, name) {
-            return Ok(lowered.to_owned());
-        }
-        if let Some(entries) = &self.ptx_entries {
-            if entries.iter().any(|e| e.name == name) {
-                return Ok(name.to_owned());
-            }
-            let symbols = entries.iter().map(|e| e.name.as_str());
-            if let Some(found) = by_plain_name(name, symbols)? {
-                return Ok(found);
-            }
-        }
-        Ok(name.to_owned())
+        resolve_symbol(&self.lowered, self.ptx_entries.as_deref(), name)
     }
 
     /// The kernel `name`: a name expression of the compiled program
@@ -827,6 +815,30 @@ impl<'c> Module<'c> {
             _marker: PhantomData,
         })
     }
+}
+
+/// The symbol `name` resolves to, for a module or a library with these
+/// name expressions (`lowered`) and PTX kernels: a name expression's
+/// lowered name; a PTX symbol as it is; else the one C++ kernel whose
+/// demangled name is `name`; else `name` itself.
+pub(crate) fn resolve_symbol(
+    lowered: &BTreeMap<String, String>,
+    ptx_entries: Option<&[PtxEntry]>,
+    name: &str,
+) -> Result<String> {
+    if let Some(lowered) = resolve_name(lowered, name) {
+        return Ok(lowered.to_owned());
+    }
+    if let Some(entries) = ptx_entries {
+        if entries.iter().any(|e| e.name == name) {
+            return Ok(name.to_owned());
+        }
+        let symbols = entries.iter().map(|e| e.name.as_str());
+        if let Some(found) = by_plain_name(name, symbols)? {
+            return Ok(found);
+        }
+    }
+    Ok(name.to_owned())
 }
 
 /// The one symbol among `symbols` whose demangled name is `name` (its own
