@@ -7,7 +7,7 @@ use std::time::Duration;
 use cudakit::Context;
 use cudakit_suite::bench::{self, Row};
 use cudakit_suite::kernels;
-use cudakit_suite::{bench_features, bench_graph, bench_multi, bench_transfers};
+use cudakit_suite::{bench_async, bench_features, bench_graph, bench_multi, bench_transfers};
 
 use crate::args::{CliError, Exit, Parser, Token};
 use crate::doctor;
@@ -27,7 +27,7 @@ Usage: cudakit bench [OPTIONS]
 
 Options:
   --only LIST           Any of launch, transfers, pageable, both, load,
-                        virtual, compile, graphs, features, multi,
+                        virtual, compile, graphs, features, async, multi,
                         comma-separated (default:
                         all; multi needs two devices and NCCL, and is
                         reported as not run without them)
@@ -55,6 +55,7 @@ struct Options {
     compile: bool,
     graphs: bool,
     features: bool,
+    async_api: bool,
     multi: bool,
     svg: Option<std::path::PathBuf>,
     launches: usize,
@@ -77,6 +78,7 @@ impl Default for Options {
             compile: true,
             graphs: true,
             features: true,
+            async_api: true,
             multi: true,
             svg: None,
             launches: 2000,
@@ -109,6 +111,7 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                 (o.pageable, o.both, o.load, o.graphs) = (false, false, false, false);
                 o.multi = false;
                 o.features = false;
+                o.async_api = false;
                 o.virtual_mem = false;
                 for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                     match part {
@@ -121,11 +124,12 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                         "compile" => o.compile = true,
                         "graphs" | "graph" => o.graphs = true,
                         "features" | "feature" => o.features = true,
+                        "async" | "nvtx" | "await" => o.async_api = true,
                         "multi" | "nccl" | "peer" => o.multi = true,
                         _ => {
                             return Err(args.error(format!(
                                 "--only expects launch, transfers, pageable, both, load, \
-                                 virtual, compile, graphs, features or multi, got {part:?}"
+                                 virtual, compile, graphs, features, async or multi, got {part:?}"
                             )))
                         }
                     }
@@ -139,6 +143,7 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                     || o.compile
                     || o.graphs
                     || o.features
+                    || o.async_api
                     || o.multi)
                 {
                     return Err(args.error("--only needs at least one benchmark"));
@@ -280,6 +285,13 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         let (r, skipped) = bench_features::features(&ctx, o.samples).map_err(|e| error(&e))?;
         rows.extend(r.into_iter().map(|row| ("features", row)));
         not_run.extend(skipped);
+    }
+    if o.async_api {
+        if !global.json {
+            eprintln!("measuring NVTX ranges and awaiting finished events...");
+        }
+        let r = bench_async::api(&ctx, o.samples).map_err(|e| error(&e))?;
+        rows.extend(r.into_iter().map(|row| ("async", row)));
     }
     if o.multi {
         match cudakit::Device::count() {

@@ -43,6 +43,7 @@
 //! never as passed (`docs/testing.md`).
 
 pub mod bench;
+pub mod bench_async;
 pub mod bench_features;
 pub mod bench_graph;
 pub mod bench_multi;

@@ -265,6 +265,26 @@ impl Function<'_> {
         let signature = self.signature();
         let rules = signature.rules();
         let table = self.param_check()?;
+        // The common case, a kernel whose sizes are known and arguments that
+        // fit them (and its types, where those are known), in one pass; a
+        // mismatch is found again below, which reports it.
+        if let ParamCheck::Available(expected) = table {
+            if expected.len() == params.len() {
+                let fits = if rules.len() == params.len() {
+                    params.types().zip(rules).zip(expected).all(
+                        |(((ty, size), rule), &(_, want))| size == want && rule.accepts(ty, size),
+                    )
+                } else {
+                    params
+                        .sizes()
+                        .zip(expected)
+                        .all(|(got, &(_, want))| got == want)
+                };
+                if fits {
+                    return Ok(());
+                }
+            }
+        }
         let expected = match table {
             ParamCheck::Available(expected) => Some(expected.len()),
             ParamCheck::Unavailable => signature.is_known().then_some(rules.len()),

@@ -157,7 +157,36 @@ pub struct ParamList<'a> {
     len: usize,
     used: usize,
     error: Option<String>,
+    /// The contexts of the arguments that belong to one (buffers, tensor
+    /// maps, objects, conditions), kept as they are pushed, so that a
+    /// launch whose arguments are all of its own context skips the
+    /// per-argument context check.
+    contexts: Contexts,
+    /// Whether a conditional handle was pushed.
+    conditions: bool,
     _borrows: PhantomData<&'a ()>,
+}
+
+/// [`ParamList`]'s summary of its arguments' contexts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Contexts {
+    /// No argument belongs to a context.
+    None,
+    /// Every argument that belongs to a context belongs to this one.
+    One(usize),
+    /// Arguments of two or more contexts.
+    Mixed,
+}
+
+impl Contexts {
+    #[inline(always)]
+    fn add(self, context: usize) -> Self {
+        match self {
+            Contexts::None => Contexts::One(context),
+            Contexts::One(c) if c == context => self,
+            _ => Contexts::Mixed,
+        }
+    }
 }
 
 impl Default for ParamList<'_> {
@@ -177,6 +206,8 @@ impl<'a> ParamList<'a> {
             len: 0,
             used: 0,
             error: None,
+            contexts: Contexts::None,
+            conditions: false,
             _borrows: PhantomData,
         }
     }
@@ -290,6 +321,10 @@ impl<'a> ParamList<'a> {
     /// extends only device pointers: a tensor map, texture or surface
     /// object of another context is foreign whatever `peer` says.
     fn foreign_to(&self, id: usize, peer: impl Fn(i32, usize) -> bool) -> Option<(usize, i32)> {
+        // Every arm below needs an argument of another context than `id`.
+        if matches!(self.contexts, Contexts::None) || self.contexts == Contexts::One(id) {
+            return None;
+        }
         self.entries()
             .iter()
             .enumerate()
@@ -337,6 +372,9 @@ impl<'a> ParamList<'a> {
         what: &'static str,
         family: Option<u64>,
     ) -> Result<(), crate::Error> {
+        if !self.conditions {
+            return Ok(());
+        }
         for e in self.entries() {
             if let ArgKind::Condition { graph, .. } = e.kind {
                 if family != Some(graph) {
@@ -417,6 +455,20 @@ impl<'a> ParamList<'a> {
         }
     }
 
+    /// Keeps the summary fields up to date with an argument of `kind` and
+    /// `context` (whether or not it could be stored).
+    #[inline(always)]
+    fn note_kind(&mut self, kind: ArgKind, context: usize) {
+        match kind {
+            ArgKind::Value => {}
+            ArgKind::Condition { .. } => {
+                self.conditions = true;
+                self.contexts = self.contexts.add(context);
+            }
+            _ => self.contexts = self.contexts.add(context),
+        }
+    }
+
     /// Copies `size` bytes at `value` in, aligned to `align`. The common
     /// case (inline storage with room, a valid alignment) is inlined into
     /// each argument's push, where the value's size is a constant: no call,
@@ -432,6 +484,7 @@ impl<'a> ParamList<'a> {
         context: usize,
         ty: ArgType,
     ) {
+        self.note_kind(kind, context);
         if align <= MAX_ALIGN && align.is_power_of_two() && self.len < INLINE_ARGS {
             let used = self.used;
             // No overflow: `used <= INLINE_BYTES` while inline and
@@ -1144,6 +1197,51 @@ mod tests {
             ParamList::new().arg(7u64).foreign_to(MINE, |_, _| false),
             None
         );
+    }
+
+    #[test]
+    fn the_context_summary_never_hides_a_foreign_argument() {
+        const MINE: usize = 0x1000;
+        const OTHER: usize = 0x2000;
+        let pointer = ArgKind::DevicePointer { len: 4, device: 1 };
+        let bytes = [0u8; 8];
+        // Own-context arguments first, one of another context last, inline
+        // and spilled to the heap (20 arguments).
+        for count in [3usize, 20] {
+            let mut list = ParamList::new();
+            for _ in 0..count - 1 {
+                list.push_bytes(&bytes, 8, "arg", pointer, MINE, ArgType::Untyped);
+            }
+            assert_eq!(list.contexts, Contexts::One(MINE));
+            assert_eq!(list.foreign_to(MINE, |_, _| false), None);
+            list.push_bytes(&bytes, 8, "arg", pointer, OTHER, ArgType::Untyped);
+            assert_eq!(list.contexts, Contexts::Mixed);
+            assert_eq!(
+                list.foreign_to(MINE, |_, _| false),
+                Some((count - 1, 1)),
+                "{count} arguments"
+            );
+            // Seen from the other context, the first one is foreign.
+            assert_eq!(list.foreign_to(OTHER, |_, _| false), Some((0, 1)));
+        }
+        // Only arguments of another context: foreign although the summary
+        // names one context.
+        let list = one_of(pointer, OTHER);
+        assert_eq!(list.contexts, Contexts::One(OTHER));
+        assert_eq!(list.foreign_to(MINE, |_, _| false), Some((1, 1)));
+        // A condition is noted, and checked.
+        let mut list = ParamList::new().arg(1u32);
+        assert!(!list.conditions);
+        list.check_conditions("launch", None).expect("no condition");
+        let cond = ArgKind::Condition {
+            graph: 7,
+            device: 0,
+        };
+        list.push_bytes(&bytes, 8, "cond", cond, MINE, ArgType::Untyped);
+        assert!(list.conditions);
+        assert!(list.check_conditions("launch", None).is_err());
+        assert!(list.check_conditions("node", Some(7)).is_ok());
+        assert!(list.check_conditions("node", Some(8)).is_err());
     }
 
     fn hex(b: &[u8]) -> String {
