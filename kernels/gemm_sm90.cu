@@ -370,10 +370,23 @@ __device__ __forceinline__ void gemm_body(const TensorMap* tmA, const TensorMap*
         sm90::gemm_body<KIND, BKM>(&tmA, &tmB, C, M, N, K, alpha, beta);                        \
     }
 
+// Each kernel is compiled unless CUDAKIT_ONLY is defined without its own
+// CUDAKIT_ONLY_<name>: a program for one kernel (MatmulKernel::program)
+// compiles only that one (about a fifth of the file's NVRTC time).
 // A M x K, B K x N (both row-major), 16-bit inputs.
+#if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_gemm_sm90_bf16_nn)
 SM90_KERNEL(gemm_sm90_bf16_nn, 0, false)
+#endif
+#if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_gemm_sm90_f16_nn)
 SM90_KERNEL(gemm_sm90_f16_nn, 1, false)
+#endif
 // A M x K, B stored N x K (op(B) = B^T).
+#if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_gemm_sm90_bf16_nt)
 SM90_KERNEL(gemm_sm90_bf16_nt, 0, true)
+#endif
+#if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_gemm_sm90_f16_nt)
 SM90_KERNEL(gemm_sm90_f16_nt, 1, true)
+#endif
+#if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_gemm_sm90_tf32_nt)
 SM90_KERNEL(gemm_sm90_tf32_nt, 2, true)
+#endif

@@ -442,6 +442,9 @@ __global__ void __launch_bounds__(SG_THREADS, MIN_BLOCKS)
     sgemm_dispatch<RM, CN, WARPS_M, LANES_M, GM, A2>(M, N, K, alpha, A, B, beta, C);
 }
 
+// Each extern "C" kernel is compiled unless CUDAKIT_ONLY is defined without
+// its own CUDAKIT_ONLY_<name> (MatmulKernel::program: one kernel a program).
+#if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_sgemm_128x256)
 // The default SGEMM: 128 x 256 tile, 8 x 16 outputs per thread, one block per
 // SM (255 registers), tile-rows grouped by 8, A fragments two k steps ahead
 // on whole tiles. Grid (ceil(N/256), ceil(M/128), 1).
@@ -450,7 +453,9 @@ extern "C" __global__ void __launch_bounds__(SG_THREADS, 1)
                   const float* __restrict__ B, float beta, float* __restrict__ C) {
     sgemm_dispatch<2, 4, 4, 4, 8, true>(M, N, K, alpha, A, B, beta, C);
 }
+#endif
 
+#if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_sgemm_128x128)
 // 128 x 128 tile, 8 x 8 outputs per thread, two blocks per SM (127 registers).
 // Grid (ceil(N/128), ceil(M/128), 1).
 extern "C" __global__ void __launch_bounds__(SG_THREADS, 2)
@@ -458,3 +463,4 @@ extern "C" __global__ void __launch_bounds__(SG_THREADS, 2)
                   const float* __restrict__ B, float beta, float* __restrict__ C) {
     sgemm_dispatch<2, 2, 4, 4, 0>(M, N, K, alpha, A, B, beta, C);
 }
+#endif

@@ -486,3 +486,47 @@ extern "C" __global__ void __launch_bounds__(1024, 2) spills(const float* a, flo
         );
     }
 }
+
+/// Whether `image` names the kernel `name` (a CUBIN's symbol table holds
+/// each kernel's name between NULs).
+fn names_kernel(image: &[u8], name: &str) -> bool {
+    let want = format!("\0{name}\0");
+    image.windows(want.len()).any(|w| w == want.as_bytes())
+}
+
+/// `MatmulKernel::program` of an `extern "C"` kernel of gemm_sm90.cu or
+/// sgemm.cu compiles that kernel alone (`CUDAKIT_ONLY`), so that a first
+/// `cudakit matmul` pays for one kernel's compile, not the file's; the
+/// file's own program still holds them all. Through cudakit's compile path
+/// (`Program::compile` for the kernel's architecture, or sm_90).
+#[test]
+fn a_kernel_program_compiles_only_its_kernel() {
+    use cudakit::compile::program::Arch;
+    for file in ["gemm_sm90.cu", "sgemm.cu"] {
+        let source = Source::named(file);
+        let plain: Vec<&str> = source
+            .kernels
+            .iter()
+            .copied()
+            .filter(|n| !Source::is_template(n))
+            .collect();
+        assert!(plain.len() >= 2, "{file}: extern \"C\" kernels");
+        // Two kernels of each file are enough to show the selection.
+        for &name in &plain[..2] {
+            let kernel = cudakit_suite::kernels::matmul_kernel(name);
+            let mut program = kernel.program();
+            if kernel.arch.is_none() {
+                program = program.arch(Arch::Sm(90));
+            }
+            let compiled = program.compile().unwrap_or_else(|e| panic!("{name}: {e}"));
+            let image = compiled.cubin().expect("a CUBIN for an sm_ architecture");
+            assert!(names_kernel(image, name), "{name} is in its own program");
+            for other in plain.iter().filter(|o| **o != name) {
+                assert!(
+                    !names_kernel(image, other),
+                    "{name}'s program also compiled {other}"
+                );
+            }
+        }
+    }
+}

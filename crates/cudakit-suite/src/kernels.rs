@@ -454,10 +454,20 @@ impl MatmulKernel {
         Source::named(self.file)
     }
 
-    /// A program with just this kernel's name expression, for its
-    /// architecture when it has one.
+    /// A program of just this kernel, for its architecture when it has
+    /// one: a template by its name expression (the file's other templates
+    /// are never instantiated), an `extern "C"` kernel by defining
+    /// `CUDAKIT_ONLY` and `CUDAKIT_ONLY_<name>`, which the files whose
+    /// kernels are slow to compile (gemm_sm90.cu, sgemm.cu) test around
+    /// each kernel, so that the others are not compiled.
     pub fn program(&self) -> Program {
         let p = Program::new(self.file, self.source).name_expression(self.name);
+        let p = if Source::is_template(self.name) {
+            p
+        } else {
+            p.define_flag("CUDAKIT_ONLY")
+                .define_flag(format!("CUDAKIT_ONLY_{}", self.name))
+        };
         match self.arch {
             Some(arch) => p.arch(arch),
             None => p,
