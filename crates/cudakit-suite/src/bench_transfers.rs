@@ -249,7 +249,56 @@ pub fn module_load(ctx: &Context, samples: usize) -> Result<Vec<Row>> {
     let mut raw = Vec::with_capacity(samples);
     let mut kit = Vec::with_capacity(samples);
     let mut lib = Vec::with_capacity(samples);
+    let mut raw_lib = Vec::with_capacity(samples);
+    // The raw library path, where the driver has it: what bounds cudakit's
+    // library row against the module baseline.
+    let raw_library = match (
+        cu.cuLibraryLoadData,
+        cu.cuLibraryGetKernel,
+        cu.cuKernelGetFunction,
+        cu.cuLibraryUnload,
+    ) {
+        (Some(load), Some(get_kernel), Some(get_function), Some(unload)) => {
+            Some((load, get_kernel, get_function, unload))
+        }
+        _ => None,
+    };
     for i in 0..=samples {
+        let rl = match raw_library {
+            Some((load, get_kernel, get_function, unload)) => {
+                let t = Instant::now();
+                let mut library = std::ptr::null_mut();
+                // SAFETY: a valid out-pointer, an aligned CUBIN image, no
+                // options (null arrays of length 0).
+                check("cuLibraryLoadData", unsafe {
+                    load(
+                        &mut library,
+                        image.as_ptr().cast(),
+                        std::ptr::null_mut(),
+                        std::ptr::null_mut(),
+                        0,
+                        std::ptr::null_mut(),
+                        std::ptr::null_mut(),
+                        0,
+                    )
+                })?;
+                let mut kernel = std::ptr::null_mut();
+                // SAFETY: a live library and a C string.
+                check("cuLibraryGetKernel", unsafe {
+                    get_kernel(&mut kernel, library, name.as_ptr())
+                })?;
+                let mut f = std::ptr::null_mut();
+                // SAFETY: a live kernel; the context is current.
+                check("cuKernelGetFunction", unsafe {
+                    get_function(&mut f, kernel)
+                })?;
+                std::hint::black_box(f);
+                // SAFETY: unloads the library loaded above, once.
+                check("cuLibraryUnload", unsafe { unload(library) })?;
+                Some(t.elapsed())
+            }
+            None => None,
+        };
         let t = Instant::now();
         let mut module = std::ptr::null_mut();
         // SAFETY: a valid out-pointer and an aligned CUBIN image.
@@ -282,10 +331,11 @@ pub fn module_load(ctx: &Context, samples: usize) -> Result<Vec<Row>> {
             raw.push(r);
             kit.push(k);
             lib.push(l);
+            raw_lib.extend(rl);
         }
     }
     let raw = median(raw);
-    Ok(vec![
+    let mut rows = vec![
         Row {
             name: "module load (CUBIN) + lookup + unload".into(),
             cudakit: median(kit),
@@ -300,7 +350,23 @@ pub fn module_load(ctx: &Context, samples: usize) -> Result<Vec<Row>> {
             raw: Some(raw),
             samples,
         },
-    ])
+    ];
+    if !raw_lib.is_empty() {
+        let raw_lib = median(raw_lib);
+        rows.push(Row {
+            name: "  the same against the raw library path (the driver's own cost)".into(),
+            cudakit: rows[1].cudakit,
+            raw: Some(raw_lib),
+            samples,
+        });
+        rows.push(Row {
+            name: "  for reference: raw library path against raw module".into(),
+            cudakit: raw_lib,
+            raw: Some(raw),
+            samples,
+        });
+    }
+    Ok(rows)
 }
 
 /// Context creation from nothing: `Context::new` (retain the primary
