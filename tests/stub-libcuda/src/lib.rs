@@ -251,6 +251,9 @@ struct State {
     /// (`stub_fail_syncs`).
     fail_syncs: u64,
     fail_code: i32,
+    /// `cuStreamQuery` calls still to fail with `fail_query_code`.
+    fail_queries: u64,
+    fail_query_code: i32,
     /// Graph nodes made by the explicit builder: (node, its dependencies).
     nodes: Vec<(usize, Vec<usize>)>,
     /// The same nodes with their graph and `CUgraphNodeType`, and, for a
@@ -323,6 +326,8 @@ static STATE: Mutex<State> = Mutex::new(State {
     host_fns_run: 0,
     fail_syncs: 0,
     fail_code: 0,
+    fail_queries: 0,
+    fail_query_code: 0,
     nodes: Vec::new(),
     node_graphs: Vec::new(),
     next_graph: 0x61_0000,
@@ -1439,11 +1444,25 @@ pub unsafe extern "C" fn cuStreamQuery(stream: *mut c_void) -> i32 {
     if let Err(rc) = refuse_capturing_stream(&mut s, stream) {
         return rc;
     }
+    if s.fail_queries > 0 {
+        s.fail_queries -= 1;
+        return s.fail_query_code;
+    }
     if s.stream_idle(stream) {
         CUDA_SUCCESS
     } else {
         CUDA_ERROR_NOT_READY
     }
+}
+
+/// Makes the next `n` `cuStreamQuery` calls return `code` (a device fault
+/// such as 700 that the query reports, as the driver does once a kernel
+/// faulted).
+#[no_mangle]
+pub extern "C" fn stub_fail_queries(n: u64, code: i32) {
+    let mut s = state();
+    s.fail_queries = n;
+    s.fail_query_code = code;
 }
 
 /// Makes the next `cuStreamSynchronize`, `cuCtxSynchronize` or

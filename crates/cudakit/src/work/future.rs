@@ -136,10 +136,31 @@ fn prune() {
 
 /// Wakes every pending signal: a sticky error was recorded, and the host
 /// functions of the poisoned context may never run.
+///
+/// The wakes run on a thread of cudakit's own, not on the caller's: the
+/// error is recorded by whatever call met it, which may hold a stream's
+/// lock (`Stream::done` holds it across its query), and a waker runs the
+/// executor's code, which may poll or queue work on that same stream. On
+/// the caller's thread that would deadlock; on the waking thread it waits
+/// for the lock like any other thread. Only when no thread can be spawned
+/// are they woken here.
 pub(crate) fn wake_all() {
     let list: Vec<Arc<Signal>> = lock(&IN_FLIGHT).clone();
-    for s in &list {
-        s.wake();
+    if list.is_empty() {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("cudakit-wake".into())
+        .spawn(move || {
+            for s in &list {
+                s.wake();
+            }
+        });
+    if spawned.is_err() {
+        let list: Vec<Arc<Signal>> = lock(&IN_FLIGHT).clone();
+        for s in &list {
+            s.wake();
+        }
     }
 }
 
