@@ -573,7 +573,14 @@ impl Context {
             // result slot as `groups` says; `input` is an SM resource the
             // driver wrote (of the device or of a live green context).
             self.check("cuDevSmResourceSplitByCount", unsafe {
-                (fns.split)(&mut group, &mut groups, &input, &mut left, options.flags(), count)
+                (fns.split)(
+                    &mut group,
+                    &mut groups,
+                    &input,
+                    &mut left,
+                    options.flags(),
+                    count,
+                )
             })?;
             let got = if groups == 0 {
                 0
@@ -761,7 +768,10 @@ mod tests {
     #[test]
     fn split_flags() {
         assert_eq!(SmSplitOptions::default().flags(), 0);
-        assert_eq!(SmSplitOptions::default().ignore_coscheduling(true).flags(), 1);
+        assert_eq!(
+            SmSplitOptions::default().ignore_coscheduling(true).flags(),
+            1
+        );
         assert_eq!(
             SmSplitOptions::default()
                 .ignore_coscheduling(true)
