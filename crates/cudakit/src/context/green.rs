@@ -663,7 +663,7 @@ impl Context {
         }
         let mut limits = *root.limits();
         limits.multiprocessors = sms;
-        Ok(root.from_green(
+        Ok(root.child_green(
             raw,
             limits,
             GreenState {
@@ -744,8 +744,10 @@ mod tests {
 
     #[test]
     fn documented_defaults_when_the_driver_reports_none() {
-        let mut raw = CUdevResource::default();
-        raw.r#type = CUdevResourceType::CU_DEV_RESOURCE_TYPE_SM;
+        let mut raw = CUdevResource {
+            r#type: CUdevResourceType::CU_DEV_RESOURCE_TYPE_SM,
+            ..Default::default()
+        };
         raw.u.sm = cuda_sys::CUdevSmResource {
             smCount: 108,
             minSmPartitionSize: 0,

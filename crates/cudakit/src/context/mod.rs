@@ -248,7 +248,7 @@ impl Context {
     /// `cuCtxFromGreenCtx`) on this context's device, with `limits` (the
     /// partition's SMs) and its own arena, metrics and sticky record, which
     /// owns `green` (see [`green`]).
-    pub(crate) fn from_green(
+    pub(crate) fn child_green(
         &self,
         raw: CUcontext,
         limits: DeviceLimits,
