@@ -434,6 +434,10 @@ impl Context {
     pub(crate) fn enter_for_launch(&self) -> Result<(&'static Driver, bool)> {
         if self.believed_current() {
             self.refuse_poisoned()?;
+            // This thread's record may name a green context that was
+            // destroyed and whose address a new one (of another thread)
+            // now has: the thread rule holds on the fast path too.
+            self.refuse_other_thread()?;
             return Ok((cu()?, true));
         }
         Ok((self.enter()?, false))
