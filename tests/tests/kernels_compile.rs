@@ -325,6 +325,11 @@ fn device_graph_compiles() {
 }
 
 #[test]
+fn smid_compiles() {
+    compile_source("smid.cu");
+}
+
+#[test]
 fn launch_compiles() {
     compile_source("launch.cu");
 }
@@ -359,6 +364,7 @@ fn every_source_has_a_compile_test_and_every_file_is_a_source() {
         "dgemm.cu",
         "conditional.cu",
         "device_graph.cu",
+        "smid.cu",
     ];
     let listed: Vec<&str> = SOURCES.iter().map(|s| s.file).collect();
     assert_eq!(listed, tested);

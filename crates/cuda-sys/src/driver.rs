@@ -328,6 +328,20 @@ function_table! {
         /// drivers older than 13.0, which lack `cuMemcpyBatchAsync_v2`. Declared in
         /// `cuda.h`'s API-versioning block.
         cuMemcpyBatchAsync_v1 = "cuMemcpyBatchAsync": fn(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult;
+        // --- green contexts (CUDA 12.4; cuGreenCtxStreamCreate 12.5, cuGreenCtxGetId 12.9)
+        cuDeviceGetDevResource = "cuDeviceGetDevResource": fn(device: CUdevice, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult;
+        cuCtxGetDevResource = "cuCtxGetDevResource": fn(hCtx: CUcontext, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult;
+        cuGreenCtxGetDevResource = "cuGreenCtxGetDevResource": fn(hCtx: CUgreenCtx, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult;
+        cuDevSmResourceSplitByCount = "cuDevSmResourceSplitByCount": fn(result: *mut CUdevResource, nbGroups: *mut c_uint, input: *const CUdevResource, remaining: *mut CUdevResource, useFlags: c_uint, minCount: c_uint) -> CUresult;
+        cuDevResourceGenerateDesc = "cuDevResourceGenerateDesc": fn(phDesc: *mut CUdevResourceDesc, resources: *mut CUdevResource, nbResources: c_uint) -> CUresult;
+        cuGreenCtxCreate = "cuGreenCtxCreate": fn(phCtx: *mut CUgreenCtx, desc: CUdevResourceDesc, dev: CUdevice, flags: c_uint) -> CUresult;
+        cuGreenCtxDestroy = "cuGreenCtxDestroy": fn(hCtx: CUgreenCtx) -> CUresult;
+        cuCtxFromGreenCtx = "cuCtxFromGreenCtx": fn(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult;
+        cuGreenCtxRecordEvent = "cuGreenCtxRecordEvent": fn(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult;
+        cuGreenCtxWaitEvent = "cuGreenCtxWaitEvent": fn(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult;
+        cuStreamGetGreenCtx = "cuStreamGetGreenCtx": fn(hStream: CUstream, phCtx: *mut CUgreenCtx) -> CUresult;
+        cuGreenCtxStreamCreate = "cuGreenCtxStreamCreate": fn(phStream: *mut CUstream, greenCtx: CUgreenCtx, flags: c_uint, priority: c_int) -> CUresult;
+        cuGreenCtxGetId = "cuGreenCtxGetId": fn(greenCtx: CUgreenCtx, greenCtxId: *mut u64) -> CUresult;
         // --- occupancy
         cuOccupancyMaxPotentialClusterSize = "cuOccupancyMaxPotentialClusterSize": fn(clusterSize: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult;
         cuOccupancyMaxActiveClusters = "cuOccupancyMaxActiveClusters": fn(numClusters: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult;
@@ -539,6 +553,13 @@ mod tests {
             "cuKernelGetFunction",
             "cuGraphAddNode_v2",
             "cuGraphConditionalHandleCreate",
+            "cuGreenCtxCreate",
+            "cuGreenCtxDestroy",
+            "cuCtxFromGreenCtx",
+            "cuDeviceGetDevResource",
+            "cuDevSmResourceSplitByCount",
+            "cuDevResourceGenerateDesc",
+            "cuGreenCtxStreamCreate",
         ] {
             assert!(optional.contains(symbol), "{symbol} should be optional");
         }

@@ -50,6 +50,9 @@ pub const CONDITIONAL: &str = include_str!("../../../kernels/conditional.cu");
 /// from the device (`cudaGraphLaunch`; relocatable, linked with the device
 /// runtime).
 pub const DEVICE_GRAPH: &str = include_str!("../../../kernels/device_graph.cu");
+/// `kernels/smid.cu`: the SM each block runs on (`%smid`) and timed spins
+/// (`%globaltimer`), for green contexts.
+pub const SMID: &str = include_str!("../../../kernels/smid.cu");
 
 /// One kernel file and every kernel in it: `extern "C"` names and the name
 /// expressions of template instantiations (also valid as name expressions:
@@ -302,6 +305,13 @@ pub const SOURCES: &[Source] = &[
         kernels: &["dgl_step"],
         arch: None,
         relocatable: true,
+    },
+    Source {
+        file: "smid.cu",
+        text: SMID,
+        kernels: &["smid_blocks", "smid_persistent", "spin_timed"],
+        arch: None,
+        relocatable: false,
     },
 ];
 

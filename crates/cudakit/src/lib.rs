@@ -76,6 +76,7 @@ pub use compile::module::{Function, FunctionAttributes, Global, ImageKind, Modul
 pub use compile::program::{Arch, Compiled, CppStd, Origin, Output, Program};
 pub use context::arena::{AllocKind, AllocRecord, Arena, ArenaStats, KindStats};
 pub use context::device::{Device, DeviceLimits};
+pub use context::green::{GreenSplit, SmResource, SmSplitOptions};
 pub use context::metrics::Metrics;
 pub use context::Context;
 pub use driver::driver_version;

@@ -76,6 +76,16 @@
 //!   handles and conditional nodes (`cuGraphAddNode_v2`) are checked as
 //!   the driver checks them (a handle of this graph, the body count of the
 //!   kind) and get fresh body graphs (`stub_condition`, `stub_conditional`).
+//! - Green contexts (`cuDeviceGetDevResource`, `cuDevSmResourceSplitByCount`,
+//!   `cuDevResourceGenerateDesc`, `cuGreenCtxCreate`, `cuCtxFromGreenCtx`,
+//!   `cuGreenCtxStreamCreate`, `cuGreenCtxDestroy`, ...): the device's SMs
+//!   (its multiprocessor attribute) split by the minimum and alignment set
+//!   with `stub_set_green` (8 and 8 by default, as on sm_90), a split's
+//!   output refused as a split's input (as CUDA refuses it), each green
+//!   context a CUcontext of its own; a destruction while a stream or an
+//!   allocation of it is live, or without a synchronize after its last
+//!   launch, is counted (`stub_green_counts`). The `omit-green` feature
+//!   leaves all of them out, as a driver before CUDA 12.4.
 //! - Every other symbol of the table returns CUDA_ERROR_NOT_SUPPORTED (801).
 //!
 //! # Not modelled
@@ -1153,6 +1163,9 @@ pub unsafe extern "C" fn cuLaunchKernel(
     }
     s.last_launch = record;
     s.launches += 1;
+    drop(s);
+    // A green context has work again: its next destroy needs a wait first.
+    green_synced(cur, false);
     CUDA_SUCCESS
 }
 
@@ -1378,7 +1391,10 @@ pub unsafe extern "C" fn cuCtxSynchronize() -> i32 {
         return rc;
     }
     match wait_until(s, |s| s.context_idle(cur)) {
-        Ok(_) => CUDA_SUCCESS,
+        Ok(_) => {
+            green_synced(cur, true);
+            CUDA_SUCCESS
+        }
         Err(rc) => rc,
     }
 }
@@ -1604,8 +1620,9 @@ pub unsafe extern "C" fn cuStreamGetPriority(_stream: *mut c_void, priority: *mu
 /// stream ... the function will return immediately and the resources ...
 /// released automatically once the device has completed all work").
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamDestroy_v2(_stream: *mut c_void) -> i32 {
+pub unsafe extern "C" fn cuStreamDestroy_v2(stream: *mut c_void) -> i32 {
     entry!();
+    stream_destroyed(stream as usize);
     CUDA_SUCCESS
 }
 
@@ -4121,5 +4138,419 @@ pub unsafe extern "C" fn cuCtxEnablePeerAccess(_peer: *mut c_void, flags: u32) -
 /// `cuCtxDisablePeerAccess`: accepted.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxDisablePeerAccess(_peer: *mut c_void) -> i32 {
+    CUDA_SUCCESS
+}
+
+// ---------------------------------------------------------------------------
+// Green contexts (left out entirely by the `omit-green` feature, as a driver
+// before CUDA 12.4 would be).
+//
+// A `CUdevResource` is 144 bytes: the type at 0, the driver's own 92 bytes
+// from 4 (here: a tag at 4 saying whether the resource may be split: 1 for a
+// query's answer, 2 for a split's output, which CUDA does not split again
+// before a green context is made of it), then `smCount`,
+// `minSmPartitionSize` and `smCoscheduledAlignment` at 96, 100 and 104.
+// ---------------------------------------------------------------------------
+
+/// CUDA_ERROR_INVALID_CONTEXT.
+#[cfg(not(feature = "omit-green"))]
+const CUDA_ERROR_INVALID_CONTEXT: i32 = 201;
+/// CUDA_ERROR_INVALID_RESOURCE_TYPE.
+#[cfg(not(feature = "omit-green"))]
+const CUDA_ERROR_INVALID_RESOURCE_TYPE: i32 = 914;
+/// CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION.
+#[cfg(not(feature = "omit-green"))]
+const CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION: i32 = 915;
+
+/// What the stand-in knows of green contexts.
+#[cfg_attr(feature = "omit-green", allow(dead_code))]
+struct GreenStub {
+    /// Minimum partition size and alignment reported (0 and 0 model a 12.x
+    /// driver, which reports neither; `stub_set_green`).
+    min: u32,
+    align: u32,
+    report: bool,
+    /// Descriptors: (handle, SMs).
+    descs: Vec<(usize, u32)>,
+    /// Live green contexts: (handle, its CUcontext, SMs, synchronized since
+    /// made or last used).
+    live: Vec<(usize, usize, u32, bool)>,
+    next: usize,
+    /// Streams destroyed so far (`cuStreamDestroy_v2`).
+    streams_destroyed: Vec<usize>,
+    /// Counters read by `stub_green_counts`.
+    created: u64,
+    destroyed: u64,
+    destroyed_with_live: u64,
+    destroyed_unsynced: u64,
+    splits: u64,
+    direct_streams: u64,
+}
+
+static GREEN: Mutex<GreenStub> = Mutex::new(GreenStub {
+    min: 8,
+    align: 8,
+    report: true,
+    descs: Vec::new(),
+    live: Vec::new(),
+    next: 0x6_0000,
+    streams_destroyed: Vec::new(),
+    created: 0,
+    destroyed: 0,
+    destroyed_with_live: 0,
+    destroyed_unsynced: 0,
+    splits: 0,
+    direct_streams: 0,
+});
+
+fn green() -> MutexGuard<'static, GreenStub> {
+    match GREEN.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// Sets the minimum partition size and alignment the stand-in reports and
+/// splits by; `report == false` reports neither (as a 12.x driver).
+#[no_mangle]
+pub extern "C" fn stub_set_green(min: u32, align: u32, report: bool) {
+    let mut g = green();
+    g.min = min;
+    g.align = align;
+    g.report = report;
+}
+
+/// Writes [created, live, destroyed, destroyed while a stream or an
+/// allocation of theirs was live, destroyed without a synchronize after
+/// their last work, splits, streams made by cuGreenCtxStreamCreate].
+#[no_mangle]
+pub unsafe extern "C" fn stub_green_counts(out: *mut u64) {
+    let g = green();
+    let v = [
+        g.created,
+        g.live.len() as u64,
+        g.destroyed,
+        g.destroyed_with_live,
+        g.destroyed_unsynced,
+        g.splits,
+        g.direct_streams,
+    ];
+    // SAFETY: the caller passes room for 7 values.
+    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), out, v.len()) };
+}
+
+/// Records a stream's destruction (for the green-context checks).
+fn stream_destroyed(stream: usize) {
+    green().streams_destroyed.push(stream);
+}
+
+/// Marks the green context whose CUcontext is `ctx` as synchronized (a
+/// successful `cuCtxSynchronize` with it current), or as used again.
+fn green_synced(ctx: usize, synced: bool) {
+    if let Some(e) = green().live.iter_mut().find(|e| e.1 == ctx) {
+        e.3 = synced;
+    }
+}
+
+/// Writes an SM resource: `tag` 1 (may be split) or 2 (a split's output).
+///
+/// # Safety
+/// `res` points to 144 writable bytes.
+#[cfg(not(feature = "omit-green"))]
+unsafe fn write_sm_resource(res: *mut u8, tag: u32, sms: u32, min: u32, align: u32) {
+    // SAFETY: 144 writable bytes (the caller's contract); unaligned writes.
+    unsafe {
+        std::ptr::write_bytes(res, 0, 144);
+        res.cast::<i32>().write_unaligned(1);
+        res.add(4).cast::<u32>().write_unaligned(tag);
+        res.add(96).cast::<u32>().write_unaligned(sms);
+        res.add(100).cast::<u32>().write_unaligned(min);
+        res.add(104).cast::<u32>().write_unaligned(align);
+    }
+}
+
+/// Reads (type, tag, SMs) of a resource.
+///
+/// # Safety
+/// `res` points to 144 readable bytes.
+#[cfg(not(feature = "omit-green"))]
+unsafe fn read_sm_resource(res: *const u8) -> (i32, u32, u32) {
+    // SAFETY: 144 readable bytes (the caller's contract).
+    unsafe {
+        (
+            res.cast::<i32>().read_unaligned(),
+            res.add(4).cast::<u32>().read_unaligned(),
+            res.add(96).cast::<u32>().read_unaligned(),
+        )
+    }
+}
+
+/// The reported (min, alignment), or zeros.
+#[cfg(not(feature = "omit-green"))]
+fn reported(g: &GreenStub) -> (u32, u32) {
+    if g.report {
+        (g.min, g.align)
+    } else {
+        (0, 0)
+    }
+}
+
+/// `cuDeviceGetDevResource`: the device's SMs (its multiprocessor count).
+#[cfg(not(feature = "omit-green"))]
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceGetDevResource(device: i32, res: *mut u8, kind: i32) -> i32 {
+    entry!();
+    if res.is_null() || !(0..state().device_count).contains(&device) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if kind != 1 {
+        return CUDA_ERROR_INVALID_RESOURCE_TYPE;
+    }
+    let mut sms = 0;
+    // SAFETY: a valid out-pointer.
+    unsafe { cuDeviceGetAttribute(&mut sms, 16, device) };
+    let (min, align) = reported(&green());
+    // SAFETY: the caller passes a whole CUdevResource.
+    unsafe { write_sm_resource(res, 1, sms as u32, min, align) };
+    CUDA_SUCCESS
+}
+
+/// `cuGreenCtxGetDevResource`: the green context's SMs.
+#[cfg(not(feature = "omit-green"))]
+#[no_mangle]
+pub unsafe extern "C" fn cuGreenCtxGetDevResource(gctx: usize, res: *mut u8, kind: i32) -> i32 {
+    entry!();
+    let g = green();
+    let Some(&(_, _, sms, _)) = g.live.iter().find(|e| e.0 == gctx) else {
+        return CUDA_ERROR_INVALID_CONTEXT;
+    };
+    if res.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if kind != 1 {
+        return CUDA_ERROR_INVALID_RESOURCE_TYPE;
+    }
+    let (min, align) = reported(&g);
+    // SAFETY: the caller passes a whole CUdevResource.
+    unsafe { write_sm_resource(res, 1, sms, min, align) };
+    CUDA_SUCCESS
+}
+
+/// `cuDevSmResourceSplitByCount`: groups of `minCount` rounded up to the
+/// minimum and the alignment (2 and 2 with IGNORE_SM_COSCHEDULING), as many
+/// as asked and as fit; the rest is the remainder. A split's output is
+/// refused as input (915), as CUDA does.
+#[cfg(not(feature = "omit-green"))]
+#[no_mangle]
+pub unsafe extern "C" fn cuDevSmResourceSplitByCount(
+    result: *mut u8,
+    groups: *mut u32,
+    input: *const u8,
+    remaining: *mut u8,
+    flags: u32,
+    min_count: u32,
+) -> i32 {
+    entry!();
+    if groups.is_null() || input.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: a whole CUdevResource (the caller's contract).
+    let (kind, tag, sms) = unsafe { read_sm_resource(input) };
+    if kind != 1 {
+        return CUDA_ERROR_INVALID_RESOURCE_TYPE;
+    }
+    if tag != 1 {
+        return CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+    }
+    if min_count > sms {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let mut g = green();
+    let (min, align) = if flags & 1 != 0 {
+        (2, 2)
+    } else {
+        (g.min.max(1), g.align.max(1))
+    };
+    let size = min_count.max(min).div_ceil(align) * align;
+    let fit = sms / size;
+    if result.is_null() {
+        // SAFETY: a valid pointer (checked above).
+        unsafe { groups.write(fit) };
+        return CUDA_SUCCESS;
+    }
+    // SAFETY: a valid pointer.
+    let made = unsafe { groups.read() }.min(fit);
+    let (rmin, ralign) = reported(&g);
+    for i in 0..made as usize {
+        // SAFETY: `result` has room for the count the caller passed.
+        unsafe { write_sm_resource(result.add(144 * i), 2, size, rmin, ralign) };
+    }
+    if !remaining.is_null() {
+        // SAFETY: a whole CUdevResource.
+        unsafe { write_sm_resource(remaining, 2, sms - made * size, rmin, ralign) };
+    }
+    // SAFETY: a valid pointer.
+    unsafe { groups.write(made) };
+    g.splits += 1;
+    CUDA_SUCCESS
+}
+
+/// `cuDevResourceGenerateDesc`: a descriptor of the resources' SMs.
+#[cfg(not(feature = "omit-green"))]
+#[no_mangle]
+pub unsafe extern "C" fn cuDevResourceGenerateDesc(
+    desc: *mut usize,
+    res: *const u8,
+    n: u32,
+) -> i32 {
+    entry!();
+    if desc.is_null() || res.is_null() || n == 0 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let mut sms = 0;
+    for i in 0..n as usize {
+        // SAFETY: `n` whole resources (the caller's contract).
+        let (kind, _, count) = unsafe { read_sm_resource(res.add(144 * i)) };
+        if kind != 1 {
+            return CUDA_ERROR_INVALID_RESOURCE_TYPE;
+        }
+        sms += count;
+    }
+    let mut g = green();
+    g.next += 0x100;
+    let handle = g.next;
+    g.descs.push((handle, sms));
+    // SAFETY: a valid out-pointer.
+    unsafe { desc.write(handle) };
+    CUDA_SUCCESS
+}
+
+/// `cuGreenCtxCreate`: a green context of the descriptor's SMs; the flag
+/// CU_GREEN_CTX_DEFAULT_STREAM is required (CUDA 13.0).
+#[cfg(not(feature = "omit-green"))]
+#[no_mangle]
+pub unsafe extern "C" fn cuGreenCtxCreate(
+    out: *mut usize,
+    desc: usize,
+    device: i32,
+    flags: u32,
+) -> i32 {
+    entry!();
+    let mut g = green();
+    let Some(&(_, sms)) = g.descs.iter().find(|d| d.0 == desc) else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    if out.is_null() || flags != 1 || !(0..4).contains(&device) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    g.next += 0x100;
+    let handle = g.next;
+    g.live.push((handle, handle + 0x10, sms, true));
+    g.created += 1;
+    // SAFETY: a valid out-pointer.
+    unsafe { out.write(handle) };
+    CUDA_SUCCESS
+}
+
+/// `cuCtxFromGreenCtx`: the green context's own CUcontext value.
+#[cfg(not(feature = "omit-green"))]
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxFromGreenCtx(ctx: *mut usize, gctx: usize) -> i32 {
+    entry!();
+    let Some(&(_, c, _, _)) = green().live.iter().find(|e| e.0 == gctx) else {
+        return CUDA_ERROR_INVALID_CONTEXT;
+    };
+    if ctx.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: a valid out-pointer.
+    unsafe { ctx.write(c) };
+    CUDA_SUCCESS
+}
+
+/// `cuGreenCtxStreamCreate`: a stream of the green context, whatever is
+/// current; CU_STREAM_NON_BLOCKING is required.
+#[cfg(not(feature = "omit-green"))]
+#[no_mangle]
+pub unsafe extern "C" fn cuGreenCtxStreamCreate(
+    stream: *mut *mut c_void,
+    gctx: usize,
+    flags: u32,
+    _priority: i32,
+) -> i32 {
+    entry!();
+    let ctx = {
+        let mut g = green();
+        let Some(&(_, c, _, _)) = g.live.iter().find(|e| e.0 == gctx) else {
+            return CUDA_ERROR_INVALID_CONTEXT;
+        };
+        if flags & 1 == 0 || stream.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        g.direct_streams += 1;
+        c
+    };
+    let mut s = state();
+    s.next_stream += 0x100;
+    let handle = s.next_stream;
+    s.streams.push(StreamRec {
+        handle,
+        ctx,
+        blocking: false,
+        queued: 0,
+        run: 0,
+    });
+    // SAFETY: a valid out-pointer.
+    unsafe { stream.write(handle as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuStreamGetGreenCtx`: the green context a stream was made in, or null.
+#[cfg(not(feature = "omit-green"))]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetGreenCtx(stream: usize, out: *mut usize) -> i32 {
+    entry!();
+    let ctx = if is_legacy(stream) {
+        current()
+    } else {
+        match state().streams.iter().find(|r| r.handle == stream) {
+            Some(r) => r.ctx,
+            None => return CUDA_ERROR_INVALID_VALUE,
+        }
+    };
+    let g = green().live.iter().find(|e| e.1 == ctx).map_or(0, |e| e.0);
+    // SAFETY: a valid out-pointer.
+    unsafe { out.write(g) };
+    CUDA_SUCCESS
+}
+
+/// `cuGreenCtxDestroy`: counts a destruction while a stream or an
+/// allocation made in the green context is live, or without a
+/// synchronize of it since its last work.
+#[cfg(not(feature = "omit-green"))]
+#[no_mangle]
+pub unsafe extern "C" fn cuGreenCtxDestroy(gctx: usize) -> i32 {
+    entry!();
+    let s = state();
+    let mut g = green();
+    let Some(i) = g.live.iter().position(|e| e.0 == gctx) else {
+        return CUDA_ERROR_INVALID_CONTEXT;
+    };
+    let (_, ctx, _, synced) = g.live.remove(i);
+    let live_streams = s
+        .streams
+        .iter()
+        .any(|r| r.ctx == ctx && !g.streams_destroyed.contains(&r.handle));
+    let live_allocations = s
+        .allocation_ctx
+        .iter()
+        .any(|&(a, c)| c == ctx && !s.frees.contains(&a));
+    if live_streams || live_allocations {
+        g.destroyed_with_live += 1;
+    }
+    if !synced {
+        g.destroyed_unsynced += 1;
+    }
+    g.destroyed += 1;
     CUDA_SUCCESS
 }

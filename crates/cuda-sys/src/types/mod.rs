@@ -19,7 +19,7 @@
 //! whichever name the header uses.
 //!
 //! The items live in one file per section of the header, the way ash splits
-//! its `vk/` folder: `handles`, `result`, `device`, `context`, `stream`,
+//! its `vk/` folder: `handles`, `result`, `device`, `context`, `green`, `stream`,
 //! `memory`, `module`, `launch`, `graph`, `array`. Each file's items are
 //! re-exported here (and from the crate root), so every path is
 //! `cuda_sys::types::NAME` and `cuda_sys::NAME`, whichever file holds it.
@@ -127,6 +127,7 @@ mod array;
 mod context;
 mod device;
 mod graph;
+mod green;
 mod handles;
 mod launch;
 mod memory;
@@ -139,6 +140,7 @@ pub use array::*;
 pub use context::*;
 pub use device::*;
 pub use graph::*;
+pub use green::*;
 pub use handles::*;
 pub use launch::*;
 pub use memory::*;

@@ -28,6 +28,7 @@
 
 pub mod arena;
 pub mod device;
+pub mod green;
 pub mod metrics;
 pub(crate) mod release;
 pub(crate) mod stream_state;
@@ -101,6 +102,10 @@ pub(crate) struct Shared {
     /// the context goes (the staged pipeline's page-locked chunks); held
     /// as a trait object so that this room does not depend on that one.
     staging: OnceCell<Box<dyn ContextResource>>,
+    /// For a green context ([`green`]): its handle, the primary context it
+    /// belongs to, and the thread that may make it current. `None` for a
+    /// primary context.
+    green: Option<green::GreenState>,
 }
 
 /// A stream of another context registered on this one (see
@@ -189,10 +194,12 @@ fn registry() -> std::sync::MutexGuard<'static, Vec<(i32, Weak<Shared>)>> {
 
 impl std::fmt::Debug for Context {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Context")
-            .field("device", &self.shared.device.ordinal())
-            .field("poisoned", &self.shared.poison.get())
-            .finish()
+        let mut d = f.debug_struct("Context");
+        d.field("device", &self.shared.device.ordinal());
+        if let Some(g) = &self.shared.green {
+            d.field("green_sms", &g.sms());
+        }
+        d.field("poisoned", &self.shared.poison.get()).finish()
     }
 }
 
@@ -232,23 +239,24 @@ impl Context {
         check("cuDevicePrimaryCtxRetain", unsafe {
             (cu.cuDevicePrimaryCtxRetain)(&mut raw, device.as_raw())
         })?;
-        let shared = Arc::new(Shared {
-            device,
-            raw,
-            limits,
-            poison: OnceCell::new(),
-            drop_errors: Mutex::new(Vec::new()),
-            arena: Arena::new(),
-            metrics: MetricsCounters::default(),
-            kernel_timing: AtomicBool::new(false),
-            released: AtomicBool::new(false),
-            work: WorkTracker::default(),
-            peers: std::array::from_fn(|_| AtomicU64::new(0)),
-            generation: GENERATIONS.fetch_add(1, Ordering::Relaxed),
-            staging: OnceCell::new(),
-        });
+        let shared = Arc::new(Shared::new(device, raw, limits, None));
         reg.push((device.ordinal(), Arc::downgrade(&shared)));
         Ok(Context { shared })
+    }
+
+    /// A context around `raw` (the `CUcontext` of a green context, from
+    /// `cuCtxFromGreenCtx`) on this context's device, with `limits` (the
+    /// partition's SMs) and its own arena, metrics and sticky record, which
+    /// owns `green` (see [`green`]).
+    pub(crate) fn child_green(
+        &self,
+        raw: CUcontext,
+        limits: DeviceLimits,
+        green: green::GreenState,
+    ) -> Context {
+        Context {
+            shared: Arc::new(Shared::new(self.shared.device, raw, limits, Some(green))),
+        }
     }
 
     /// The device.
@@ -361,7 +369,27 @@ impl Context {
                 device: self.shared.device.ordinal(),
                 cause: *cause,
             }),
-            None => Ok(()),
+            // A green context shares its primary context's fate both ways
+            // (see `green`): a sticky error of either stops both.
+            None => match &self.shared.green {
+                Some(g) => g.parent().refuse_poisoned(),
+                None => Ok(()),
+            },
+        }
+    }
+
+    /// Records a sticky error: the context is poisoned (and, for a green
+    /// context, its primary context too), and pending futures poll again.
+    #[cold]
+    fn poison(&self, err: DriverError) {
+        let _ = self.shared.poison.set(err);
+        if let Some(g) = &self.shared.green {
+            let _ = g.parent().shared.poison.set(err);
+        }
+        // Host functions of this context may never run now:
+        // pending futures poll again and see the poison.
+        if let Some(wake) = ON_POISON.get() {
+            wake();
         }
     }
 
@@ -375,6 +403,7 @@ impl Context {
                 operation: "a cudakit call",
             });
         }
+        self.refuse_other_thread()?;
         let cu = cu()?;
         let mut current: CUcontext = ptr::null_mut();
         // SAFETY: a valid out-pointer.
@@ -382,7 +411,8 @@ impl Context {
             (cu.cuCtxGetCurrent)(&mut current)
         })?;
         if current != self.shared.raw {
-            // SAFETY: the primary context is retained for as long as `self`.
+            // SAFETY: the context is alive for as long as `self` (a primary
+            // context retained, a green one not destroyed before its record).
             self.check("cuCtxSetCurrent", unsafe {
                 (cu.cuCtxSetCurrent)(self.shared.raw)
             })?;
@@ -404,6 +434,10 @@ impl Context {
     pub(crate) fn enter_for_launch(&self) -> Result<(&'static Driver, bool)> {
         if self.believed_current() {
             self.refuse_poisoned()?;
+            // This thread's record may name a green context that was
+            // destroyed and whose address a new one (of another thread)
+            // now has: the thread rule holds on the fast path too.
+            self.refuse_other_thread()?;
             return Ok((cu()?, true));
         }
         Ok((self.enter()?, false))
@@ -487,12 +521,7 @@ impl Context {
             Ok(()) => Ok(()),
             Err(err) => {
                 if err.is_sticky() {
-                    let _ = self.shared.poison.set(err);
-                    // Host functions of this context may never run now:
-                    // pending futures poll again and see the poison.
-                    if let Some(wake) = ON_POISON.get() {
-                        wake();
-                    }
+                    self.poison(err);
                 }
                 Err(Error::Driver(err))
             }
@@ -503,11 +532,7 @@ impl Context {
     pub(crate) fn record_drop_error(&self, call: &'static str, rc: cuda_sys::CUresult) {
         if let Err(err) = check(call, rc) {
             if err.is_sticky() {
-                let _ = self.shared.poison.set(err);
-                // As in `check`: pending futures poll again and see it.
-                if let Some(wake) = ON_POISON.get() {
-                    wake();
-                }
+                self.poison(err);
             }
             lock(&self.shared.drop_errors).push(err);
         }
@@ -516,11 +541,12 @@ impl Context {
     /// For drops: makes the context current without refusing a poisoned one
     /// (resources are still handed back). `None` when not even that works.
     pub(crate) fn enter_for_drop(&self) -> Option<&'static Driver> {
-        if release::in_driver_callback() {
+        if release::in_driver_callback() || !self.thread_allowed() {
             return None;
         }
         let cu = cu().ok()?;
-        // SAFETY: the primary context is retained for as long as `self`.
+        // SAFETY: the context is alive for as long as `self` (a primary
+        // context retained, a green one not destroyed before its record).
         let rc = unsafe { (cu.cuCtxSetCurrent)(self.shared.raw) };
         self.record_drop_error("cuCtxSetCurrent", rc);
         // The launch path's record of the current context follows the
@@ -896,6 +922,13 @@ impl Context {
     /// (every buffer, stream and module borrows one, so they are gone by
     /// now); driver errors from the reset.
     pub fn reset(self) -> Result<()> {
+        if self.shared.green.is_some() {
+            return Err(Error::InvalidArgument(
+                "Context::reset applies to a primary context; a green context is destroyed when \
+                 its last handle drops"
+                    .into(),
+            ));
+        }
         // The registry lock is held from the uniqueness check to the reset:
         // `Context::on` retains under the same lock, so no other thread can
         // retain the primary context between our last-handle check and the
@@ -930,10 +963,36 @@ impl Context {
 }
 
 impl Shared {
+    fn new(
+        device: Device,
+        raw: CUcontext,
+        limits: DeviceLimits,
+        green: Option<green::GreenState>,
+    ) -> Shared {
+        Shared {
+            device,
+            raw,
+            limits,
+            poison: OnceCell::new(),
+            drop_errors: Mutex::new(Vec::new()),
+            arena: Arena::new(),
+            metrics: MetricsCounters::default(),
+            kernel_timing: AtomicBool::new(false),
+            released: AtomicBool::new(false),
+            work: WorkTracker::default(),
+            peers: std::array::from_fn(|_| AtomicU64::new(0)),
+            generation: GENERATIONS.fetch_add(1, Ordering::Relaxed),
+            staging: OnceCell::new(),
+            green,
+        }
+    }
+
     /// Frees the staged pipeline's chunks (before the context is released
     /// or reset); errors are ignored, as in any drop.
     fn free_staging(&self, cu: &Driver) {
-        // SAFETY: the primary context is still retained by this record.
+        // SAFETY: the context is alive: a primary context is still retained
+        // by this record, a green one is destroyed only after this (in
+        // `GreenState::destroy`, from this record's drop).
         let _ = unsafe { (cu.cuCtxSetCurrent)(self.raw) };
         // The context is about to be released: this thread's launch path
         // must not take it for current without asking the driver again
@@ -959,8 +1018,9 @@ impl Drop for Shared {
         let left = std::mem::take(&mut *lock(&self.work.from_callbacks));
         if !left.is_empty() {
             if let Ok(cu) = cu() {
-                // SAFETY: the primary context is still retained by this
-                // record.
+                // SAFETY: the context is alive: a primary context is still
+                // retained by this record, a green one is destroyed only
+                // after this (`GreenState::destroy`, below).
                 let _ = unsafe { (cu.cuCtxSetCurrent)(self.raw) };
                 LAUNCH_CURRENT.with(|c| c.set(0));
                 for r in left {
@@ -981,6 +1041,13 @@ impl Drop for Shared {
             );
         }
         if self.released.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Some(g) = &self.green {
+            // Waits for the green context's work, then destroys it (or
+            // keeps it, when the wait failed); its primary context is
+            // released afterwards, with the `parent` field.
+            g.destroy(self.raw);
             return;
         }
         if let Ok(cu) = cu() {

@@ -17,6 +17,10 @@
 //!   the scope that queued them, after it waited for its streams (see
 //!   `crate::work::callback`).
 //!
+//! A third kind may not make the call either: a thread other than the one
+//! that owns a green context (see [`super::green`]). Its releases are
+//! handed to the context like a callback's.
+//!
 //! Either way, the arena records the free only when the driver did free:
 //! a refused call keeps the allocation, marked leaked
 //! ([`AllocKind::Leaked`](super::arena::AllocKind::Leaked)), because the
@@ -136,7 +140,13 @@ pub(crate) fn wait_elsewhere_or_abort(
     what: &str,
     wait: impl Fn(&Context) -> crate::Result<()> + Sync,
 ) -> crate::Result<()> {
-    let outcome = std::thread::scope(|t| t.spawn(|| wait(ctx)).join());
+    // A green context is used by one thread at a time: the fresh thread
+    // acts for this one, which waits for it meanwhile.
+    let delegation = ctx.delegation();
+    let outcome = std::thread::scope(|t| {
+        t.spawn(|| super::green::act_for(delegation, || wait(ctx)))
+            .join()
+    });
     match outcome {
         Ok(Ok(())) => Ok(()),
         Ok(Err(e)) if e.is_sticky() => Err(e),
@@ -189,7 +199,11 @@ impl Context {
             // this process's copy of what it owns.
             return;
         }
-        if in_driver_callback() {
+        if in_driver_callback() || !self.thread_allowed() {
+            // A driver callback may not call the driver; another thread
+            // than a green context's own may not make it current: the
+            // release waits for the context's next drain on a thread that
+            // may (its scope ends, synchronizes, its own drop).
             let work = &self.shared.work;
             lock(&work.from_callbacks).push(r);
             work.callback_releases.fetch_add(1, Ordering::AcqRel);

@@ -146,6 +146,10 @@ structural_debug!(Error {
     Rendezvous { rank, reason },
     CommunicatorAborted { rank, cause },
     VirtualMemory(value),
+    SmGranularity { device, count, min, multiple, reported_by_driver },
+    NotEnoughSms { device, requested, available },
+    SmSplitMismatch { device, requested, got },
+    GreenContextThread { device },
 });
 
 #[cfg(test)]

@@ -600,6 +600,60 @@ pub enum Error {
     /// with the buffer unchanged.
     #[error("virtual buffer: {0}")]
     VirtualMemory(VirtualMemoryError),
+    /// A green-context partition size the device cannot make (checked
+    /// before the driver, see [`Context::split_sms`](crate::Context::split_sms)).
+    #[error(
+        "device {device} cannot make a green context of {count} SMs: a partition takes at least \
+         {min} SMs, in multiples of {multiple} ({})",
+        if *reported_by_driver { "as cuDeviceGetDevResource reports" } else { "CUDA's documented \
+         default for the architecture; the driver does not report it" }
+    )]
+    SmGranularity {
+        /// The device ordinal.
+        device: i32,
+        /// The size asked for, in SMs.
+        count: u32,
+        /// The fewest SMs a partition may have.
+        min: u32,
+        /// A partition's size must be a multiple of this.
+        multiple: u32,
+        /// Whether the driver reported `min` and `multiple` (CUDA 13.0+).
+        reported_by_driver: bool,
+    },
+    /// Green-context partitions of more SMs in all than there are.
+    #[error("green contexts of {requested} SMs in all asked for, but {available} SMs are available on device {device}")]
+    NotEnoughSms {
+        /// The device ordinal.
+        device: i32,
+        /// SMs asked for, in all.
+        requested: u32,
+        /// SMs the split could use.
+        available: u32,
+    },
+    /// The driver made a green-context partition of another size than
+    /// asked (by its own cluster and alignment rules).
+    #[error(
+        "cuDevSmResourceSplitByCount made a partition of {got} SMs where {requested} were asked \
+         for on device {device}"
+    )]
+    SmSplitMismatch {
+        /// The device ordinal.
+        device: i32,
+        /// The size asked for.
+        requested: u32,
+        /// The size made (0: no group).
+        got: u32,
+    },
+    /// A green context used on a thread other than the one that made it
+    /// (CUDA lets one thread at a time have a green context current).
+    #[error(
+        "a green context of device {device} is used on a thread other than the one that made \
+         it (a green context may be current to one thread at a time: use it on its own thread)"
+    )]
+    GreenContextThread {
+        /// The device ordinal.
+        device: i32,
+    },
 }
 
 /// What a [`VirtualBuffer`](crate::memory::VirtualBuffer) refused.

@@ -40,7 +40,8 @@ impl std::fmt::Debug for Stream<'_> {
 }
 
 impl Context {
-    /// A non-blocking stream of default priority (`cuStreamCreateWithPriority`).
+    /// A non-blocking stream of default priority (`cuStreamCreateWithPriority`;
+    /// on a green context `cuGreenCtxStreamCreate` where the driver has it).
     ///
     /// # Errors
     ///
@@ -59,14 +60,27 @@ impl Context {
     pub fn stream_with_priority(&self, priority: i32) -> Result<Stream<'_>> {
         let cu = self.enter()?;
         let mut raw: CUstream = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer, a defined flag; the context is current.
-        self.check("cuStreamCreateWithPriority", unsafe {
-            (cu.cuStreamCreateWithPriority)(
-                &mut raw,
-                CUstream_flags::CU_STREAM_NON_BLOCKING.0 as u32,
-                priority,
-            )
-        })?;
+        let non_blocking = CUstream_flags::CU_STREAM_NON_BLOCKING.0 as u32;
+        match (self.as_raw_green(), cu.cuGreenCtxStreamCreate) {
+            // A green context's stream, made on it directly (CUDA 12.5+).
+            (Some(green), Some(create)) => {
+                // SAFETY: a valid out-pointer, a live green context (owned
+                // by `self`), the flag the call requires.
+                self.check("cuGreenCtxStreamCreate", unsafe {
+                    create(&mut raw, green, non_blocking, priority)
+                })?;
+            }
+            // Otherwise (and on a 12.4 driver, for a green context) a stream
+            // of the current context: for a green context, its
+            // `cuCtxFromGreenCtx` context, which `enter` made current.
+            _ => {
+                // SAFETY: a valid out-pointer, a defined flag; the context
+                // is current.
+                self.check("cuStreamCreateWithPriority", unsafe {
+                    (cu.cuStreamCreateWithPriority)(&mut raw, non_blocking, priority)
+                })?;
+            }
+        }
         let mut actual = priority;
         // SAFETY: a live stream and a valid out-pointer.
         self.check("cuStreamGetPriority", unsafe {
