@@ -146,6 +146,7 @@ structural_debug!(Error {
     Rendezvous { rank, reason },
     CommunicatorAborted { rank, cause },
     VirtualMemory(value),
+    Ipc(value),
 });
 
 #[cfg(test)]
