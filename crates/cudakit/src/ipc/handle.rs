@@ -207,6 +207,11 @@ impl IpcHandle {
         self.fds.iter().map(AsFd::as_fd).collect()
     }
 
+    /// The descriptors, taking them out of the handle.
+    pub fn into_descriptors(self) -> Vec<OwnedFd> {
+        self.fds
+    }
+
     /// The blob: header and payload, without the descriptors (see the
     /// [module documentation](self) for the format).
     pub fn to_bytes(&self) -> Vec<u8> {
