@@ -102,7 +102,7 @@ fn new_handle(
 ) -> Result<IpcHandle> {
     Ok(IpcHandle {
         kind,
-        device: ctx.device().uuid()?,
+        device: super::handle::device_uuid(ctx)?,
         process: process_token(),
         bytes: bytes as u64,
         elem_size: elem_size as u32,

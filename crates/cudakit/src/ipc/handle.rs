@@ -141,6 +141,21 @@ pub(crate) fn uuid_text(b: &[u8; 16]) -> String {
     )
 }
 
+/// The UUID of `ctx`'s device, read from the driver once per ordinal
+/// (`cuDeviceGetUuid_v2`; it does not change while the process runs).
+pub(crate) fn device_uuid(ctx: &crate::Context) -> Result<[u8; 16]> {
+    static UUIDS: [std::sync::OnceLock<[u8; 16]>; 64] = [const { std::sync::OnceLock::new() }; 64];
+    let ordinal = ctx.device().ordinal();
+    let Some(slot) = usize::try_from(ordinal).ok().and_then(|o| UUIDS.get(o)) else {
+        return ctx.device().uuid();
+    };
+    if let Some(u) = slot.get() {
+        return Ok(*u);
+    }
+    let u = ctx.device().uuid()?;
+    Ok(*slot.get_or_init(|| u))
+}
+
 /// This process's token: random, made once, different in every process
 /// (a legacy handle's own process is refused by it before the driver).
 pub(crate) fn process_token() -> u64 {
@@ -457,7 +472,7 @@ impl IpcHandle {
                 }));
             }
         }
-        let own = ctx.device().uuid()?;
+        let own = device_uuid(ctx)?;
         if own != self.device {
             return Err(Error::Ipc(IpcError::WrongDevice {
                 exporter: uuid_text(&self.device),

@@ -32,7 +32,8 @@
 //! let stream = ctx.stream()?;
 //! let buffer = ctx.alloc::<u32>(1 << 20)?;
 //! let ready = ctx.ipc_event()?;
-//! ctx.scope(|s| s.fill(&stream, buffer.as_view(), 7u32))?;
+//! let sevens = vec![7u32; 1 << 20];
+//! ctx.scope(|s| s.copy_to_device(&stream, &sevens, buffer.as_view()))?;
 //! ready.record(&stream)?;
 //! let channel = IpcChannel::connect(socket_path)?;
 //! let (memory, event) = (buffer.export_ipc()?, ready.export_ipc()?);

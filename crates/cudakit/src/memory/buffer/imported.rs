@@ -213,11 +213,20 @@ impl<'a, T: DeviceCopy> ImportedBuffer<'a, T> {
         // drop.
         let mapping = unsafe { std::ptr::read(&this.mapping) };
         let (call, op) = close_op(this.ptr, mapping);
-        let rc = match this.ctx.enter_for_drop() {
-            Some(cu) => op(cu),
-            None => CUresult::CUDA_ERROR_NOT_INITIALIZED,
+        let (rc, refused) = match this.ctx.enter() {
+            Ok(cu) => (op(cu), None),
+            // A poisoned context: handed back as a drop would, the refusal
+            // returned.
+            Err(e) => match this.ctx.enter_for_drop() {
+                Some(cu) => (op(cu), Some(e)),
+                None => (CUresult::CUDA_ERROR_NOT_INITIALIZED, Some(e)),
+            },
         };
         this.ctx.arena().record_release(this.id, rc, call);
+        if let Some(e) = refused {
+            this.ctx.record_drop_error(call, rc);
+            return Err(e);
+        }
         this.ctx.check(call, rc)
     }
 }
