@@ -39,10 +39,10 @@ impl Context {
     /// `cuIpcCloseMemHandle` when the buffer drops. Recorded in the arena as
     /// [`AllocKind::Imported`] with the caller.
     ///
-    /// If the exporting process has exited, its memory is gone: the open
-    /// fails with a driver error (the code is the driver's; see
-    /// `docs/ipc.md` for what the H200 suite observed), and the context
-    /// stays usable.
+    /// If the exporting process has exited, its memory went with it: the
+    /// open is expected to fail with a driver error (the code is the
+    /// driver's; the GPU test `legacy_handle_of_an_exited_exporter_is_refused`
+    /// observes it, see `docs/ipc.md`), and the context stays usable.
     ///
     /// # Safety
     ///
