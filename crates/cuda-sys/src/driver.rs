@@ -142,6 +142,20 @@ function_table! {
         cuMemUnmap = "cuMemUnmap": fn(ptr: CUdeviceptr, size: usize) -> CUresult;
         cuMemSetAccess = "cuMemSetAccess": fn(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult;
         cuMemGetAllocationGranularity = "cuMemGetAllocationGranularity": fn(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> CUresult;
+        // --- inter-process sharing (IPC). Every driver from CUDA 12.0 on exports
+        // them (`PFN_cuIpc*_v4010`, `PFN_cuIpcOpenMemHandle_v11000`,
+        // `PFN_cuMem*ShareableHandle_v10020`, `PFN_cuMemPool*_v11020`).
+        cuIpcGetEventHandle = "cuIpcGetEventHandle": fn(pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult;
+        cuIpcOpenEventHandle = "cuIpcOpenEventHandle": fn(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult;
+        cuIpcGetMemHandle = "cuIpcGetMemHandle": fn(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult;
+        cuIpcOpenMemHandle = "cuIpcOpenMemHandle_v2": fn(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: c_uint) -> CUresult;
+        cuIpcCloseMemHandle = "cuIpcCloseMemHandle": fn(dptr: CUdeviceptr) -> CUresult;
+        cuMemExportToShareableHandle = "cuMemExportToShareableHandle": fn(shareableHandle: *mut c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: u64) -> CUresult;
+        cuMemImportFromShareableHandle = "cuMemImportFromShareableHandle": fn(handle: *mut CUmemGenericAllocationHandle, osHandle: *mut c_void, shHandleType: CUmemAllocationHandleType) -> CUresult;
+        cuMemPoolExportToShareableHandle = "cuMemPoolExportToShareableHandle": fn(handle_out: *mut c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: u64) -> CUresult;
+        cuMemPoolImportFromShareableHandle = "cuMemPoolImportFromShareableHandle": fn(pool_out: *mut CUmemoryPool, handle: *mut c_void, handleType: CUmemAllocationHandleType, flags: u64) -> CUresult;
+        cuMemPoolExportPointer = "cuMemPoolExportPointer": fn(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult;
+        cuMemPoolImportPointer = "cuMemPoolImportPointer": fn(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult;
         // --- unified memory
         cuMemRangeGetAttribute = "cuMemRangeGetAttribute": fn(data: *mut c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize) -> CUresult;
         cuMemRangeGetAttributes = "cuMemRangeGetAttributes": fn(data: *mut *mut c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize) -> CUresult;
@@ -529,6 +543,17 @@ mod tests {
             "cuMemUnmap",
             "cuMemSetAccess",
             "cuMemGetAllocationGranularity",
+            "cuIpcGetMemHandle",
+            "cuIpcOpenMemHandle_v2",
+            "cuIpcCloseMemHandle",
+            "cuIpcGetEventHandle",
+            "cuIpcOpenEventHandle",
+            "cuMemExportToShareableHandle",
+            "cuMemImportFromShareableHandle",
+            "cuMemPoolExportToShareableHandle",
+            "cuMemPoolImportFromShareableHandle",
+            "cuMemPoolExportPointer",
+            "cuMemPoolImportPointer",
         ] {
             assert!(required.contains(symbol), "{symbol} should be required");
         }

@@ -7,7 +7,9 @@ use std::time::Duration;
 use cudakit::Context;
 use cudakit_suite::bench::{self, Row};
 use cudakit_suite::kernels;
-use cudakit_suite::{bench_async, bench_features, bench_graph, bench_multi, bench_transfers};
+use cudakit_suite::{
+    bench_async, bench_features, bench_graph, bench_ipc, bench_multi, bench_transfers,
+};
 
 use crate::args::{CliError, Exit, Parser, Token};
 use crate::doctor;
@@ -27,10 +29,11 @@ Usage: cudakit bench [OPTIONS]
 
 Options:
   --only LIST           Any of launch, transfers, pageable, both, load,
-                        virtual, compile, graphs, features, async, multi,
+                        virtual, ipc, compile, graphs, features, async, multi,
                         comma-separated (default:
                         all; multi needs two devices and NCCL, and is
-                        reported as not run without them)
+                        reported as not run without them; ipc runs this
+                        program again as a second process)
   --launches N          Launches per timed batch (default 2000)
   --batches B           Timed launch batches (default 51)
   --bytes SIZE          Transfer size, e.g. 64M or 1G (default 256M)
@@ -52,6 +55,7 @@ struct Options {
     both: bool,
     load: bool,
     virtual_mem: bool,
+    ipc: bool,
     compile: bool,
     graphs: bool,
     features: bool,
@@ -75,6 +79,7 @@ impl Default for Options {
             both: true,
             load: true,
             virtual_mem: true,
+            ipc: true,
             compile: true,
             graphs: true,
             features: true,
@@ -113,6 +118,7 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                 o.features = false;
                 o.async_api = false;
                 o.virtual_mem = false;
+                o.ipc = false;
                 for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                     match part {
                         "launch" | "launches" => o.launch = true,
@@ -121,6 +127,7 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                         "both" => o.both = true,
                         "load" => o.load = true,
                         "virtual" | "vmm" => o.virtual_mem = true,
+                        "ipc" => o.ipc = true,
                         "compile" => o.compile = true,
                         "graphs" | "graph" => o.graphs = true,
                         "features" | "feature" => o.features = true,
@@ -129,7 +136,7 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                         _ => {
                             return Err(args.error(format!(
                                 "--only expects launch, transfers, pageable, both, load, \
-                                 virtual, compile, graphs, features, async or multi, got {part:?}"
+                                 virtual, ipc, compile, graphs, features, async or multi, got {part:?}"
                             )))
                         }
                     }
@@ -140,6 +147,7 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                     || o.both
                     || o.load
                     || o.virtual_mem
+                    || o.ipc
                     || o.compile
                     || o.graphs
                     || o.features
@@ -192,6 +200,12 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         println!("{HELP}");
         return Ok(Exit::Ok);
     };
+    if let Ok(socket) = std::env::var(bench_ipc::CHILD_ENV) {
+        // The second process of the IPC row: it measures and answers over
+        // the socket; its parent prints.
+        bench_ipc::ipc_open_child(&socket, o.device).map_err(|e| error(&e))?;
+        return Ok(Exit::Ok);
+    }
     // Context creation first, while no handle of the device's context
     // exists (both sides then create it from nothing).
     let creation = if o.load {
@@ -269,6 +283,18 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         }
         let r = bench_transfers::virtual_growth(&ctx, 7).map_err(|e| error(&e))?;
         rows.extend(r.into_iter().map(|row| ("virtual", row)));
+    }
+    if o.ipc {
+        if !global.json {
+            eprintln!("measuring IPC handle opens in a second process...");
+        }
+        let exe = std::env::current_exe().map_err(|e| {
+            CliError::failure(format!("cudakit bench: finding this program to rerun: {e}"))
+        })?;
+        let mut child = std::process::Command::new(exe);
+        child.args(["bench", "--only", "ipc", "--device", &o.device.to_string()]);
+        let r = bench_ipc::ipc_open(&ctx, o.samples, child).map_err(|e| error(&e))?;
+        rows.extend(r.into_iter().map(|row| ("ipc", row)));
     }
     if o.graphs {
         if !global.json {

@@ -46,6 +46,7 @@ pub mod bench;
 pub mod bench_async;
 pub mod bench_features;
 pub mod bench_graph;
+pub mod bench_ipc;
 pub mod bench_multi;
 pub mod bench_transfers;
 pub mod cublas;

@@ -64,6 +64,7 @@ pub mod compile;
 pub mod context;
 mod driver;
 pub mod error;
+pub mod ipc;
 pub mod memory;
 pub mod multi;
 pub mod nvtx;
@@ -81,12 +82,14 @@ pub use context::metrics::Metrics;
 pub use context::Context;
 pub use driver::driver_version;
 pub use error::{
-    DriverCode, DriverError, Error, LaunchConfigError, NvrtcCode, NvrtcError, Result,
+    DriverCode, DriverError, Error, IpcError, LaunchConfigError, NvrtcCode, NvrtcError, Result,
     VirtualMemoryError,
 };
+pub use ipc::{Exported, ImportedPool, IpcChannel, IpcHandle};
 pub use memory::array::{Array, ArrayElement, ArrayShape, ChannelFormat, ChannelKind};
 pub use memory::pitched::Pitched;
 pub use memory::texture::{AddressMode, FilterMode, ReadMode, Surface, Texture, TextureDesc};
+pub use memory::ImportedBuffer;
 pub use memory::{
     Attach, Bf16, DeviceBuffer, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, DeviceView,
     PinnedBuffer, UnifiedBuffer, VirtualBuffer, F16,

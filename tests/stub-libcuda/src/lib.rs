@@ -86,6 +86,16 @@
 //!   allocation of it is live, or without a synchronize after its last
 //!   launch, is counted (`stub_green_counts`). The `omit-green` feature
 //!   leaves all of them out, as a driver before CUDA 12.4.
+//! - Inter-process sharing (`cuIpc*`, `cuMemExportToShareableHandle`,
+//!   `cuMemImportFromShareableHandle`, `cuMemPool*` export and import):
+//!   legacy handles name a `cuMemAlloc` base and open at a fresh address;
+//!   shareable allocations and exportable pools export real descriptors
+//!   (one end of a socket pair the stand-in keeps), recognised again by
+//!   their inode when imported, so that a descriptor passed over a socket
+//!   imports and any other one (a pipe, `/dev/null`) is refused (1);
+//!   `stub_fail_next_ipc_close` makes the next close fail; every count in
+//!   `stub_ipc_counts`. `cuDeviceGetUuid_v2` gives each device its own
+//!   UUID.
 //! - Every other symbol of the table returns CUDA_ERROR_NOT_SUPPORTED (801).
 //!
 //! # Not modelled
@@ -710,6 +720,12 @@ pub unsafe extern "C" fn cuMemFree_v2(dptr: u64) -> i32 {
     let mut s = state();
     if let Err(rc) = s.unsafe_call() {
         return rc;
+    }
+    {
+        let mut i = ipc();
+        if let Some(k) = i.pool_pointers.iter().position(|&a| a == dptr) {
+            i.pool_pointers.swap_remove(k);
+        }
     }
     if let Some(i) = s.managed.iter().position(|&(a, _)| a == dptr) {
         let (address, bytes) = s.managed.swap_remove(i);
@@ -3974,6 +3990,11 @@ pub unsafe extern "C" fn cuMemCreate(
     v.next_handle += 1;
     v.handles.push((h, size));
     v.creates += 1;
+    // SAFETY: `prop_ok` checked it is a non-null property struct.
+    if unsafe { &*prop }.handle_types & 1 != 0 {
+        drop(v);
+        ipc().shareable.push(h);
+    }
     // SAFETY: a valid out-pointer.
     unsafe { handle.write(h) };
     CUDA_SUCCESS
@@ -4553,4 +4574,455 @@ pub unsafe extern "C" fn cuGreenCtxDestroy(gctx: usize) -> i32 {
     }
     g.destroyed += 1;
     CUDA_SUCCESS
+}
+
+// ---- Inter-process sharing (cuIpc*, shareable handles, pool export) ----
+//
+// Descriptors are real: the stand-in makes a socket pair per export, keeps
+// one end, and hands the other to the caller; an import recognises a
+// descriptor by the inode of the file it refers to (the same in every
+// process and after SCM_RIGHTS), so a descriptor of anything else is
+// refused with CUDA_ERROR_INVALID_VALUE, as an unknown handle.
+
+struct IpcState {
+    /// Handles made by cuMemCreate with POSIX descriptors allowed.
+    shareable: Vec<u64>,
+    /// Exported descriptors: (inode, allocation size or 0 for a pool, the
+    /// end the stand-in keeps).
+    exported: Vec<(u64, usize, std::os::unix::net::UnixStream)>,
+    /// Pools: (handle, exportable, imported).
+    pools: Vec<(usize, bool, bool)>,
+    next_pool: usize,
+    /// Live opens of legacy handles (addresses).
+    legacy_open: Vec<u64>,
+    /// Live pointers imported from pools.
+    pool_pointers: Vec<u64>,
+    next_address: u64,
+    legacy_opens: u64,
+    legacy_closes: u64,
+    shareable_exports: u64,
+    shareable_imports: u64,
+    bad_descriptors: u64,
+    pool_imports: u64,
+    pool_pointer_imports: u64,
+    events_opened: u64,
+    /// The code the next cuIpcCloseMemHandle returns (0: none).
+    fail_next_close: i32,
+}
+
+static IPC: Mutex<IpcState> = Mutex::new(IpcState {
+    shareable: Vec::new(),
+    exported: Vec::new(),
+    pools: Vec::new(),
+    next_pool: 0x72_0000,
+    legacy_open: Vec::new(),
+    pool_pointers: Vec::new(),
+    next_address: 0x6A00_0000_0000,
+    legacy_opens: 0,
+    legacy_closes: 0,
+    shareable_exports: 0,
+    shareable_imports: 0,
+    bad_descriptors: 0,
+    pool_imports: 0,
+    pool_pointer_imports: 0,
+    events_opened: 0,
+    fail_next_close: 0,
+});
+
+/// Locked after `state()` where both are held, never before it.
+fn ipc() -> MutexGuard<'static, IpcState> {
+    match IPC.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// 64 opaque bytes passed by value (`CUipcMemHandle`, `CUipcEventHandle`).
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub struct Opaque64 {
+    bytes: [u8; 64],
+}
+
+fn tagged(tag: &[u8; 8], value: u64) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    b[..8].copy_from_slice(tag);
+    b[8..16].copy_from_slice(&value.to_le_bytes());
+    b
+}
+
+fn untag(tag: &[u8; 8], b: &[u8; 64]) -> Option<u64> {
+    if &b[..8] != tag {
+        return None;
+    }
+    let mut v = [0u8; 8];
+    v.copy_from_slice(&b[8..16]);
+    Some(u64::from_le_bytes(v))
+}
+
+/// The inode of the open file `fd` refers to, if it is open.
+fn inode_of(fd: i32) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: the caller of the entry point passes an open descriptor (the
+    // C API's contract); it is only duplicated here, not closed.
+    let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+    let owned = borrowed.try_clone_to_owned().ok()?;
+    std::fs::File::from(owned).metadata().ok().map(|m| m.ino())
+}
+
+/// A new exported descriptor of `size` (0 for a pool): its number, owned
+/// by the caller from now on.
+fn export_descriptor(size: usize) -> Option<i32> {
+    use std::os::fd::{AsRawFd, IntoRawFd};
+    let (keep, give) = std::os::unix::net::UnixStream::pair().ok()?;
+    let ino = inode_of(give.as_raw_fd())?;
+    ipc().exported.push((ino, size, keep));
+    Some(give.into_raw_fd())
+}
+
+/// `cuDeviceGetUuid_v2`: 16 bytes of 0x5A, the last one the ordinal.
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceGetUuid_v2(uuid: *mut u8, dev: i32) -> i32 {
+    entry!();
+    if uuid.is_null() || dev < 0 || dev >= state().device_count {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let mut b = [0x5Au8; 16];
+    b[15] = dev as u8;
+    // SAFETY: a valid out-pointer to a 16-byte CUuuid.
+    unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), uuid, 16) };
+    CUDA_SUCCESS
+}
+
+/// `cuIpcGetMemHandle`: the base of a live `cuMemAlloc_v2` allocation.
+#[no_mangle]
+pub unsafe extern "C" fn cuIpcGetMemHandle(handle: *mut Opaque64, dptr: u64) -> i32 {
+    entry!();
+    let s = state();
+    let live = s.allocations.iter().any(|&(a, _)| a == dptr) && !s.frees.contains(&dptr);
+    drop(s);
+    if handle.is_null() || !live {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: a valid out-pointer.
+    unsafe {
+        handle.write(Opaque64 {
+            bytes: tagged(b"STUBIPCM", dptr),
+        })
+    };
+    CUDA_SUCCESS
+}
+
+/// `cuIpcOpenMemHandle_v2`: a handle of the stand-in, flags exactly
+/// `CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS`, a current context; opens at a
+/// fresh address.
+#[no_mangle]
+pub unsafe extern "C" fn cuIpcOpenMemHandle_v2(ptr: *mut u64, handle: Opaque64, flags: u32) -> i32 {
+    entry!();
+    if current() == 0 {
+        return refused(reason::WRONG_CONTEXT);
+    }
+    if ptr.is_null() || flags != 1 || untag(b"STUBIPCM", &handle.bytes).is_none() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let mut i = ipc();
+    let address = i.next_address;
+    i.next_address += 1 << 21;
+    i.legacy_open.push(address);
+    i.legacy_opens += 1;
+    // SAFETY: a valid out-pointer.
+    unsafe { ptr.write(address) };
+    CUDA_SUCCESS
+}
+
+/// `cuIpcCloseMemHandle`: an address opened by `cuIpcOpenMemHandle_v2`;
+/// the failure set by `stub_fail_next_ipc_close` leaves it open.
+#[no_mangle]
+pub unsafe extern "C" fn cuIpcCloseMemHandle(dptr: u64) -> i32 {
+    entry!();
+    let mut i = ipc();
+    let fail = std::mem::take(&mut i.fail_next_close);
+    if fail != 0 {
+        return fail;
+    }
+    let Some(k) = i.legacy_open.iter().position(|&a| a == dptr) else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    i.legacy_open.swap_remove(k);
+    i.legacy_closes += 1;
+    CUDA_SUCCESS
+}
+
+/// Makes the next `cuIpcCloseMemHandle` return `code` and close nothing.
+#[no_mangle]
+pub extern "C" fn stub_fail_next_ipc_close(code: i32) {
+    ipc().fail_next_close = code;
+}
+
+/// `cuIpcGetEventHandle`: a live event.
+#[no_mangle]
+pub unsafe extern "C" fn cuIpcGetEventHandle(handle: *mut Opaque64, event: *mut c_void) -> i32 {
+    entry!();
+    let live = state().events.iter().any(|e| e.handle == event as usize);
+    if handle.is_null() || !live {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: a valid out-pointer.
+    unsafe {
+        handle.write(Opaque64 {
+            bytes: tagged(b"STUBIPCE", event as u64),
+        })
+    };
+    CUDA_SUCCESS
+}
+
+/// `cuIpcOpenEventHandle`: a handle of the stand-in; a new event.
+#[no_mangle]
+pub unsafe extern "C" fn cuIpcOpenEventHandle(event: *mut *mut c_void, handle: Opaque64) -> i32 {
+    entry!();
+    if untag(b"STUBIPCE", &handle.bytes).is_none() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: the caller's out-pointer, passed on.
+    let rc = unsafe { cuEventCreate(event, 2) };
+    if rc == CUDA_SUCCESS {
+        ipc().events_opened += 1;
+    }
+    rc
+}
+
+/// `cuMemExportToShareableHandle`: a live handle made with POSIX
+/// descriptors allowed; writes a new descriptor (an `int`).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemExportToShareableHandle(
+    out: *mut c_void,
+    handle: u64,
+    handle_type: i32,
+    flags: u64,
+) -> i32 {
+    entry!();
+    let size = vmm()
+        .handles
+        .iter()
+        .find(|&&(h, _)| h == handle)
+        .map(|&(_, s)| s);
+    let Some(size) = size else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    if out.is_null() || handle_type != 1 || flags != 0 || !ipc().shareable.contains(&handle) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let Some(fd) = export_descriptor(size) else {
+        return 2; // CUDA_ERROR_OUT_OF_MEMORY
+    };
+    ipc().shareable_exports += 1;
+    // SAFETY: for a POSIX descriptor the out-parameter is an `int`.
+    unsafe { out.cast::<i32>().write(fd) };
+    CUDA_SUCCESS
+}
+
+/// `cuMemImportFromShareableHandle`: a descriptor exported by the
+/// stand-in (by inode); a new handle of the allocation's size. Any other
+/// descriptor is CUDA_ERROR_INVALID_VALUE.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemImportFromShareableHandle(
+    handle: *mut u64,
+    os_handle: *mut c_void,
+    handle_type: i32,
+) -> i32 {
+    entry!();
+    let fd = os_handle as usize as i32;
+    let ino = inode_of(fd);
+    let mut i = ipc();
+    let size = ino.and_then(|n| {
+        i.exported
+            .iter()
+            .find(|(e, s, _)| *e == n && *s > 0)
+            .map(|(_, s, _)| *s)
+    });
+    let (Some(size), false, 1) = (size, handle.is_null(), handle_type) else {
+        i.bad_descriptors += 1;
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    i.shareable_imports += 1;
+    drop(i);
+    let mut v = vmm();
+    let h = v.next_handle;
+    v.next_handle += 1;
+    v.handles.push((h, size));
+    // SAFETY: a valid out-pointer.
+    unsafe { handle.write(h) };
+    CUDA_SUCCESS
+}
+
+/// `CUmemPoolProps`, as far as the stand-in reads it.
+#[derive(Debug)]
+#[repr(C)]
+pub struct PoolPropsPrefix {
+    alloc_type: i32,
+    handle_types: i32,
+    location_type: i32,
+    location_id: i32,
+}
+
+/// `cuMemPoolCreate`: a pinned device pool; exportable when its handle
+/// types allow POSIX descriptors.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemPoolCreate(
+    pool: *mut *mut c_void,
+    props: *const PoolPropsPrefix,
+) -> i32 {
+    entry!();
+    if pool.is_null() || props.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: the caller's CUmemPoolProps, which starts with these fields.
+    let p = unsafe { &*props };
+    if p.alloc_type != 1 || p.location_type != 1 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let mut i = ipc();
+    i.next_pool += 0x10;
+    let h = i.next_pool;
+    i.pools.push((h, p.handle_types & 1 != 0, false));
+    // SAFETY: a valid out-pointer.
+    unsafe { pool.write(h as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuMemPoolDestroy`: a pool made or imported here.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemPoolDestroy(pool: *mut c_void) -> i32 {
+    entry!();
+    let mut i = ipc();
+    let Some(k) = i.pools.iter().position(|&(h, _, _)| h == pool as usize) else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    i.pools.swap_remove(k);
+    CUDA_SUCCESS
+}
+
+/// `cuMemPoolExportToShareableHandle`: an exportable pool; a new
+/// descriptor (an `int`).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemPoolExportToShareableHandle(
+    out: *mut c_void,
+    pool: *mut c_void,
+    handle_type: i32,
+    flags: u64,
+) -> i32 {
+    entry!();
+    let exportable = ipc()
+        .pools
+        .iter()
+        .any(|&(h, e, imported)| h == pool as usize && e && !imported);
+    if out.is_null() || handle_type != 1 || flags != 0 || !exportable {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let Some(fd) = export_descriptor(0) else {
+        return 2; // CUDA_ERROR_OUT_OF_MEMORY
+    };
+    // SAFETY: for a POSIX descriptor the out-parameter is an `int`.
+    unsafe { out.cast::<i32>().write(fd) };
+    CUDA_SUCCESS
+}
+
+/// `cuMemPoolImportFromShareableHandle`: a pool descriptor exported by the
+/// stand-in (by inode); a new imported pool.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemPoolImportFromShareableHandle(
+    pool: *mut *mut c_void,
+    os_handle: *mut c_void,
+    handle_type: i32,
+    flags: u64,
+) -> i32 {
+    entry!();
+    let ino = inode_of(os_handle as usize as i32);
+    let mut i = ipc();
+    let known = ino.is_some_and(|n| i.exported.iter().any(|(e, s, _)| *e == n && *s == 0));
+    if pool.is_null() || handle_type != 1 || flags != 0 || !known {
+        i.bad_descriptors += 1;
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    i.next_pool += 0x10;
+    let h = i.next_pool;
+    i.pools.push((h, false, true));
+    i.pool_imports += 1;
+    // SAFETY: a valid out-pointer.
+    unsafe { pool.write(h as *mut c_void) };
+    CUDA_SUCCESS
+}
+
+/// `cuMemPoolExportPointer`: any address (the stand-in does not tell pool
+/// allocations apart).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemPoolExportPointer(out: *mut Opaque64, ptr: u64) -> i32 {
+    entry!();
+    if out.is_null() || ptr == 0 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: a valid out-pointer.
+    unsafe {
+        out.write(Opaque64 {
+            bytes: tagged(b"STUBPPTR", ptr),
+        })
+    };
+    CUDA_SUCCESS
+}
+
+/// `cuMemPoolImportPointer`: export data of the stand-in and an imported
+/// pool; a fresh address, freed by `cuMemFree_v2`.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemPoolImportPointer(
+    ptr: *mut u64,
+    pool: *mut c_void,
+    data: *mut Opaque64,
+) -> i32 {
+    entry!();
+    if ptr.is_null() || data.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: the caller's 64 bytes of export data.
+    let bytes = unsafe { (*data).bytes };
+    let mut i = ipc();
+    let imported = i
+        .pools
+        .iter()
+        .any(|&(h, _, imported)| h == pool as usize && imported);
+    if !imported || untag(b"STUBPPTR", &bytes).is_none() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let address = i.next_address;
+    i.next_address += 1 << 21;
+    i.pool_pointers.push(address);
+    i.pool_pointer_imports += 1;
+    // SAFETY: a valid out-pointer.
+    unsafe { ptr.write(address) };
+    CUDA_SUCCESS
+}
+
+/// IPC counters: live legacy opens, legacy opens, legacy closes, shareable
+/// exports, shareable imports, refused descriptors, live pools, pool
+/// imports, live pool pointers, pool pointer imports, events opened.
+#[no_mangle]
+pub unsafe extern "C" fn stub_ipc_counts(out: *mut u64) {
+    let i = ipc();
+    let c = [
+        i.legacy_open.len() as u64,
+        i.legacy_opens,
+        i.legacy_closes,
+        i.shareable_exports,
+        i.shareable_imports,
+        i.bad_descriptors,
+        i.pools.len() as u64,
+        i.pool_imports,
+        i.pool_pointers.len() as u64,
+        i.pool_pointer_imports,
+        i.events_opened,
+    ];
+    // SAFETY: the test passes 11 writable u64s.
+    unsafe { std::ptr::copy_nonoverlapping(c.as_ptr(), out, c.len()) };
 }

@@ -45,6 +45,14 @@ pub enum AllocKind {
     /// range, made by the call that grew the buffer; freed when it is
     /// unmapped and released (`cuMemUnmap`, `cuMemRelease`).
     Virtual,
+    /// Memory of another process mapped into this one
+    /// ([`ImportedBuffer`](crate::ipc::ImportedBuffer)): a legacy IPC
+    /// handle opened (`cuIpcOpenMemHandle_v2`), a shareable allocation
+    /// imported and mapped (`cuMemImportFromShareableHandle`, `cuMemMap`),
+    /// or a pool pointer imported (`cuMemPoolImportPointer`). Recorded by
+    /// the call that imported it; removed only when the driver closed or
+    /// unmapped it (a refused close leaves it, as leaked).
+    Imported,
     /// Memory kept on purpose: the driver refused its free, or a wait for
     /// work that may still use it failed, so it was not handed back (freeing
     /// what the GPU may still touch is a use-after-free). The record keeps
@@ -54,7 +62,7 @@ pub enum AllocKind {
 
 impl AllocKind {
     /// Every kind, in a stable order.
-    pub const ALL: [AllocKind; 9] = [
+    pub const ALL: [AllocKind; 10] = [
         AllocKind::Device,
         AllocKind::Pinned,
         AllocKind::Unified,
@@ -63,6 +71,7 @@ impl AllocKind {
         AllocKind::StreamOrdered,
         AllocKind::Graph,
         AllocKind::Virtual,
+        AllocKind::Imported,
         AllocKind::Leaked,
     ];
 
@@ -76,7 +85,8 @@ impl AllocKind {
             AllocKind::StreamOrdered => 5,
             AllocKind::Graph => 6,
             AllocKind::Virtual => 7,
-            AllocKind::Leaked => 8,
+            AllocKind::Imported => 8,
+            AllocKind::Leaked => 9,
         }
     }
 }

@@ -150,6 +150,7 @@ structural_debug!(Error {
     NotEnoughSms { device, requested, available },
     SmSplitMismatch { device, requested, got },
     GreenContextThread { device },
+    Ipc(value),
 });
 
 #[cfg(test)]

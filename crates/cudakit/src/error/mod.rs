@@ -654,6 +654,134 @@ pub enum Error {
         /// The device ordinal.
         device: i32,
     },
+    /// Sharing memory or events with another process refused before the
+    /// driver (see [`crate::ipc`]): a handle blob that does not parse, a
+    /// handle of another device, kind or element size, a buffer that cannot
+    /// be exported, or a failure of the Unix socket that carries handles.
+    #[error("ipc: {0}")]
+    Ipc(IpcError),
+}
+
+/// What the inter-process sharing of [`crate::ipc`] refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IpcError {
+    /// The blob is shorter than its header or its payload says.
+    #[error("the handle blob is truncated: {needed} bytes needed, {got} given")]
+    Truncated {
+        /// Bytes the header (or the payload it announces) needs.
+        needed: usize,
+        /// Bytes given.
+        got: usize,
+    },
+    /// The blob does not start with cudakit's magic bytes: it is not a
+    /// handle that [`IpcHandle::to_bytes`](crate::ipc::IpcHandle::to_bytes)
+    /// wrote.
+    #[error("not a cudakit IPC handle: the magic bytes are {found:02x?}")]
+    BadMagic {
+        /// The first bytes found.
+        found: [u8; 8],
+    },
+    /// A format version this cudakit does not read.
+    #[error("IPC handle format version {found} is not supported (this cudakit reads {supported})")]
+    UnsupportedVersion {
+        /// The blob's version.
+        found: u16,
+        /// The version this cudakit writes and reads.
+        supported: u16,
+    },
+    /// A field of the blob holds a value no writer makes (an unknown kind,
+    /// a size that is not a whole number of elements, chunks that do not
+    /// add up).
+    #[error("malformed IPC handle: {reason}")]
+    Malformed {
+        /// What is wrong.
+        reason: String,
+    },
+    /// The handle is of another kind than the import asked for (a pool
+    /// handle given to a buffer import, say).
+    #[error("an IPC handle of kind {found} was given where {expected} is needed")]
+    WrongKind {
+        /// The kind the import needs.
+        expected: &'static str,
+        /// The kind of the handle.
+        found: &'static str,
+    },
+    /// The handle was exported from another device than the importing
+    /// context's (the exporter's device UUID is in the handle).
+    #[error(
+        "the handle was exported from device {exporter} and cannot be opened on device {importer} \
+         (UUIDs differ); import it in a context of the exporter's device"
+    )]
+    WrongDevice {
+        /// The exporter's device UUID.
+        exporter: String,
+        /// The importing context's device UUID.
+        importer: String,
+    },
+    /// The buffer was exported with another element size than the import
+    /// asks for.
+    #[error(
+        "the handle holds elements of {exported} bytes; importing them as elements of {asked} \
+         bytes is refused"
+    )]
+    ElementSize {
+        /// The exporter's element size.
+        exported: usize,
+        /// The importer's.
+        asked: usize,
+    },
+    /// A legacy IPC handle opened in the process that exported it: CUDA
+    /// refuses that (`cuIpcOpenMemHandle_v2` answers
+    /// CUDA_ERROR_INVALID_CONTEXT); use the buffer itself.
+    #[error(
+        "a legacy IPC memory handle cannot be opened in the process that exported it (CUDA \
+         refuses it); use the buffer itself"
+    )]
+    OwnProcess,
+    /// The handle needs descriptors that did not come with it, or came
+    /// with others.
+    #[error("the handle needs {expected} file descriptor(s), {got} came with it")]
+    Descriptors {
+        /// Descriptors the handle's kind needs.
+        expected: usize,
+        /// Descriptors present.
+        got: usize,
+    },
+    /// The memory cannot be exported: the device's default pool, a pool or
+    /// virtual buffer made without an export handle type.
+    #[error("{what} cannot be exported: {reason}")]
+    NotExportable {
+        /// What was to be exported.
+        what: &'static str,
+        /// Why not, and what to use instead.
+        reason: &'static str,
+    },
+    /// A pool buffer's handle given to an imported pool that is not the
+    /// pool it was allocated from.
+    #[error("the pointer was exported from another pool than the imported one")]
+    WrongPool,
+    /// The buffer was exported and its export guard never released
+    /// ([`Exported::release`](crate::ipc::Exported::release)): another
+    /// process may still use the memory, so it is kept (recorded as
+    /// leaked), not freed.
+    #[error(
+        "the {what} is still exported (its Exported guard was not released): it is kept, not \
+         freed, because another process may still use it"
+    )]
+    StillExported {
+        /// The buffer kind.
+        what: &'static str,
+    },
+    /// The socket that carries handles failed, or a message on it was not
+    /// a handle message.
+    #[error("{call}: {message}")]
+    Channel {
+        /// The system call or step (`sendmsg`, `recvmsg`, `read`).
+        call: &'static str,
+        /// The operating system's message, or what was wrong.
+        message: String,
+    },
 }
 
 /// What a [`VirtualBuffer`](crate::memory::VirtualBuffer) refused.

@@ -28,6 +28,7 @@ pub use transfer::staged;
 
 pub use buffer::device::{DeviceBuffer, DeviceView};
 pub use buffer::element::{name_hash, Bf16, DeviceCopy, ElementType, Scalar, StructName, F16};
+pub use buffer::imported::ImportedBuffer;
 pub use buffer::pinned::PinnedBuffer;
 pub use buffer::pool::{MemPool, OrderedStream, PoolBuffer, PoolUsage, ReusePolicy};
 pub use buffer::unified::{Attach, HostSlice, HostSliceMut, UnifiedBuffer};

@@ -1,5 +1,6 @@
 //! Events: ordering between streams, and timing.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -23,6 +24,11 @@ pub struct Event<'c> {
     timing: bool,
     /// The capture its last record belongs to, if it was recorded in one.
     recorded_in: Mutex<Option<Arc<CaptureRecord>>>,
+    /// Made with `CU_EVENT_INTERPROCESS` ([`Context::ipc_event`]).
+    interprocess: bool,
+    /// IPC exports not released: while any is, the drop keeps the event
+    /// (another process may wait on it).
+    pub(crate) exports: AtomicUsize,
 }
 
 // SAFETY: event handles may be used from any thread.
@@ -57,27 +63,59 @@ impl Context {
     pub fn timing_event(&self) -> Result<Event<'_>> {
         Event::new(self, true)
     }
+
+    /// An event that other processes can wait on (`cuEventCreate` with
+    /// `CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING`): export it with
+    /// [`Event::export_ipc`] and open it there with
+    /// [`Context::open_ipc_event`] (see [`crate::ipc`]).
+    ///
+    /// # Errors
+    ///
+    /// Driver errors; a poisoned context.
+    pub fn ipc_event(&self) -> Result<Event<'_>> {
+        let flags =
+            CUevent_flags::CU_EVENT_INTERPROCESS.0 | CUevent_flags::CU_EVENT_DISABLE_TIMING.0;
+        let mut event = Event::with_flags(self, flags as u32, false)?;
+        event.interprocess = true;
+        Ok(event)
+    }
 }
 
 impl<'c> Event<'c> {
     pub(crate) fn new(ctx: &'c Context, timing: bool) -> Result<Self> {
-        let cu = ctx.enter()?;
         let flags = if timing {
             CUevent_flags::CU_EVENT_DEFAULT
         } else {
             CUevent_flags::CU_EVENT_DISABLE_TIMING
         };
+        Event::with_flags(ctx, flags.0 as u32, timing)
+    }
+
+    fn with_flags(ctx: &'c Context, flags: u32, timing: bool) -> Result<Self> {
+        let cu = ctx.enter()?;
         let mut raw: CUevent = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer and defined flags.
+        // SAFETY: a valid out-pointer and flags the header defines.
         ctx.check("cuEventCreate", unsafe {
-            (cu.cuEventCreate)(&mut raw, flags.0 as u32)
+            (cu.cuEventCreate)(&mut raw, flags)
         })?;
-        Ok(Event {
+        Ok(Event::from_raw(ctx, raw, timing))
+    }
+
+    /// An event of `ctx` that this value owns and destroys.
+    pub(crate) fn from_raw(ctx: &'c Context, raw: CUevent, timing: bool) -> Self {
+        Event {
             ctx,
             raw,
             timing,
             recorded_in: Mutex::new(None),
-        })
+            interprocess: false,
+            exports: AtomicUsize::new(0),
+        }
+    }
+
+    /// Whether other processes can open it ([`Context::ipc_event`]).
+    pub fn is_interprocess(&self) -> bool {
+        self.interprocess
     }
 
     /// The context.
@@ -304,6 +342,15 @@ impl Stream<'_> {
 
 impl Drop for Event<'_> {
     fn drop(&mut self) {
+        if self.exports.load(Ordering::Acquire) > 0 {
+            // Exported over IPC and never released: another process may
+            // still wait on it (destroying it then is undefined behaviour
+            // there), so it is kept.
+            self.ctx
+                .arena()
+                .record_kept(0, "an event exported over IPC, never released");
+            return;
+        }
         let raw = self.raw as usize;
         // SAFETY: destroys the event created in Event::new, once (now, or
         // after this thread's capture, or off a driver callback thread).

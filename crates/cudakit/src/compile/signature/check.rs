@@ -26,6 +26,8 @@ pub enum Container {
     UnifiedBuffer,
     /// `&VirtualBuffer<T>`.
     VirtualBuffer,
+    /// `&ImportedBuffer<T>`.
+    ImportedBuffer,
 }
 
 impl Container {
@@ -35,6 +37,7 @@ impl Container {
             Container::DeviceView => "DeviceView",
             Container::UnifiedBuffer => "UnifiedBuffer",
             Container::VirtualBuffer => "VirtualBuffer",
+            Container::ImportedBuffer => "ImportedBuffer",
         }
     }
 }

@@ -5,6 +5,7 @@ use crate::context::stream_state::StreamOrigin;
 use std::marker::PhantomData;
 use std::ops::RangeBounds;
 use std::panic::Location;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cuda_sys::CUdeviceptr;
 
@@ -24,6 +25,9 @@ pub struct DeviceBuffer<'c, T: DeviceCopy> {
     ptr: CUdeviceptr,
     len: usize,
     id: u64,
+    /// IPC exports not released ([`crate::ipc::Exported`]): while any is,
+    /// another process may use the memory, and the drop keeps it.
+    pub(crate) exports: AtomicUsize,
     _marker: PhantomData<T>,
 }
 
@@ -98,6 +102,7 @@ impl<'c, T: DeviceCopy> DeviceBuffer<'c, T> {
             ptr,
             len,
             id,
+            exports: AtomicUsize::new(0),
             _marker: PhantomData,
         })
     }
@@ -196,6 +201,15 @@ impl<'c, T: DeviceCopy> DeviceBuffer<'c, T> {
 
 impl<T: DeviceCopy> Drop for DeviceBuffer<'_, T> {
     fn drop(&mut self) {
+        if self.exports.load(Ordering::Acquire) > 0 {
+            // Exported over IPC and never released: another process may
+            // still use the memory, so it is kept, and recorded as such.
+            self.ctx.arena().record_leak(
+                self.id,
+                "exported over IPC, its Exported guard never released",
+            );
+            return;
+        }
         let ptr = self.ptr;
         // SAFETY: frees the allocation made in `uninit_at`, once (now, or
         // after this thread's capture, or off a driver callback thread). No

@@ -49,6 +49,7 @@
 
 use std::marker::PhantomData;
 use std::panic::Location;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cuda_sys::{
     CUdeviceptr, CUmemAllocationType, CUmemLocation, CUmemLocationType, CUmemPoolProps,
@@ -108,6 +109,13 @@ pub struct MemPool<'c> {
     raw: CUmemoryPool,
     owned: bool,
     device_bytes: usize,
+    /// For a pool made by [`Context::create_exportable_pool`]: its identity
+    /// in IPC handles (random, never 0); 0 for a pool that cannot be
+    /// exported.
+    pub(crate) export_id: u64,
+    /// IPC exports of the pool not released: while any is, the drop keeps
+    /// the pool.
+    pub(crate) exports: AtomicUsize,
 }
 
 // SAFETY: a pool handle may be used from any thread.
@@ -188,6 +196,8 @@ impl Context {
             raw,
             owned: false,
             device_bytes,
+            export_id: 0,
+            exports: AtomicUsize::new(0),
         })
     }
 
@@ -199,9 +209,30 @@ impl Context {
     ///
     /// Driver errors; a poisoned context.
     pub fn create_pool(&self) -> Result<MemPool<'_>> {
+        self.create_pool_with(false)
+    }
+
+    /// A new pool (`cuMemPoolCreate`) whose memory can be shared with other
+    /// processes: `handleTypes` is `CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR`,
+    /// so [`MemPool::export_ipc`] and [`PoolBuffer::export_ipc`] work (see
+    /// [`crate::ipc`]). The device's default pool cannot be exported.
+    ///
+    /// # Errors
+    ///
+    /// Driver errors (a device or system without shareable pools); a
+    /// poisoned context.
+    pub fn create_exportable_pool(&self) -> Result<MemPool<'_>> {
+        self.create_pool_with(true)
+    }
+
+    fn create_pool_with(&self, exportable: bool) -> Result<MemPool<'_>> {
         let device_bytes = self.device().total_memory()?;
         let cu = self.enter()?;
-        let props = device_pool_props(self);
+        let mut props = device_pool_props(self);
+        if exportable {
+            props.handleTypes =
+                cuda_sys::CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+        }
         let mut raw: CUmemoryPool = std::ptr::null_mut();
         // SAFETY: a valid out-pointer and a zero-initialised property
         // record naming this device (no export handles, default size).
@@ -213,11 +244,28 @@ impl Context {
             raw,
             owned: true,
             device_bytes,
+            export_id: if exportable {
+                // Odd (the token is), so never 0.
+                crate::ipc::handle::process_token()
+                    ^ ((NEXT_POOL.fetch_add(1, Ordering::Relaxed) as u64) << 1)
+            } else {
+                0
+            },
+            exports: AtomicUsize::new(0),
         })
     }
 }
 
+/// Numbers the exportable pools of this process (their identity mixes it
+/// with the process token).
+static NEXT_POOL: AtomicUsize = AtomicUsize::new(1);
+
 impl<'c> MemPool<'c> {
+    /// Whether the pool can be exported ([`Context::create_exportable_pool`]).
+    pub fn is_exportable(&self) -> bool {
+        self.export_id != 0
+    }
+
     /// The context.
     pub fn context(&self) -> &'c Context {
         self.ctx
@@ -448,6 +496,8 @@ impl<'c> MemPool<'c> {
             ptr,
             len,
             id,
+            pool_id: self.export_id,
+            exports: AtomicUsize::new(0),
             _marker: PhantomData,
         })
     }
@@ -456,6 +506,14 @@ impl<'c> MemPool<'c> {
 impl Drop for MemPool<'_> {
     fn drop(&mut self) {
         if !self.owned {
+            return;
+        }
+        if self.exports.load(Ordering::Acquire) > 0 {
+            // Exported over IPC and never released: other processes may
+            // hold it imported; the pool is kept.
+            self.ctx
+                .arena()
+                .record_kept(0, "a memory pool exported over IPC, never released");
             return;
         }
         let raw = self.raw as usize;
@@ -482,6 +540,10 @@ pub struct PoolBuffer<'a, T: DeviceCopy> {
     ptr: CUdeviceptr,
     len: usize,
     id: u64,
+    /// Its pool's identity in IPC handles (0: the pool cannot be exported).
+    pub(crate) pool_id: u64,
+    /// IPC exports not released: while any is, the drop keeps the memory.
+    pub(crate) exports: AtomicUsize,
     _marker: PhantomData<T>,
 }
 
@@ -542,6 +604,13 @@ impl<'a, T: DeviceCopy> PoolBuffer<'a, T> {
     /// the buffer is dropped instead (freed after a capture of its
     /// stream), and errors are recorded as a drop records them.
     pub fn free(self) -> Result<()> {
+        if self.exports.load(Ordering::Acquire) > 0 {
+            // Kept, as the drop keeps it (recorded as leaked).
+            drop(self);
+            return Err(Error::Ipc(crate::error::IpcError::StillExported {
+                what: "stream-ordered buffer",
+            }));
+        }
         // Where the free cannot be issued now (a captured stream, a
         // capturing thread, a driver callback), the drop's path defers it.
         if crate::context::release::thread_capturing()
@@ -596,6 +665,14 @@ impl<T: DeviceCopy> PoolBuffer<'_, T> {
 impl<T: DeviceCopy> Drop for PoolBuffer<'_, T> {
     fn drop(&mut self) {
         let (ptr, stream, id) = (self.ptr, self.stream, self.id);
+        if self.exports.load(Ordering::Acquire) > 0 {
+            // Exported over IPC and never released: another process may
+            // still use the memory, so it is kept, and recorded as such.
+            self.ctx
+                .arena()
+                .record_leak(id, "exported over IPC, its Exported guard never released");
+            return;
+        }
         if crate::context::release::in_driver_callback() {
             // On a driver thread no driver call is allowed. The buffer was
             // moved into a host callback, so no queued work uses it (moving

@@ -105,6 +105,9 @@ pub struct VirtualBuffer<'c, T: DeviceCopy> {
     len: usize,
     /// Devices besides the owner granted access ([`VirtualBuffer::grant_access`]).
     peers: Vec<i32>,
+    /// Whether its allocations are made exportable as POSIX file
+    /// descriptors ([`Context::alloc_virtual_shareable`]).
+    shareable: bool,
     _marker: PhantomData<T>,
 }
 
@@ -126,11 +129,16 @@ fn round_up(value: usize, unit: usize) -> Option<usize> {
     value.checked_add(unit - 1).map(|v| v / unit * unit)
 }
 
-/// The properties of a pinned allocation on `ctx`'s device, not exportable.
-fn allocation_prop(ctx: &Context) -> CUmemAllocationProp {
+/// The properties of a pinned allocation on `ctx`'s device: exportable as
+/// a POSIX file descriptor when `shareable`, not exportable otherwise.
+pub(crate) fn allocation_prop(ctx: &Context, shareable: bool) -> CUmemAllocationProp {
     CUmemAllocationProp {
         r#type: CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED,
-        requestedHandleTypes: CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_NONE,
+        requestedHandleTypes: if shareable {
+            CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+        } else {
+            CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_NONE
+        },
         location: CUmemLocation {
             r#type: CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
             id: ctx.device().ordinal(),
@@ -151,8 +159,14 @@ impl Context {
     /// Driver errors (a device without virtual memory management);
     /// [`Error::ContextPoisoned`].
     pub fn virtual_granularity(&self) -> Result<usize> {
+        self.granularity_for(false)
+    }
+
+    /// [`Context::virtual_granularity`] for allocations made exportable
+    /// (`shareable`) or not.
+    pub(crate) fn granularity_for(&self, shareable: bool) -> Result<usize> {
         let cu = self.enter()?;
-        let prop = allocation_prop(self);
+        let prop = allocation_prop(self, shareable);
         let mut granularity = 0usize;
         // SAFETY: a valid out-pointer and a fully initialised property
         // struct of the header's layout, alive for the call.
@@ -188,7 +202,25 @@ impl Context {
         len: usize,
         max_len: usize,
     ) -> Result<VirtualBuffer<'_, T>> {
-        VirtualBuffer::new_at(self, len, max_len, None, Location::caller())
+        VirtualBuffer::new_at(self, len, max_len, None, false, Location::caller())
+    }
+
+    /// [`Context::alloc_virtual`] whose physical allocations can be
+    /// exported to other processes as POSIX file descriptors
+    /// (`CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR` in `cuMemCreate`'s
+    /// properties): see [`VirtualBuffer::export_ipc`] and [`crate::ipc`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::alloc_virtual`]; a driver or device without
+    /// shareable allocations answers `cuMemCreate` with an error.
+    #[track_caller]
+    pub fn alloc_virtual_shareable<T: DeviceCopy>(
+        &self,
+        len: usize,
+        max_len: usize,
+    ) -> Result<VirtualBuffer<'_, T>> {
+        VirtualBuffer::new_at(self, len, max_len, None, true, Location::caller())
     }
 
     /// [`Context::alloc_virtual`] with physical memory added in units of
@@ -208,7 +240,14 @@ impl Context {
         max_len: usize,
         step_bytes: usize,
     ) -> Result<VirtualBuffer<'_, T>> {
-        VirtualBuffer::new_at(self, len, max_len, Some(step_bytes), Location::caller())
+        VirtualBuffer::new_at(
+            self,
+            len,
+            max_len,
+            Some(step_bytes),
+            false,
+            Location::caller(),
+        )
     }
 }
 
@@ -218,6 +257,7 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
         len: usize,
         max_len: usize,
         step: Option<usize>,
+        shareable: bool,
         location: &'static Location<'static>,
     ) -> Result<Self> {
         let max_bytes = byte_len::<T>(max_len, "virtual reservation")?;
@@ -230,7 +270,7 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
             }));
         }
         ctx.refuse_during_capture("cuMemAddressReserve")?;
-        let granularity = ctx.virtual_granularity()?;
+        let granularity = ctx.granularity_for(shareable)?;
         let step = step.unwrap_or(granularity);
         if step == 0 || step % granularity != 0 {
             return Err(Error::VirtualMemory(VirtualMemoryError::Unaligned {
@@ -261,6 +301,7 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
             mapped: 0,
             len: 0,
             peers: Vec::new(),
+            shareable,
             _marker: PhantomData,
         };
         // On failure `buffer` is dropped, which frees the reservation.
@@ -281,7 +322,7 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
         let want = round_up(bytes - self.mapped, self.step).unwrap_or(usize::MAX);
         let size = want.min(self.reserved - self.mapped);
         let cu = ctx.enter()?;
-        let prop = allocation_prop(ctx);
+        let prop = allocation_prop(ctx, self.shareable);
         let mut handle: CUmemGenericAllocationHandle = 0;
         // SAFETY: a valid out-pointer; `size` is a non-zero multiple of the
         // granularity (step and reservation are); the property struct is
@@ -573,6 +614,17 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
     /// Physical allocations mapped now.
     pub fn allocations(&self) -> usize {
         self.chunks.len()
+    }
+
+    /// Whether its allocations can be exported to other processes
+    /// ([`Context::alloc_virtual_shareable`]).
+    pub fn is_shareable(&self) -> bool {
+        self.shareable
+    }
+
+    /// The physical allocations, in address order: (handle, bytes).
+    pub(crate) fn allocation_handles(&self) -> Vec<(CUmemGenericAllocationHandle, usize)> {
+        self.chunks.iter().map(|c| (c.handle, c.bytes)).collect()
     }
 
     /// The whole buffer as a view. The view borrows the buffer, so no

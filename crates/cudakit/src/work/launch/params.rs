@@ -330,14 +330,15 @@ impl<'a> ParamList<'a> {
             .enumerate()
             .find_map(|(index, e)| match e.kind {
                 // A virtual buffer's access is per mapping (`grant_access`),
-                // which context peer access does not grant: never a kernel
-                // argument of another context.
+                // which context peer access does not grant, and an imported
+                // buffer is mapped for its importing device alone: never a
+                // kernel argument of another context.
                 ArgKind::DevicePointer { device, .. }
                     if e.context != id
                         && matches!(
                             e.ty,
                             ArgType::Pointer {
-                                container: Container::VirtualBuffer,
+                                container: Container::VirtualBuffer | Container::ImportedBuffer,
                                 ..
                             }
                         ) =>
@@ -896,6 +897,21 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for &'a crate::memory::VirtualBuffer<'_, T
             None,
             self.context(),
             Container::VirtualBuffer,
+        );
+    }
+}
+
+impl<T: DeviceCopy> sealed::Sealed for &crate::memory::ImportedBuffer<'_, T> {}
+impl<'a, T: DeviceCopy> KernelArg<'a> for &'a crate::memory::ImportedBuffer<'_, T> {
+    #[inline]
+    fn push_into(self, list: &mut ParamList<'a>) {
+        push_pointer::<T>(
+            list,
+            self.device_ptr(),
+            self.len(),
+            None,
+            self.context(),
+            Container::ImportedBuffer,
         );
     }
 }
