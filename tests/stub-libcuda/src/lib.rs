@@ -1394,6 +1394,31 @@ fn refuse_capturing_stream(s: &mut State, stream: usize) -> Result<(), i32> {
     Ok(())
 }
 
+/// Calls so far of `cuEventRecord`, `cuEventSynchronize` and
+/// `cuStreamSynchronize` (see [`stub_wait_counts`]).
+static WAIT_COUNTS: [std::sync::atomic::AtomicU64; 3] = [
+    std::sync::atomic::AtomicU64::new(0),
+    std::sync::atomic::AtomicU64::new(0),
+    std::sync::atomic::AtomicU64::new(0),
+];
+
+/// Writes the calls so far of `cuEventRecord`, `cuEventSynchronize` and
+/// `cuStreamSynchronize` (refused ones included) to `out[0..3]`.
+///
+/// # Safety
+///
+/// `out` points at 3 writable `u64`s.
+#[no_mangle]
+pub unsafe extern "C" fn stub_wait_counts(out: *mut u64) {
+    for (i, c) in WAIT_COUNTS.iter().enumerate() {
+        // SAFETY: the function's contract.
+        unsafe {
+            out.add(i)
+                .write(c.load(std::sync::atomic::Ordering::Relaxed))
+        };
+    }
+}
+
 /// `cuStreamSynchronize`: waits until the host functions queued on the
 /// stream have run (on the legacy stream: those of every blocking stream of
 /// the current context too). Refused on a capturing stream (900, see
@@ -1403,6 +1428,7 @@ fn refuse_capturing_stream(s: &mut State, stream: usize) -> Result<(), i32> {
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamSynchronize(stream: *mut c_void) -> i32 {
     entry!();
+    WAIT_COUNTS[2].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let stream = stream as usize;
     let mut s = state();
     if let Err(rc) = refuse_capturing_stream(&mut s, stream) {
@@ -2113,6 +2139,7 @@ pub unsafe extern "C" fn cuEventDestroy_v2(event: *mut c_void) -> i32 {
 #[no_mangle]
 pub unsafe extern "C" fn cuEventRecord(event: *mut c_void, stream: *mut c_void) -> i32 {
     entry!();
+    WAIT_COUNTS[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let stream = stream as usize;
     let mut s = state();
     let captured = match s.enqueue(stream) {
@@ -2226,6 +2253,7 @@ fn event_target(s: &mut State, event: usize) -> Result<Option<(usize, u64)>, i32
 #[no_mangle]
 pub unsafe extern "C" fn cuEventSynchronize(event: *mut c_void) -> i32 {
     entry!();
+    WAIT_COUNTS[1].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut s = state();
     let target = match event_target(&mut s, event as usize) {
         Ok(t) => t,
