@@ -156,13 +156,13 @@ fn register(
         return Ok(None);
     }
     let len = end - start;
+    let cu = ctx.enter()?;
     {
         let mut ours = crate::context::lock(&OURS);
         LIVE.fetch_add(1, Ordering::SeqCst);
         GENERATION.fetch_add(1, Ordering::SeqCst);
         ours.push((start, end));
     }
-    let cu = ctx.enter()?;
     let flags: &[u32] = if upload {
         &[CU_MEMHOSTREGISTER_READ_ONLY, 0]
     } else {
@@ -356,4 +356,42 @@ pub(crate) unsafe fn dtoh(
     }
     reg.end(ctx, waited(&done));
     queued.and(done).map(|()| true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A range listed as ours is pageable to everyone while it is listed,
+    /// whatever the driver answers; outside it, and once it is forgotten,
+    /// the driver's answer stands. A registration that begins during the
+    /// probe sends the check to the list.
+    #[test]
+    fn our_registrations_are_never_page_locked_to_other_copies() {
+        let (start, end) = (0x7000_0000_0000usize, 0x7000_0100_0000usize);
+        {
+            let mut ours = crate::context::lock(&OURS);
+            LIVE.fetch_add(1, Ordering::SeqCst);
+            GENERATION.fetch_add(1, Ordering::SeqCst);
+            ours.push((start, end));
+        }
+        assert!(!page_locked_not_ours((start + 5) as *const u8, || true));
+        assert!(!page_locked_not_ours((end - 1) as *const u8, || true));
+        assert!(page_locked_not_ours(end as *const u8, || true));
+        assert!(!page_locked_not_ours((start + 5) as *const u8, || false));
+        forget_ours(start);
+        assert!(page_locked_not_ours((start + 5) as *const u8, || true));
+        // A registration of ours that begins while the probe runs.
+        let probe = || {
+            let mut ours = crate::context::lock(&OURS);
+            if !ours.iter().any(|&(s, _)| s == start) {
+                LIVE.fetch_add(1, Ordering::SeqCst);
+                GENERATION.fetch_add(1, Ordering::SeqCst);
+                ours.push((start, end));
+            }
+            true
+        };
+        assert!(!page_locked_not_ours((start + 5) as *const u8, probe));
+        forget_ours(start);
+    }
 }
