@@ -690,3 +690,49 @@ fn a_pool_buffer_dropped_during_a_capture_is_freed_after_it() {
     check("after replays", &got, &want, &Rng::new());
     assert!(ctx.drop_errors().is_empty(), "{:?}", ctx.drop_errors());
 }
+
+/// A host callback that is a scope's last work on its stream ends the
+/// scope as soon as it has run (the scope waits for the callback itself,
+/// not for an event behind it): the kernel and the download queued before
+/// it are complete when the scope returns, over many round trips, also
+/// when the callback outlasts the scope's spin (it sleeps), and with two
+/// streams whose last work is a callback each.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn a_scope_ending_in_a_host_callback_returns_with_all_its_work_done() {
+    let _l = lock();
+    let ctx = ctx();
+    let m = module(&ctx);
+    let fill = f(&m, "fill");
+    let mut rng = Rng::new();
+    let n = rng.range(1000, 100_000);
+    let buf = ctx.alloc::<f32>(n).unwrap();
+    let mut host = ctx.alloc_pinned::<f32>(n).unwrap();
+    let (s1, s2) = (ctx.stream().unwrap(), ctx.stream().unwrap());
+    let cfg = LaunchConfig::for_elements(n, 128).unwrap();
+    let ran = AtomicUsize::new(0);
+    for trip in 0..300usize {
+        host.fill(POISON);
+        let v = rng.f32_sym();
+        let sleep = trip % 50 == 7;
+        ctx.scope(|s| {
+            // SAFETY: fill writes n floats of buf.
+            unsafe { s.launch(&s1, &fill, &cfg, &params![&buf, v, n as u32])? };
+            s.copy_to_host(&s1, &buf, &mut host)?;
+            s.host_fn(&s1, || {
+                if sleep {
+                    std::thread::sleep(std::time::Duration::from_millis(3));
+                }
+                ran.fetch_add(1, Ordering::SeqCst);
+            })?;
+            s.host_fn(&s2, || {
+                ran.fetch_add(1000, Ordering::SeqCst);
+            })
+        })
+        .unwrap();
+        assert_eq!(ran.load(Ordering::SeqCst), (trip + 1) * 1001, "trip {trip}");
+        let want: Vec<f64> = (0..n).map(|i| (v + i as f32) as f64).collect();
+        check(&format!("trip {trip}"), &host[..], &want, &rng);
+    }
+    assert!(ctx.poisoned().is_none());
+}

@@ -214,3 +214,108 @@ fn release_staging_during_another_threads_transfer() {
         ctx.leak_report()
     );
 }
+
+/// Reads `dev` back in pieces below the pipeline's threshold (the driver's
+/// own path), so that a check does not rely on the pipeline itself.
+fn read_back(dev: &cudakit::DeviceBuffer<'_, u8>, want: &[u8], what: &str) {
+    let n = want.len();
+    let mut piece = vec![0u8; STAGE_MIN / 2];
+    let mut pos = 0;
+    while pos < n {
+        let m = piece.len().min(n - pos);
+        dev.view(pos..pos + m)
+            .expect("view")
+            .copy_to_host(&mut piece[..m])
+            .expect("read back");
+        assert!(
+            piece[..m] == want[pos..pos + m],
+            "{what}: differs near {pos}"
+        );
+        pos += m;
+    }
+}
+
+/// Every pageable policy (staged, registered, one of each), both
+/// directions at once from two threads, odd lengths and offsets, fresh
+/// data each round; a range someone else registered first (the driver's
+/// CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED for cudakit's registration)
+/// falls back to staging. Every policy must be byte-exact; the policy is
+/// the process's, restored at the end.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn every_pageable_policy_is_byte_exact_both_ways_at_once() {
+    use cudakit::memory::staged::{self, PageablePolicy};
+    let ctx = Context::new(0).expect("device 0");
+    let mut rng = Rng::new();
+    let before = staged::pageable_policy();
+    for policy in [
+        PageablePolicy::Stage,
+        PageablePolicy::Register,
+        PageablePolicy::RegisterUploads,
+        PageablePolicy::RegisterDownloads,
+        PageablePolicy::Auto,
+    ] {
+        staged::set_pageable_policy(policy);
+        for round in 0..3usize {
+            let n = STAGE_MIN + rng.range(0, 5 * CHUNK);
+            let (uo, doff) = (rng.range(0, 70_000), rng.range(0, 70_000));
+            let up_host = bytes(&mut rng, n + uo + 3);
+            let down_want = bytes(&mut rng, n);
+            let up_dev = ctx.alloc::<u8>(n).expect("alloc");
+            // Filled through the driver's path in pieces.
+            let down_dev = ctx.alloc::<u8>(n).expect("alloc");
+            let mut pos = 0;
+            while pos < n {
+                let m = (STAGE_MIN / 2).min(n - pos);
+                down_dev
+                    .view(pos..pos + m)
+                    .expect("view")
+                    .copy_from_host(&down_want[pos..pos + m])
+                    .expect("fill");
+                pos += m;
+            }
+            let mut down_host = vec![0xA5u8; n + doff + 9];
+            std::thread::scope(|t| {
+                let up = t.spawn(|| up_dev.copy_from_host(&up_host[uo..uo + n]));
+                let down = t.spawn(|| down_dev.copy_to_host(&mut down_host[doff..doff + n]));
+                up.join().expect("upload thread").expect("upload");
+                down.join().expect("download thread").expect("download");
+            });
+            let what = format!("{policy:?} round {round}, {n} bytes ({})", rng.describe());
+            read_back(&up_dev, &up_host[uo..uo + n], &format!("{what}: upload"));
+            assert!(
+                down_host[..doff].iter().all(|&b| b == 0xA5),
+                "{what}: guard"
+            );
+            assert!(
+                down_host[doff + n..].iter().all(|&b| b == 0xA5),
+                "{what}: guard"
+            );
+            assert!(
+                down_host[doff..doff + n] == down_want[..],
+                "{what}: download"
+            );
+        }
+    }
+    // Someone else's registration inside the source: cudakit's is refused
+    // (712) and the transfer is staged, exact all the same.
+    staged::set_pageable_policy(PageablePolicy::Register);
+    let n = 3 * CHUNK + 77;
+    let src = bytes(&mut rng, n);
+    let dev = ctx.alloc::<u8>(n).expect("alloc");
+    let cu = cudakit::sys::driver().unwrap();
+    let block = (src.as_ptr() as usize).div_ceil(1 << 16) * (1 << 16) + CHUNK;
+    // SAFETY: 1 MiB inside `src`, which outlives the registration; undone
+    // below.
+    let rc = unsafe { (cu.cuMemHostRegister)(block as *mut _, 1 << 20, 0) };
+    assert_eq!(rc, cudakit::sys::CUresult::CUDA_SUCCESS);
+    dev.copy_from_host(&src)
+        .expect("upload past a foreign registration");
+    read_back(&dev, &src, "past a foreign registration");
+    // SAFETY: registered above; no DMA uses it now (the copy returned).
+    let rc = unsafe { (cu.cuMemHostUnregister)(block as *mut _) };
+    assert_eq!(rc, cudakit::sys::CUresult::CUDA_SUCCESS);
+    staged::set_pageable_policy(before);
+    assert!(ctx.poisoned().is_none());
+    assert_eq!(ctx.stats().kind(AllocKind::Leaked).live_count, 0);
+}

@@ -7,6 +7,7 @@
 use std::time::{Duration, Instant};
 
 use cudakit::compile::program::Program;
+use cudakit::memory::staged::{self, PageablePolicy};
 use cudakit::{Context, Result};
 
 use crate::bench::{check, median, Row};
@@ -95,16 +96,30 @@ pub fn pageable(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<Row>>
     // The host side alone: what bounds a staged transfer when the DMA is
     // faster than the copies.
     let mut other = vec![0u8; bytes];
-    let threads = timed(samples, || {
-        cudakit::memory::staged::host_copy(&mut other, &pageable)
-    })?;
+    let threads = timed(samples, || staged::host_copy(&mut other, &pageable))?;
     let single = timed(samples, || {
         other.copy_from_slice(&pageable);
         Ok(())
     })?;
+    let streaming = staged::streaming_copies();
+    staged::set_streaming_copies(!streaming);
+    let flipped = timed(samples, || staged::host_copy(&mut other, &pageable));
+    staged::set_streaming_copies(streaming);
+    let flipped = flipped?;
+    let (on, off) = if streaming {
+        (threads, flipped)
+    } else {
+        (flipped, threads)
+    };
     rows.push(Row {
         name: format!("  host copy alone, {mb} MiB pageable, copy threads"),
-        cudakit: median(threads),
+        cudakit: median(on),
+        raw: None,
+        samples,
+    });
+    rows.push(Row {
+        name: "  the same with plain stores (not streaming)".into(),
+        cudakit: median(off),
         raw: None,
         samples,
     });
@@ -195,25 +210,114 @@ pub fn bidirectional(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<
         raw: Some(raw_both),
         samples,
     }];
-    let mut kit = Vec::with_capacity(samples);
-    for i in 0..=samples {
-        let t = Instant::now();
-        std::thread::scope(|t| {
-            let up = t.spawn(|| up_dev.copy_from_host(&up_pageable));
-            let down = t.spawn(|| down_dev.copy_to_host(&mut down_pageable));
-            up.join().expect("upload thread")?;
-            down.join().expect("download thread")
-        })?;
-        if i > 0 {
-            kit.push(t.elapsed());
+    // Pageable both ways, from two threads through the synchronous copies,
+    // under the default policy and then under each alternative (the
+    // policy is the process's; restored after), with streaming copies
+    // off for one row.
+    let mut both_pageable = || -> Result<Duration> {
+        let mut kit = Vec::with_capacity(samples);
+        for i in 0..=samples {
+            let t = Instant::now();
+            std::thread::scope(|t| {
+                let up = t.spawn(|| up_dev.copy_from_host(&up_pageable));
+                let down = t.spawn(|| down_dev.copy_to_host(&mut down_pageable));
+                up.join().expect("upload thread")?;
+                down.join().expect("download thread")
+            })?;
+            if i > 0 {
+                kit.push(t.elapsed());
+            }
+        }
+        Ok(median(kit))
+    };
+    let policy = staged::pageable_policy();
+    let streaming = staged::streaming_copies();
+    let mut variants: Vec<(String, Result<Duration>)> = Vec::new();
+    variants.push((
+        format!("both ways {mb} MiB pageable (vs raw pinned)"),
+        both_pageable(),
+    ));
+    for (name, p, stream) in [
+        (
+            "  staged both (policy stage)",
+            PageablePolicy::Stage,
+            streaming,
+        ),
+        (
+            "  staged both, plain stores",
+            PageablePolicy::Stage,
+            !streaming,
+        ),
+        (
+            "  registered both (policy register)",
+            PageablePolicy::Register,
+            streaming,
+        ),
+        (
+            "  uploads registered, downloads staged",
+            PageablePolicy::RegisterUploads,
+            streaming,
+        ),
+        (
+            "  downloads registered, uploads staged",
+            PageablePolicy::RegisterDownloads,
+            streaming,
+        ),
+    ] {
+        staged::set_pageable_policy(p);
+        staged::set_streaming_copies(stream);
+        let r = both_pageable();
+        variants.push((name.into(), r));
+    }
+    staged::set_pageable_policy(policy);
+    staged::set_streaming_copies(streaming);
+    for (name, r) in variants {
+        rows.push(Row {
+            name,
+            cudakit: r?,
+            raw: Some(raw_both),
+            samples,
+        });
+    }
+    // What a registration costs: cuMemHostRegister_v2 + cuMemHostUnregister
+    // of the whole pageable buffer (its pages already touched), raw.
+    let base = up_pageable.as_ptr() as usize;
+    let start = base.div_ceil(1 << 16) << 16;
+    let len = ((base + bytes) >> 16 << 16).saturating_sub(start);
+    if len > 0 {
+        let mut reg = Vec::with_capacity(samples);
+        for _ in 0..samples.min(7) {
+            let t = Instant::now();
+            // SAFETY: whole 64 KiB blocks inside `up_pageable`, which
+            // outlives the registration, undone right after; nothing else
+            // uses them meanwhile.
+            let rc = unsafe { (cu.cuMemHostRegister)(start as *mut _, len, 0) };
+            if rc != cudakit::sys::CUresult::CUDA_SUCCESS {
+                break;
+            }
+            // SAFETY: registered just above.
+            check("cuMemHostUnregister", unsafe {
+                (cu.cuMemHostUnregister)(start as *mut _)
+            })?;
+            reg.push(t.elapsed());
+        }
+        if !reg.is_empty() {
+            rows.push(Row {
+                name: format!("  register + unregister {mb} MiB pageable (raw)"),
+                cudakit: median(reg),
+                raw: None,
+                samples: samples.min(7),
+            });
         }
     }
-    rows.push(Row {
-        name: format!("both ways {mb} MiB pageable (vs raw pinned)"),
-        cudakit: median(kit),
-        raw: Some(raw_both),
-        samples,
-    });
+    if let Some(ns) = staged::registration_cost_ns_per_mib() {
+        rows.push(Row {
+            name: "  registration cost cudakit measured, per MiB".into(),
+            cudakit: Duration::from_nanos(ns),
+            raw: None,
+            samples: 1,
+        });
+    }
     Ok(rows)
 }
 

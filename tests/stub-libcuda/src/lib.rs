@@ -797,6 +797,92 @@ pub unsafe extern "C" fn cuMemHostAlloc(pp: *mut *mut c_void, bytes: usize, _fla
     CUDA_SUCCESS
 }
 
+/// Host ranges registered by `cuMemHostRegister_v2`: (start, bytes).
+static REGISTERED: Mutex<Vec<(u64, usize)>> = Mutex::new(Vec::new());
+/// Counts of `cuMemHostRegister_v2` calls that registered, that were
+/// refused, and of `cuMemHostUnregister` calls that unregistered; the code
+/// the next registration returns (0: none injected).
+static REGISTER_COUNTS: [std::sync::atomic::AtomicU64; 4] = [
+    std::sync::atomic::AtomicU64::new(0),
+    std::sync::atomic::AtomicU64::new(0),
+    std::sync::atomic::AtomicU64::new(0),
+    std::sync::atomic::AtomicU64::new(0),
+];
+
+fn registered() -> MutexGuard<'static, Vec<(u64, usize)>> {
+    REGISTERED.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// `cuMemHostRegister_v2`: records the range; a range overlapping one
+/// registered already is CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED (712),
+/// as the driver answers; a null pointer or zero size is 1. A code set by
+/// `stub_fail_next_register` is returned once instead.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemHostRegister_v2(p: *mut c_void, bytes: usize, _flags: u32) -> i32 {
+    entry!();
+    use std::sync::atomic::Ordering::Relaxed;
+    let injected = REGISTER_COUNTS[3].swap(0, Relaxed);
+    if injected != 0 {
+        REGISTER_COUNTS[1].fetch_add(1, Relaxed);
+        return injected as i32;
+    }
+    if p.is_null() || bytes == 0 {
+        REGISTER_COUNTS[1].fetch_add(1, Relaxed);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let start = p as usize as u64;
+    let mut list = registered();
+    if list
+        .iter()
+        .any(|&(a, n)| start < a + n as u64 && a < start + bytes as u64)
+    {
+        REGISTER_COUNTS[1].fetch_add(1, Relaxed);
+        return 712;
+    }
+    list.push((start, bytes));
+    REGISTER_COUNTS[0].fetch_add(1, Relaxed);
+    CUDA_SUCCESS
+}
+
+/// `cuMemHostUnregister`: forgets the range registered at `p`; 713
+/// (CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED) when there is none.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemHostUnregister(p: *mut c_void) -> i32 {
+    entry!();
+    let mut list = registered();
+    let Some(i) = list.iter().position(|&(a, _)| a == p as usize as u64) else {
+        return 713;
+    };
+    list.swap_remove(i);
+    REGISTER_COUNTS[2].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    CUDA_SUCCESS
+}
+
+/// Makes the next `cuMemHostRegister_v2` return `code` (0 cancels).
+#[no_mangle]
+pub extern "C" fn stub_fail_next_register(code: i32) {
+    REGISTER_COUNTS[3].store(code as u32 as u64, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Writes the registrations made, refused, undone, and those live now, to
+/// `out[0..4]`.
+///
+/// # Safety
+///
+/// `out` points at 4 writable `u64`s.
+#[no_mangle]
+pub unsafe extern "C" fn stub_register_counts(out: *mut u64) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let live = registered().len() as u64;
+    // SAFETY: the function's contract.
+    unsafe {
+        out.write(REGISTER_COUNTS[0].load(Relaxed));
+        out.add(1).write(REGISTER_COUNTS[1].load(Relaxed));
+        out.add(2).write(REGISTER_COUNTS[2].load(Relaxed));
+        out.add(3).write(live);
+    }
+}
+
 /// `cuMemAllocHost_v2`: as [`cuMemHostAlloc`] without flags.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytes: usize) -> i32 {
@@ -1431,6 +1517,31 @@ fn refuse_capturing_stream(s: &mut State, stream: usize) -> Result<(), i32> {
     Ok(())
 }
 
+/// Calls so far of `cuEventRecord`, `cuEventSynchronize` and
+/// `cuStreamSynchronize` (see [`stub_wait_counts`]).
+static WAIT_COUNTS: [std::sync::atomic::AtomicU64; 3] = [
+    std::sync::atomic::AtomicU64::new(0),
+    std::sync::atomic::AtomicU64::new(0),
+    std::sync::atomic::AtomicU64::new(0),
+];
+
+/// Writes the calls so far of `cuEventRecord`, `cuEventSynchronize` and
+/// `cuStreamSynchronize` (refused ones included) to `out[0..3]`.
+///
+/// # Safety
+///
+/// `out` points at 3 writable `u64`s.
+#[no_mangle]
+pub unsafe extern "C" fn stub_wait_counts(out: *mut u64) {
+    for (i, c) in WAIT_COUNTS.iter().enumerate() {
+        // SAFETY: the function's contract.
+        unsafe {
+            out.add(i)
+                .write(c.load(std::sync::atomic::Ordering::Relaxed))
+        };
+    }
+}
+
 /// `cuStreamSynchronize`: waits until the host functions queued on the
 /// stream have run (on the legacy stream: those of every blocking stream of
 /// the current context too). Refused on a capturing stream (900, see
@@ -1440,6 +1551,7 @@ fn refuse_capturing_stream(s: &mut State, stream: usize) -> Result<(), i32> {
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamSynchronize(stream: *mut c_void) -> i32 {
     entry!();
+    WAIT_COUNTS[2].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let stream = stream as usize;
     let mut s = state();
     if let Err(rc) = refuse_capturing_stream(&mut s, stream) {
@@ -2165,6 +2277,7 @@ pub unsafe extern "C" fn cuEventDestroy_v2(event: *mut c_void) -> i32 {
 #[no_mangle]
 pub unsafe extern "C" fn cuEventRecord(event: *mut c_void, stream: *mut c_void) -> i32 {
     entry!();
+    WAIT_COUNTS[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let stream = stream as usize;
     let mut s = state();
     let captured = match s.enqueue(stream) {
@@ -2278,6 +2391,7 @@ fn event_target(s: &mut State, event: usize) -> Result<Option<(usize, u64)>, i32
 #[no_mangle]
 pub unsafe extern "C" fn cuEventSynchronize(event: *mut c_void) -> i32 {
     entry!();
+    WAIT_COUNTS[1].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut s = state();
     let target = match event_target(&mut s, event as usize) {
         Ok(t) => t,

@@ -234,7 +234,9 @@ impl<'s, 'env> Scope<'s, 'env> {
             unsafe { free_once::<F>(user) };
             return self.context().check("cuLaunchHostFunc", rc);
         }
-        self.own(Owned {
+        // While `u` is held: nothing else is queued on the stream by this
+        // scope in between, so the callback is the scope's last work there.
+        self.own_tail(Owned {
             stream: *u,
             ptr: user,
             bytes: std::mem::size_of::<HostCall<F>>(),

@@ -119,6 +119,13 @@ pub struct Scope<'s, 'env: 's> {
     timings: RefCell<Vec<(Timed, Event<'env>, Event<'env>)>>,
     /// Host-function closures queued by the scope, freed after its wait.
     owned: RefCell<Vec<Owned>>,
+    /// Streams whose last work queued by the scope is a host function of
+    /// the scope, as (stream, index in `owned`): once that function has
+    /// run, all of the scope's work on the stream is over (the driver calls
+    /// it after the work queued before it, and the scope queued nothing
+    /// after it), so the scope's end need not wait for the stream with an
+    /// event (see `finish`). Cleared for a stream by every enqueue on it.
+    tails: RefCell<Vec<(CUstream, usize)>>,
     /// Which stream used each device range last (once the scope uses more
     /// than one stream, or stream-ordered memory of another stream).
     order: RefCell<Vec<LastUse>>,
@@ -174,6 +181,12 @@ enum Ordering_<I> {
 
 /// How many distinct device ranges a scope notes while it uses one stream.
 const NOTED_RANGES: usize = 64;
+
+/// How long a scope's end spins for its last host function on a stream
+/// before it waits for the stream with an event instead (`Scope::tail_ran`).
+const TAIL_SPIN: Duration = Duration::from_micros(200);
+/// How long of that it spins without yielding the core.
+const TAIL_SPIN_HOT: Duration = Duration::from_micros(30);
 
 /// The last use of a device range in a scope: by which stream.
 struct LastUse {
@@ -250,6 +263,7 @@ impl Context {
             launches: Cell::new(0),
             timings: RefCell::new(Vec::new()),
             owned: RefCell::new(Vec::new()),
+            tails: RefCell::new(Vec::new()),
             order: RefCell::new(Vec::new()),
             untracked: Cell::new(false),
             barriers: RefCell::new(Vec::new()),
@@ -326,6 +340,11 @@ impl<'s, 'env> Scope<'s, 'env> {
         }
         let raw = stream.as_raw();
         let state = stream.state();
+        // Work is about to be queued on `raw`: a host function queued
+        // earlier is no longer the scope's last work there.
+        if !self.tails.borrow().is_empty() {
+            self.tails.borrow_mut().retain(|(s, _)| *s != raw);
+        }
         let refused = || Error::StreamCaptured {
             operation: "work on a stream that another scope is capturing",
             device: self.ctx.device().ordinal(),
@@ -522,9 +541,49 @@ impl<'s, 'env> Scope<'s, 'env> {
         st.mark(self.ctx, self.ctx.enter()?, raw)
     }
 
-    /// Hands the scope something that queued work uses (see [`Owned`]).
-    pub(crate) fn own(&self, owned: Owned) {
-        self.owned.borrow_mut().push(owned);
+    /// Hands the scope the box of a one-shot host function (see [`Owned`])
+    /// just queued on `owned.stream`, as the last work the scope queued
+    /// there (see `tails`): nothing may be queued on that stream between
+    /// the `cuLaunchHostFunc` and this call (the caller still holds the
+    /// stream's use).
+    pub(crate) fn own_tail(&self, owned: Owned) {
+        let raw = owned.stream;
+        let mut list = self.owned.borrow_mut();
+        list.push(owned);
+        let mut tails = self.tails.borrow_mut();
+        tails.retain(|(s, _)| *s != raw);
+        tails.push((raw, list.len() - 1));
+    }
+
+    /// Whether the host function `o` has run, waiting briefly for it: a
+    /// spin on its state (which its trampoline sets as its last access)
+    /// for up to [`TAIL_SPIN`], yielding the core after the first
+    /// [`TAIL_SPIN_HOT`]. No driver call, and no wake-up of this thread by
+    /// another: the callback's own store is what ends the wait. `false`
+    /// when it has not run by then (the caller waits for the stream as
+    /// usual, so a long wait costs no more than it did).
+    fn tail_ran(o: &Owned) -> bool {
+        // SAFETY: every box is alive until `finish` frees it, after this.
+        let done = || unsafe { (o.finished)(o.ptr) };
+        if done() {
+            return true;
+        }
+        let start = std::time::Instant::now();
+        loop {
+            for _ in 0..64 {
+                std::hint::spin_loop();
+                if done() {
+                    return true;
+                }
+            }
+            let t = start.elapsed();
+            if t >= TAIL_SPIN {
+                return done();
+            }
+            if t >= TAIL_SPIN_HOT {
+                std::thread::yield_now();
+            }
+        }
     }
 
     /// Refuses a copy of `bytes` to or from the pageable memory at `host` on
@@ -612,8 +671,27 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// thread that is capturing may not wait); if that fails too and the
     /// error is not sticky, the work may still run: see [`Context::scope`].
     fn finish(&self) -> Result<()> {
-        let streams: Vec<(CUstream, Arc<StreamState>)> =
+        let mut streams: Vec<(CUstream, Arc<StreamState>)> =
             std::mem::take(&mut *self.streams.borrow_mut());
+        // A stream whose last work of the scope is a host function of the
+        // scope that has run needs no wait: that function ran after all of
+        // the scope's earlier work on the stream (stream order; and the
+        // driver does not call host functions after an error of the
+        // context), and its trampoline's last access to the box was the
+        // store that `finished` reads (Acquire). Waiting for it this way
+        // costs no event record, no trip of the device's front end after
+        // the callback and no wake-up; the stream's wait below stays for
+        // every other case (also when the callback has not run within the
+        // spin, or never runs: then the wait reports why).
+        let tails = std::mem::take(&mut *self.tails.borrow_mut());
+        if !tails.is_empty() && !in_driver_callback() {
+            let owned = self.owned.borrow();
+            streams.retain(|(raw, _)| {
+                !tails
+                    .iter()
+                    .any(|(s, i)| s == raw && owned.get(*i).is_some_and(Self::tail_ran))
+            });
+        }
         let mut first_err = None;
         // Streams whose wait failed with a sticky error: the context is
         // unusable and its work stopped, but what was queued for them is not

@@ -2,4 +2,5 @@
 //! pipeline for pageable host memory.
 
 pub(crate) mod copy;
+pub(crate) mod registered;
 pub mod staged;

@@ -1,0 +1,275 @@
+//! Pageable transfers of the staged-pipeline size under every
+//! [`PageablePolicy`], against the stand-in libcuda (whose managed memory
+//! is real host memory, so the bytes that reach "the device" can be read
+//! back; whose `cuMemHostRegister_v2` records ranges, refuses overlaps with
+//! 712 and can be told to refuse the next one):
+//!
+//! - byte-exact round trips of fresh random data at odd lengths and odd
+//!   offsets, the bytes around the destination untouched, under each
+//!   policy, with every registration undone when the call returns;
+//! - both directions at once from two threads, many times;
+//! - a refused registration (injected, and a range someone else registered
+//!   first: 712) falls back to staging, still byte-exact;
+//! - a wait that fails in the middle (not sticky): the transfer reports it,
+//!   and the registration is undone only after the retried wait.
+//!
+//! Process-global (`CUDAKIT_LIBCUDA`, the policy), hence a binary of its
+//! own.
+
+#[path = "../../cuda-sys/tests/support/stub.rs"]
+mod stub;
+
+use cudakit::memory::staged::{self, PageablePolicy, STAGE_MIN};
+use cudakit::Context;
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn open() -> libloading::Library {
+    let path = stub::build_stub("");
+    std::env::set_var("CUDAKIT_LIBCUDA", &path);
+    // SAFETY: the stand-in library's initialisers are Rust statics only.
+    unsafe { libloading::Library::new(&path) }.expect("open the stand-in")
+}
+
+/// Registrations made, refused, undone, live.
+fn reg_counts(lib: &libloading::Library) -> [u64; 4] {
+    // SAFETY: exported by the stand-in with this signature.
+    let f = unsafe { lib.get::<unsafe extern "C" fn(*mut u64)>(b"stub_register_counts\0") }
+        .expect("stub_register_counts");
+    let mut out = [0u64; 4];
+    // SAFETY: four writable u64s.
+    unsafe { f(out.as_mut_ptr()) };
+    out
+}
+
+/// A small xorshift generator seeded from the clock (fresh data each run),
+/// the seed printed on failure.
+struct Rng(u64, u64);
+
+impl Rng {
+    fn new() -> Rng {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64
+            | 1;
+        Rng(seed, seed)
+    }
+    fn next(&mut self) -> u64 {
+        let mut x = self.1;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.1 = x;
+        x
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn fill(&mut self, out: &mut [u8]) {
+        for c in out.chunks_mut(8) {
+            let v = self.next().to_le_bytes();
+            c.copy_from_slice(&v[..c.len()]);
+        }
+    }
+}
+
+/// Uploads `len` random bytes from offset `src_off` of a vector into a
+/// managed buffer, downloads them to offset `dst_off` of another, and
+/// checks every byte and the guard bytes around the destination.
+fn round_trip(ctx: &Context, rng: &mut Rng, len: usize, src_off: usize, dst_off: usize) {
+    let seed = rng.0;
+    let mut src = vec![0u8; len + src_off + 3];
+    rng.fill(&mut src);
+    let mut dev = ctx.alloc_unified::<u8>(len).unwrap();
+    let mut dst = vec![0x5Au8; len + dst_off + 11];
+    let stream = ctx.stream().unwrap();
+    ctx.scope(|s| s.copy_to_device(&stream, &src[src_off..src_off + len], &mut dev))
+        .unwrap();
+    ctx.scope(|s| s.copy_to_host(&stream, &dev, &mut dst[dst_off..dst_off + len]))
+        .unwrap();
+    let what = format!("len {len}, offsets {src_off}/{dst_off}, seed {seed}");
+    if dst[dst_off..dst_off + len] != src[src_off..src_off + len] {
+        let i = (0..len)
+            .find(|&i| dst[dst_off + i] != src[src_off + i])
+            .unwrap();
+        panic!("{what}: first wrong byte at {i}");
+    }
+    assert!(dst[..dst_off].iter().all(|&b| b == 0x5A), "{what}: before");
+    assert!(
+        dst[dst_off + len..].iter().all(|&b| b == 0x5A),
+        "{what}: after"
+    );
+}
+
+const POLICIES: [PageablePolicy; 5] = [
+    PageablePolicy::Stage,
+    PageablePolicy::Register,
+    PageablePolicy::RegisterUploads,
+    PageablePolicy::RegisterDownloads,
+    PageablePolicy::Auto,
+];
+
+#[test]
+fn round_trips_are_byte_exact_under_every_policy() {
+    let _serial = serial();
+    let lib = open();
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let mut rng = Rng::new();
+    for policy in POLICIES {
+        staged::set_pageable_policy(policy);
+        let before = reg_counts(&lib);
+        for _ in 0..3 {
+            let len = STAGE_MIN + rng.below(40 << 20) as usize;
+            let (so, dof) = (rng.below(4099) as usize, rng.below(4099) as usize);
+            round_trip(&ctx, &mut rng, len, so, dof);
+        }
+        // Exact sizes and offsets of the edges: whole 64 KiB blocks, none
+        // before or after.
+        round_trip(&ctx, &mut rng, 3 * STAGE_MIN, 0, 0);
+        round_trip(&ctx, &mut rng, STAGE_MIN + 1, 65_535, 1);
+        let after = reg_counts(&lib);
+        let made = after[0] - before[0];
+        match policy {
+            PageablePolicy::Stage | PageablePolicy::Auto => {
+                assert_eq!(made, 0, "{policy:?}: one direction at a time stages")
+            }
+            // Each trip registers one side (uploads or downloads) or both.
+            PageablePolicy::Register => assert_eq!(made, 10, "{policy:?}"),
+            _ => assert_eq!(made, 5, "{policy:?}"),
+        }
+        assert_eq!(after[2] - before[2], made, "{policy:?}: every one undone");
+        assert_eq!(after[3], 0, "{policy:?}: none left registered");
+    }
+    staged::set_pageable_policy(PageablePolicy::Auto);
+    assert_eq!(ctx.stats().kind(cudakit::AllocKind::Leaked).live_count, 0);
+}
+
+#[test]
+fn both_directions_at_once_from_two_threads() {
+    let _serial = serial();
+    let lib = open();
+    let ctx = Context::new(0).expect("context on the stand-in");
+    for policy in [PageablePolicy::Auto, PageablePolicy::Register] {
+        staged::set_pageable_policy(policy);
+        let before = reg_counts(&lib);
+        let len = 3 * STAGE_MIN + 12_345;
+        let mut rng = Rng::new();
+        let mut up = vec![0u8; len + 7];
+        let mut down_src = vec![0u8; len];
+        rng.fill(&mut up);
+        rng.fill(&mut down_src);
+        let mut dev_up = ctx.alloc_unified::<u8>(len).unwrap();
+        let mut dev_down = ctx.alloc_unified::<u8>(len).unwrap();
+        dev_down.as_mut_slice().unwrap().copy_from_slice(&down_src);
+        let mut down = vec![0u8; len + 5];
+        let (s1, s2) = (ctx.stream().unwrap(), ctx.stream().unwrap());
+        for round in 0..6 {
+            std::thread::scope(|t| {
+                let a = t.spawn(|| ctx.scope(|s| s.copy_to_device(&s1, &up[7..], &mut dev_up)));
+                let b = t.spawn(|| ctx.scope(|s| s.copy_to_host(&s2, &dev_down, &mut down[5..])));
+                a.join().unwrap().unwrap();
+                b.join().unwrap().unwrap();
+            });
+            assert!(
+                dev_up.as_slice().unwrap()[..] == up[7..],
+                "{policy:?} round {round}: upload, seed {}",
+                rng.0
+            );
+            assert!(
+                down[5..] == down_src[..],
+                "{policy:?} round {round}: download, seed {}",
+                rng.0
+            );
+        }
+        let after = reg_counts(&lib);
+        assert_eq!(after[3], 0, "{policy:?}: none left registered");
+        assert_eq!(after[0] - before[0], after[2] - before[2]);
+        if policy == PageablePolicy::Register {
+            assert_eq!(after[0] - before[0], 12, "every transfer registered");
+        }
+    }
+    staged::set_pageable_policy(PageablePolicy::Auto);
+}
+
+#[test]
+fn a_refused_registration_falls_back_to_staging() {
+    let _serial = serial();
+    let lib = open();
+    // SAFETY: exported by the stand-in with this signature.
+    let fail = unsafe { lib.get::<unsafe extern "C" fn(i32)>(b"stub_fail_next_register\0") }
+        .expect("stub_fail_next_register");
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let mut rng = Rng::new();
+    staged::set_pageable_policy(PageablePolicy::Register);
+    // Injected: the memory cannot be pinned (CUDA_ERROR_INVALID_VALUE),
+    // and someone else's registration (712). Each time the upload's
+    // refusal is followed by its read-only-less retry for 1, not for 712.
+    for code in [1, 712] {
+        let before = reg_counts(&lib);
+        // SAFETY: a plain value.
+        unsafe { fail(code) };
+        round_trip(&ctx, &mut rng, STAGE_MIN + 999, 3, 5);
+        let after = reg_counts(&lib);
+        assert!(after[1] > before[1], "code {code}: refused");
+        assert_eq!(after[3], 0);
+    }
+    // A range registered by someone else first: cudakit's registration
+    // overlaps it (712) and stages; the other registration stays.
+    let cu = cudakit::sys::driver().unwrap();
+    let len = 2 * STAGE_MIN;
+    let mut src = vec![0u8; len];
+    rng.fill(&mut src);
+    let mut dev = ctx.alloc_unified::<u8>(len).unwrap();
+    let stream = ctx.stream().unwrap();
+    let block = (src.as_ptr() as usize).div_ceil(1 << 16) * (1 << 16) + (1 << 20);
+    // SAFETY: 1 MiB inside `src`, which outlives the registration.
+    let rc = unsafe { (cu.cuMemHostRegister)(block as *mut _, 1 << 20, 0) };
+    assert_eq!(rc, cudakit::sys::CUresult::CUDA_SUCCESS);
+    let before = reg_counts(&lib);
+    ctx.scope(|s| s.copy_to_device(&stream, &src, &mut dev))
+        .unwrap();
+    assert!(dev.as_slice().unwrap()[..] == src[..]);
+    let after = reg_counts(&lib);
+    assert_eq!(after[1] - before[1], 1, "refused with 712 once");
+    assert_eq!(after[3], 1, "the other registration stays");
+    // SAFETY: registered above.
+    let rc = unsafe { (cu.cuMemHostUnregister)(block as *mut _) };
+    assert_eq!(rc, cudakit::sys::CUresult::CUDA_SUCCESS);
+    staged::set_pageable_policy(PageablePolicy::Auto);
+    assert_eq!(ctx.stats().kind(cudakit::AllocKind::Leaked).live_count, 0);
+}
+
+#[test]
+fn a_failed_wait_in_the_middle_unregisters_only_after_the_retried_wait() {
+    let _serial = serial();
+    let lib = open();
+    // SAFETY: exported by the stand-in with this signature.
+    let fail = unsafe { lib.get::<unsafe extern "C" fn(i32)>(b"stub_fail_next_sync\0") }
+        .expect("stub_fail_next_sync");
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let mut rng = Rng::new();
+    staged::set_pageable_policy(PageablePolicy::Register);
+    let len = STAGE_MIN + 4321;
+    let mut src = vec![0u8; len];
+    rng.fill(&mut src);
+    let mut dev = ctx.alloc_unified::<u8>(len).unwrap();
+    let stream = ctx.stream().unwrap();
+    let before = reg_counts(&lib);
+    // SAFETY: a plain value (CUDA_ERROR_INVALID_VALUE: not sticky).
+    unsafe { fail(1) };
+    let r = ctx.scope(|s| s.copy_to_device(&stream, &src, &mut dev));
+    assert!(r.is_err(), "the failed wait is reported: {r:?}");
+    let after = reg_counts(&lib);
+    assert_eq!(after[0] - before[0], 1, "registered");
+    assert_eq!(after[2] - before[2], 1, "undone after the retried wait");
+    assert_eq!(after[3], 0);
+    assert!(ctx.poisoned().is_none());
+    // The context goes on: the next transfer is exact.
+    round_trip(&ctx, &mut rng, len, 1, 2);
+    staged::set_pageable_policy(PageablePolicy::Auto);
+    assert_eq!(ctx.stats().kind(cudakit::AllocKind::Leaked).live_count, 0);
+}
