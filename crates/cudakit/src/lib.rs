@@ -88,7 +88,7 @@ pub use memory::pitched::Pitched;
 pub use memory::texture::{AddressMode, FilterMode, ReadMode, Surface, Texture, TextureDesc};
 pub use memory::{
     Attach, Bf16, DeviceBuffer, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, DeviceView,
-    PinnedBuffer, UnifiedBuffer, VirtualBuffer, F16,
+    PinnedBuffer, UnifiedBuffer, VirtualBuffer, F16, F8E4M3, F8E5M2,
 };
 pub use memory::{MemPool, PoolBuffer, PoolUsage, ReusePolicy};
 pub use work::batch::CopyBatch;
