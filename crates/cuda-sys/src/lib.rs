@@ -198,3 +198,9 @@ pub fn loaded_cublas() -> Option<&'static Cublas> {
 pub fn cublaslt_with_origin() -> Result<(&'static CublasLt, &'static Loaded), LoadError> {
     CublasLt::process()
 }
+
+/// The process's libcublasLt table if an earlier [`cublaslt_with_origin()`]
+/// call loaded it; `None` otherwise. Never starts a search.
+pub fn loaded_cublaslt() -> Option<&'static CublasLt> {
+    CublasLt::process_if_loaded()
+}
