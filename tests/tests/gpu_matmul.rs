@@ -307,6 +307,7 @@ impl<O: Scalar> Args for MatmulArgs<O> {
             Signature::Gemm => params![m, n, k, self.alpha, a, b, self.beta, c],
             Signature::Batched => panic!("batched kernels take BatchedArgs"),
             Signature::Tma => panic!("TMA kernels run through cudakit_suite::gemm::Product"),
+            Signature::TmaScaled => panic!("FP8 kernels run through cudakit_suite::fp8::Fp8Gemm"),
         }
     }
 }
@@ -2108,6 +2109,9 @@ fn names_resolve_and_every_kernel_is_covered() {
             used.insert(kern.name);
         }
     }
+    // The FP8 kernels run through fp8::Fp8Gemm in tests/tests/gpu_fp8.rs.
+    used.insert("gemm_sm90_e4m3_nt");
+    used.insert("gemm_sm90_e5m2_e4m3_nt");
     let missing: Vec<&str> = MATMUL_KERNELS
         .iter()
         .map(|k| k.name)

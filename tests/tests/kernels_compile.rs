@@ -340,6 +340,16 @@ fn gemm_sm90_compiles() {
 }
 
 #[test]
+fn gemm_sm90_fp8_compiles() {
+    compile_source("gemm_sm90_fp8.cu");
+}
+
+#[test]
+fn fp8_convert_compiles() {
+    compile_source("fp8_convert.cu");
+}
+
+#[test]
 fn sgemm_compiles() {
     compile_source("sgemm.cu");
 }
@@ -360,6 +370,8 @@ fn every_source_has_a_compile_test_and_every_file_is_a_source() {
         "pdl.cu",
         "launch.cu",
         "gemm_sm90.cu",
+        "gemm_sm90_fp8.cu",
+        "fp8_convert.cu",
         "sgemm.cu",
         "dgemm.cu",
         "conditional.cu",
@@ -508,7 +520,7 @@ fn names_kernel(image: &[u8], name: &str) -> bool {
 #[test]
 fn a_kernel_program_compiles_only_its_kernel() {
     use cudakit::compile::program::Arch;
-    for file in ["gemm_sm90.cu", "sgemm.cu"] {
+    for file in ["gemm_sm90.cu", "gemm_sm90_fp8.cu", "sgemm.cu"] {
         let source = Source::named(file);
         let plain: Vec<&str> = source
             .kernels

@@ -126,6 +126,10 @@ c_enum! {
         CUDA_R_16F = 2,
         /// bfloat16.
         CUDA_R_16BF = 14,
+        /// OCP FP8 E4M3 (`nv_fp8_e4m3`).
+        CUDA_R_8F_E4M3 = 28,
+        /// OCP FP8 E5M2 (`nv_fp8_e5m2`).
+        CUDA_R_8F_E5M2 = 29,
     }
 }
 
@@ -212,6 +216,8 @@ mod tests {
         assert_eq!(cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32.0, 77);
         assert_eq!(cublasComputeType_t::CUBLAS_COMPUTE_64F.0, 70);
         assert_eq!(cudaDataType::CUDA_R_16BF.0, 14);
+        assert_eq!(cudaDataType::CUDA_R_8F_E4M3.0, 28);
+        assert_eq!(cudaDataType::CUDA_R_8F_E5M2.0, 29);
         assert_eq!(cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT.0, -1);
         assert_eq!(cublasMath_t::CUBLAS_DEFAULT_MATH.0, 0);
         assert_eq!(

@@ -11,6 +11,7 @@
 //! - [`mod@nvrtc`]: NVRTC's types and its table, [`Nvrtc`].
 //! - [`mod@nccl`]: NCCL's types and its table, [`Nccl`] (optional).
 //! - [`mod@cublas`]: cuBLAS's GEMM types and its table, [`Cublas`] (optional).
+//! - [`mod@cublaslt`]: cuBLASLt's matmul types and its table, [`CublasLt`] (optional).
 //! - [`loader`]: where the libraries are looked for.
 //!
 //! ```no_run
@@ -28,6 +29,7 @@
 #![deny(missing_docs)]
 
 pub mod cublas;
+pub mod cublaslt;
 pub mod driver;
 pub mod loader;
 pub mod nccl;
@@ -38,6 +40,7 @@ pub(crate) mod table;
 pub mod types;
 
 pub use cublas::{cublasHandle_t, cublasStatus_t, Cublas};
+pub use cublaslt::{cublasLtHandle_t, CublasLt};
 pub use driver::Driver;
 pub use loader::{Attempt, LoadError, Loaded};
 pub use nccl::{ncclComm_t, ncclResult_t, Nccl};
@@ -181,4 +184,23 @@ pub fn cublas_with_origin() -> Result<(&'static Cublas, &'static Loaded), LoadEr
 /// `None` otherwise. Never starts a search.
 pub fn loaded_cublas() -> Option<&'static Cublas> {
     Cublas::process_if_loaded()
+}
+
+/// The process's libcublasLt table, loaded on first use and kept for the
+/// life of the process. cuBLASLt is optional: only the fp8 matmul
+/// comparison uses it.
+///
+/// # Errors
+///
+/// As [`driver()`], for libcublasLt (`CUDAKIT_LIBCUBLASLT`,
+/// `libcublasLt.so.13`, the toolkit folders, pip's `nvidia/cu13/lib` and
+/// `nvidia/cublas/lib`).
+pub fn cublaslt_with_origin() -> Result<(&'static CublasLt, &'static Loaded), LoadError> {
+    CublasLt::process()
+}
+
+/// The process's libcublasLt table if an earlier [`cublaslt_with_origin()`]
+/// call loaded it; `None` otherwise. Never starts a search.
+pub fn loaded_cublaslt() -> Option<&'static CublasLt> {
+    CublasLt::process_if_loaded()
 }

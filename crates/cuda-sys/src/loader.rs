@@ -167,6 +167,7 @@ pub(crate) enum Which {
     NvJitLink,
     Nccl,
     Cublas,
+    CublasLt,
 }
 
 /// The toolkit's per-architecture library folder, under a toolkit root.
@@ -184,6 +185,7 @@ impl Which {
             Which::NvJitLink => "libnvJitLink",
             Which::Nccl => "libnccl",
             Which::Cublas => "libcublas",
+            Which::CublasLt => "libcublasLt",
         }
     }
 
@@ -195,6 +197,7 @@ impl Which {
             Which::NvJitLink => "CUDAKIT_LIBNVJITLINK",
             Which::Nccl => "CUDAKIT_LIBNCCL",
             Which::Cublas => "CUDAKIT_LIBCUBLAS",
+            Which::CublasLt => "CUDAKIT_LIBCUBLASLT",
         }
     }
 
@@ -205,6 +208,7 @@ impl Which {
             Which::NvJitLink => &["libnvJitLink.so.13"],
             Which::Nccl => &["libnccl.so.2"],
             Which::Cublas => &["libcublas.so.13"],
+            Which::CublasLt => &["libcublasLt.so.13"],
         }
     }
 
@@ -215,7 +219,7 @@ impl Which {
             Which::Nvrtc => &["lib64", "lib", TARGET_LIB],
             Which::NvJitLink => &["lib64", "lib", TARGET_LIB],
             Which::Nccl => &["lib64", "lib", TARGET_LIB],
-            Which::Cublas => &["lib64", "lib", TARGET_LIB],
+            Which::Cublas | Which::CublasLt => &["lib64", "lib", TARGET_LIB],
         }
     }
 
@@ -236,6 +240,10 @@ impl Which {
             Which::Cublas => &[
                 ("nvidia/cu13/lib", "libcublas.so.13"),
                 ("nvidia/cublas/lib", "libcublas.so.13"),
+            ],
+            Which::CublasLt => &[
+                ("nvidia/cu13/lib", "libcublasLt.so.13"),
+                ("nvidia/cublas/lib", "libcublasLt.so.13"),
             ],
         }
     }
@@ -263,6 +271,11 @@ impl Which {
                 "\nhint: cuBLAS is optional (the matmul comparison only); install it with \
                  `python3 -m pip install nvidia-cublas` (or the CUDA toolkit), or set \
                  CUDAKIT_LIBCUBLAS to libcublas.so.13's path"
+            }
+            Which::CublasLt => {
+                "\nhint: cuBLASLt is optional (the fp8 matmul comparison only); install it with \
+                 `python3 -m pip install nvidia-cublas` (or the CUDA toolkit), or set \
+                 CUDAKIT_LIBCUBLASLT to libcublasLt.so.13's path"
             }
         }
     }

@@ -173,6 +173,12 @@ impl<'c> Cublas<'c> {
         (warmup, iters): (usize, usize),
     ) -> Result<Vec<Duration>, CublasError> {
         let bad = |m: String| Err(CublasError::InvalidArgument(m));
+        if precision.is_fp8() {
+            return bad(format!(
+                "cublasGemmEx has no {}: use CublasLt::time_fp8",
+                precision.name()
+            ));
+        }
         let (in_type, out_type, compute) = types(precision);
         if std::mem::size_of::<I>() != precision.input().size()
             || std::mem::size_of::<O>() != precision.output().size()
@@ -335,6 +341,17 @@ fn types(precision: Precision) -> (cudaDataType, cudaDataType, Compute) {
         Precision::F64 => (D::CUDA_R_64F, D::CUDA_R_64F, Compute::CUBLAS_COMPUTE_64F),
         Precision::F16 => (D::CUDA_R_16F, D::CUDA_R_32F, Compute::CUBLAS_COMPUTE_32F),
         Precision::Bf16 => (D::CUDA_R_16BF, D::CUDA_R_32F, Compute::CUBLAS_COMPUTE_32F),
+        // cublasGemmEx takes no FP8 (time_gemm refuses it): CublasLt does.
+        Precision::E4m3 => (
+            D::CUDA_R_8F_E4M3,
+            D::CUDA_R_32F,
+            Compute::CUBLAS_COMPUTE_32F,
+        ),
+        Precision::E5m2xE4m3 => (
+            D::CUDA_R_8F_E5M2,
+            D::CUDA_R_32F,
+            Compute::CUBLAS_COMPUTE_32F,
+        ),
     }
 }
 
@@ -391,6 +408,379 @@ pub fn available() -> Result<String, CublasError> {
     cuda_sys::cublas_with_origin()
         .map(|(_, loaded)| loaded.candidate.clone())
         .map_err(CublasError::NotFound)
+}
+
+/// A cuBLASLt handle, for the FP8 comparison: timed `cublasLtMatmul`
+/// calls on the operands of a [`crate::fp8::Fp8Gemm`]. Loaded at run time
+/// like cuBLAS ([`cuda_sys::cublaslt_with_origin`]), destroyed on drop.
+///
+/// Row-major C (M×N) = A (M×K) · Bᵀ (B stored N×K) is column-major
+/// Cᵀ = B · Aᵀ: cuBLASLt's A is our B read column-major as K×N with
+/// `OP_T`, its B our A read as K×M with `OP_N` ("TN", both K-major: the
+/// layout cuBLASLt requires for FP8), m = N, n = M, ldc = N. Its A scale is
+/// therefore our `scale_b` and its B scale our `scale_a`. Compute
+/// `CUBLAS_COMPUTE_32F`, scale type, C and D f32 (`CUDA_R_32F`).
+pub struct CublasLt<'c> {
+    ctx: &'c Context,
+    table: &'static cuda_sys::CublasLt,
+    handle: cuda_sys::cublasLtHandle_t,
+    version: usize,
+    path: String,
+}
+
+impl std::fmt::Debug for CublasLt<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CublasLt")
+            .field("version", &self.version)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Frees cuBLASLt objects (descriptors, layouts, preferences) on every
+/// path out of [`CublasLt::time_fp8`].
+struct LtObjects<'t> {
+    t: &'t cuda_sys::CublasLt,
+    desc: cuda_sys::cublaslt::cublasLtMatmulDesc_t,
+    layouts: Vec<cuda_sys::cublaslt::cublasLtMatrixLayout_t>,
+    pref: cuda_sys::cublaslt::cublasLtMatmulPreference_t,
+}
+
+impl Drop for LtObjects<'_> {
+    fn drop(&mut self) {
+        for &l in &self.layouts {
+            // SAFETY: a layout this struct created and destroys once;
+            // failures cannot be reported from drop and are ignored.
+            let _ = unsafe { (self.t.cublasLtMatrixLayoutDestroy)(l) };
+        }
+        if !self.pref.is_null() {
+            // SAFETY: as above, for the preference.
+            let _ = unsafe { (self.t.cublasLtMatmulPreferenceDestroy)(self.pref) };
+        }
+        if !self.desc.is_null() {
+            // SAFETY: as above, for the descriptor.
+            let _ = unsafe { (self.t.cublasLtMatmulDescDestroy)(self.desc) };
+        }
+    }
+}
+
+impl<'c> CublasLt<'c> {
+    /// Loads cuBLASLt and creates a handle, with `ctx` current.
+    ///
+    /// # Errors
+    ///
+    /// [`CublasError::NotFound`] when no libcublasLt loads;
+    /// [`CublasError::Call`] when `cublasLtCreate` fails.
+    pub fn new(ctx: &'c Context) -> Result<CublasLt<'c>, CublasError> {
+        let (table, loaded) = cuda_sys::cublaslt_with_origin().map_err(CublasError::NotFound)?;
+        make_current(ctx)?;
+        let mut handle: cuda_sys::cublasLtHandle_t = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the context is current on this thread.
+        let rc = unsafe { (table.cublasLtCreate)(&mut handle) };
+        check_lt(table, "cublasLtCreate", rc)?;
+        // SAFETY: takes no arguments, returns a number.
+        let version = unsafe { (table.cublasLtGetVersion)() };
+        Ok(CublasLt {
+            ctx,
+            table,
+            handle,
+            version,
+            path: loaded.candidate.clone(),
+        })
+    }
+
+    /// The library's version as `major.minor.patch`.
+    pub fn version(&self) -> String {
+        let v = self.version;
+        format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100)
+    }
+
+    /// Where the library was loaded from.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Runs C = alpha·scale_a·scale_b·A·Bᵀ + beta·C (row-major; A M×K and
+    /// B N×K with rows `lda`/`ldb` elements apart, of FP8 types `a_type`
+    /// and `b_type`; C f32 M×N packed; the scales device pointers to one
+    /// f32 each) with `cublasLtMatmul`, `warmup` times untimed and `iters`
+    /// times between events on `stream`, waits for the stream, and returns
+    /// the times. `fast_accum` sets `CUBLASLT_MATMUL_DESC_FAST_ACCUM` (1:
+    /// the tensor cores' accumulation only, as `gemm_sm90_fp8.cu` does).
+    ///
+    /// # Errors
+    ///
+    /// [`CublasError::InvalidArgument`] for a non-FP8 type, e5m2 × e5m2,
+    /// a buffer of another context or too small; [`CublasError::Call`]
+    /// (including `CUBLAS_STATUS_NOT_SUPPORTED` when the heuristic finds no
+    /// algorithm); [`CublasError::Cudakit`] for events and synchronization.
+    #[allow(clippy::too_many_arguments)]
+    pub fn time_fp8<A: DeviceCopy, B: DeviceCopy>(
+        &self,
+        stream: &Stream<'_>,
+        [m, n, k]: [usize; 3],
+        (a, lda, a_type): (&DeviceBuffer<'_, A>, usize, crate::kernels::Elem),
+        (b, ldb, b_type): (&DeviceBuffer<'_, B>, usize, crate::kernels::Elem),
+        c: &DeviceBuffer<'_, f32>,
+        (scale_a, scale_b): (&DeviceBuffer<'_, f32>, &DeviceBuffer<'_, f32>),
+        (alpha, beta): (f64, f64),
+        fast_accum: bool,
+        (warmup, iters): (usize, usize),
+    ) -> Result<Vec<Duration>, CublasError> {
+        use crate::kernels::Elem;
+        use cuda_sys::cublaslt::{
+            cublasLtMatmulDescAttributes_t as Attr, cublasLtMatmulHeuristicResult_t,
+            cublasLtMatmulPreferenceAttributes_t as Pref,
+        };
+        let bad = |m: String| Err(CublasError::InvalidArgument(m));
+        let fp8 = |e: Elem| match e {
+            Elem::E4m3 => Some(cudaDataType::CUDA_R_8F_E4M3),
+            Elem::E5m2 => Some(cudaDataType::CUDA_R_8F_E5M2),
+            _ => None,
+        };
+        let (Some(at), Some(bt)) = (fp8(a_type), fp8(b_type)) else {
+            return bad(format!("{a_type:?} x {b_type:?} is not an FP8 product"));
+        };
+        if a_type == Elem::E5m2 && b_type == Elem::E5m2 {
+            return bad("cuBLASLt has no e5m2 x e5m2".into());
+        }
+        if std::mem::size_of::<A>() != 1 || std::mem::size_of::<B>() != 1 {
+            return bad("FP8 operands are one byte an element".into());
+        }
+        for (what, ctx) in [
+            ("A", a.context()),
+            ("B", b.context()),
+            ("C", c.context()),
+            ("scale_a", scale_a.context()),
+            ("scale_b", scale_b.context()),
+            ("the stream", stream.context()),
+        ] {
+            if !ctx.same(self.ctx) {
+                return bad(format!("{what} belongs to another context"));
+            }
+        }
+        let need = |rows: usize, ld: usize| if rows == 0 { 0 } else { (rows - 1) * ld + k };
+        if lda < k.max(1) || a.len() < need(m, lda) || ldb < k.max(1) || b.len() < need(n, ldb) {
+            return bad(format!("A ({} elements, ld {lda}) or B ({} elements, ld {ldb}) is too small for {m}x{n}x{k}", a.len(), b.len()));
+        }
+        if c.len() < m * n || scale_a.is_empty() || scale_b.is_empty() {
+            return bad(format!(
+                "C holds {} elements, not {m}x{n}, or a scale is missing",
+                c.len()
+            ));
+        }
+        if m == 0 || n == 0 {
+            return Ok(vec![Duration::ZERO; iters]);
+        }
+        make_current(self.ctx)?;
+        let t = self.table;
+        let mut o = LtObjects {
+            t,
+            desc: std::ptr::null_mut(),
+            layouts: Vec::new(),
+            pref: std::ptr::null_mut(),
+        };
+        // SAFETY: a valid out-pointer and defined enum values.
+        check_lt(t, "cublasLtMatmulDescCreate", unsafe {
+            (t.cublasLtMatmulDescCreate)(
+                &mut o.desc,
+                Compute::CUBLAS_COMPUTE_32F,
+                cudaDataType::CUDA_R_32F,
+            )
+        })?;
+        let set = |attr: Attr, buf: *const c_void, size: usize| {
+            // SAFETY: a live descriptor; `buf` points to `size` bytes of the
+            // attribute's documented type, read during the call only.
+            check_lt(t, "cublasLtMatmulDescSetAttribute", unsafe {
+                (t.cublasLtMatmulDescSetAttribute)(o.desc, attr, buf, size)
+            })
+        };
+        let trans_a = cublasOperation_t::CUBLAS_OP_T.0;
+        let trans_b = cublasOperation_t::CUBLAS_OP_N.0;
+        set(
+            Attr::CUBLASLT_MATMUL_DESC_TRANSA,
+            (&trans_a as *const c_int).cast(),
+            4,
+        )?;
+        set(
+            Attr::CUBLASLT_MATMUL_DESC_TRANSB,
+            (&trans_b as *const c_int).cast(),
+            4,
+        )?;
+        // cuBLASLt's A is our B, so its A scale is our scale_b.
+        let sa_ptr = scale_b.device_ptr().as_raw() as usize as *const c_void;
+        let sb_ptr = scale_a.device_ptr().as_raw() as usize as *const c_void;
+        set(
+            Attr::CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+            (&sa_ptr as *const *const c_void).cast(),
+            8,
+        )?;
+        set(
+            Attr::CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+            (&sb_ptr as *const *const c_void).cast(),
+            8,
+        )?;
+        let fast: i8 = i8::from(fast_accum);
+        set(
+            Attr::CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+            (&fast as *const i8).cast(),
+            1,
+        )?;
+        // Column-major layouts: cuBLASLt A = our B as K x N (ld ldb), its
+        // B = our A as K x M (ld lda), C and D N x M (ld N).
+        for (ty, rows, cols, ld) in [
+            (bt, k, n, ldb),
+            (at, k, m, lda),
+            (cudaDataType::CUDA_R_32F, n, m, n),
+        ] {
+            let mut l = std::ptr::null_mut();
+            // SAFETY: a valid out-pointer; dimensions are plain numbers.
+            check_lt(t, "cublasLtMatrixLayoutCreate", unsafe {
+                (t.cublasLtMatrixLayoutCreate)(
+                    &mut l,
+                    ty,
+                    rows.max(1) as u64,
+                    cols as u64,
+                    ld as i64,
+                )
+            })?;
+            o.layouts.push(l);
+        }
+        // SAFETY: a valid out-pointer.
+        check_lt(t, "cublasLtMatmulPreferenceCreate", unsafe {
+            (t.cublasLtMatmulPreferenceCreate)(&mut o.pref)
+        })?;
+        let workspace_bytes: u64 = 32 << 20;
+        // SAFETY: a live preference; a u64 as the attribute documents.
+        check_lt(t, "cublasLtMatmulPreferenceSetAttribute", unsafe {
+            (t.cublasLtMatmulPreferenceSetAttribute)(
+                o.pref,
+                Pref::CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                (&workspace_bytes as *const u64).cast(),
+                8,
+            )
+        })?;
+        let mut result = cublasLtMatmulHeuristicResult_t::default();
+        let mut found: c_int = 0;
+        // SAFETY: live handle, descriptor, layouts and preference; room for
+        // the one result requested, and a valid count out-pointer.
+        check_lt(t, "cublasLtMatmulAlgoGetHeuristic", unsafe {
+            (t.cublasLtMatmulAlgoGetHeuristic)(
+                self.handle,
+                o.desc,
+                o.layouts[0],
+                o.layouts[1],
+                o.layouts[2],
+                o.layouts[2],
+                o.pref,
+                1,
+                &mut result,
+                &mut found,
+            )
+        })?;
+        if found < 1 {
+            return Err(CublasError::Call {
+                call: "cublasLtMatmulAlgoGetHeuristic",
+                status: cublasStatus_t::CUBLAS_STATUS_NOT_SUPPORTED,
+                message: "no algorithm for this FP8 problem".into(),
+            });
+        }
+        let workspace = self.ctx.alloc::<u8>(result.workspaceSize.max(1))?;
+        let (alpha32, beta32) = (alpha as f32, beta as f32);
+        let matmul = || -> Result<(), CublasError> {
+            // SAFETY: live handle, descriptor, layouts and algorithm; A, B,
+            // C, the scales and the workspace are device memory of this
+            // context (checked above) holding the documented dimensions and
+            // pitches (checked above), of the layouts' types (one byte an
+            // FP8 element, f32 C); alpha and beta point to host f32 values
+            // (the default pointer mode) that outlive the call; D is C, in
+            // place, which cublasLtMatmul allows with identical layouts.
+            // The buffers stay borrowed until the stream is synchronized
+            // below, before this function returns.
+            let rc = unsafe {
+                (t.cublasLtMatmul)(
+                    self.handle,
+                    o.desc,
+                    (&alpha32 as *const f32).cast(),
+                    b.device_ptr().as_raw() as usize as *const c_void,
+                    o.layouts[0],
+                    a.device_ptr().as_raw() as usize as *const c_void,
+                    o.layouts[1],
+                    (&beta32 as *const f32).cast(),
+                    c.device_ptr().as_raw() as usize as *const c_void,
+                    o.layouts[2],
+                    c.device_ptr().as_raw() as usize as *mut c_void,
+                    o.layouts[2],
+                    &result.algo,
+                    workspace.device_ptr().as_raw() as usize as *mut c_void,
+                    result.workspaceSize,
+                    stream.as_raw(),
+                )
+            };
+            check_lt(t, "cublasLtMatmul", rc)
+        };
+        let events = (0..iters)
+            .map(|_| Ok((self.ctx.timing_event()?, self.ctx.timing_event()?)))
+            .collect::<cudakit::Result<Vec<_>>>()?;
+        let queued = (|| {
+            for _ in 0..warmup {
+                matmul()?;
+            }
+            for (start, end) in &events {
+                start.record(stream)?;
+                matmul()?;
+                end.record(stream)?;
+            }
+            Ok::<(), CublasError>(())
+        })();
+        let synced = stream.synchronize();
+        queued?;
+        synced?;
+        drop(workspace);
+        Ok(events
+            .iter()
+            .map(|(start, end)| end.elapsed_since(start))
+            .collect::<cudakit::Result<Vec<_>>>()?)
+    }
+}
+
+impl Drop for CublasLt<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the handle is live and destroyed once; every call queued
+        // through it finished before `time_fp8` returned. A failure cannot
+        // be reported from drop and is ignored.
+        let _ = unsafe { (self.table.cublasLtDestroy)(self.handle) };
+    }
+}
+
+/// A failed cuBLASLt call as a [`CublasError::Call`].
+fn check_lt(
+    t: &cuda_sys::CublasLt,
+    call: &'static str,
+    status: cublasStatus_t,
+) -> Result<(), CublasError> {
+    if status == cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+        return Ok(());
+    }
+    let message = match t.cublasLtGetStatusString {
+        Some(f) => {
+            // SAFETY: takes any status and returns a static NUL-terminated
+            // string (or null).
+            let p = unsafe { f(status) };
+            if p.is_null() {
+                String::new()
+            } else {
+                // SAFETY: non-null, NUL-terminated, static.
+                unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+            }
+        }
+        None => String::new(),
+    };
+    Err(CublasError::Call {
+        call,
+        status,
+        message,
+    })
 }
 
 #[cfg(test)]

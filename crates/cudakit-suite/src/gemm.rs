@@ -54,16 +54,24 @@ pub enum Precision {
     /// f32 inputs read as tf32 by the tensor cores, f32 accumulation and
     /// output.
     Tf32,
+    /// OCP FP8 e4m3 A and B (B stored N×K), per-tensor scales, tensor-core
+    /// accumulation, f32 output.
+    E4m3,
+    /// e5m2 A times e4m3 B (B stored N×K): the mixed pair cuBLASLt
+    /// multiplies (it has no e5m2 × e5m2).
+    E5m2xE4m3,
 }
 
 impl Precision {
     /// Every precision, in the CLI's order.
-    pub const ALL: [Precision; 5] = [
+    pub const ALL: [Precision; 7] = [
         Precision::F32,
         Precision::F64,
         Precision::F16,
         Precision::Bf16,
         Precision::Tf32,
+        Precision::E4m3,
+        Precision::E5m2xE4m3,
     ];
 
     /// The name `cudakit matmul --dtype` takes.
@@ -74,17 +82,35 @@ impl Precision {
             Precision::F16 => "f16",
             Precision::Bf16 => "bf16",
             Precision::Tf32 => "tf32",
+            Precision::E4m3 => "e4m3",
+            Precision::E5m2xE4m3 => "e5m2xe4m3",
         }
     }
 
-    /// The element type of A and B.
+    /// The element type of A (and of B, except for [`Precision::E5m2xE4m3`]:
+    /// see [`Precision::input_b`]).
     pub fn input(self) -> Elem {
         match self {
             Precision::F32 | Precision::Tf32 => Elem::F32,
             Precision::F64 => Elem::F64,
             Precision::F16 => Elem::F16,
             Precision::Bf16 => Elem::Bf16,
+            Precision::E4m3 => Elem::E4m3,
+            Precision::E5m2xE4m3 => Elem::E5m2,
         }
+    }
+
+    /// The element type of B.
+    pub fn input_b(self) -> Elem {
+        match self {
+            Precision::E5m2xE4m3 => Elem::E4m3,
+            p => p.input(),
+        }
+    }
+
+    /// Whether the inputs are FP8 (run through [`crate::fp8::Fp8Gemm`]).
+    pub fn is_fp8(self) -> bool {
+        matches!(self, Precision::E4m3 | Precision::E5m2xE4m3)
     }
 
     /// The element type of C.
@@ -103,6 +129,8 @@ impl Precision {
             (Elem::F64, _) => Precision::F64,
             (Elem::F16, _) => Precision::F16,
             (Elem::Bf16, _) => Precision::Bf16,
+            (Elem::E4m3, _) => Precision::E4m3,
+            (Elem::E5m2, _) => Precision::E5m2xE4m3,
         }
     }
 }
@@ -120,6 +148,8 @@ pub fn fastest(precision: Precision, cc: (u32, u32)) -> Option<&'static MatmulKe
         (Precision::F16, "gemm_sm90_f16_nn"),
         (Precision::Bf16, "gemm_sm90_bf16_nn"),
         (Precision::Tf32, "gemm_sm90_tf32_nt"),
+        (Precision::E4m3, "gemm_sm90_e4m3_nt"),
+        (Precision::E5m2xE4m3, "gemm_sm90_e5m2_e4m3_nt"),
     ];
     let older = [
         (Precision::F32, "gemm_regblock<float, 128, 128, 8, 8, 8>"),
@@ -243,6 +273,12 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
                 kernel.output,
                 I::NAME,
                 O::NAME
+            )));
+        }
+        if kernel.signature == Signature::TmaScaled {
+            return Err(Error::InvalidArgument(format!(
+                "{} takes FP8 operands and scales: run it through fp8::Fp8Gemm",
+                kernel.name
             )));
         }
         if kernel.signature == Signature::Batched {
@@ -452,7 +488,9 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
                     }
                     params![a, bb, c, m, n, k]
                 }
-                (Signature::Batched, _) => unreachable!("refused by Product::new"),
+                (Signature::Batched | Signature::TmaScaled, _) => {
+                    unreachable!("refused by Product::new")
+                }
             };
             steps.push(Step {
                 function: self.module.function(self.kernel.name)?,
@@ -526,6 +564,23 @@ pub struct Launches<'a> {
 }
 
 impl<'a> Launches<'a> {
+    /// No launch (an empty C).
+    pub(crate) fn none() -> Self {
+        Launches { steps: Vec::new() }
+    }
+
+    /// One launch: `function` with `config` and `params` (for the products
+    /// of this crate, whose constructors check the geometry).
+    pub(crate) fn one(function: Function<'a>, config: LaunchConfig, params: ParamList<'a>) -> Self {
+        Launches {
+            steps: vec![Step {
+                function,
+                config,
+                params,
+            }],
+        }
+    }
+
     /// Queues the launches on `stream`, in order.
     ///
     /// # Errors
@@ -533,7 +588,9 @@ impl<'a> Launches<'a> {
     /// Launch errors (see `Scope::launch`).
     pub fn enqueue<'s>(&'s self, s: &Scope<'s, '_>, stream: &'s Stream<'_>) -> Result<()> {
         for step in &self.steps {
-            // SAFETY: every step was built by `Product::launches` for the
+            // SAFETY: every step was built by `Product::launches` (or
+            // `fp8::Fp8Gemm::launches`, whose comment states the same for
+            // its one launch) for the
             // kernel's documented geometry (kernels/README.md): the grid and
             // block of its descriptor, its dynamic shared memory (opted into
             // by `Product::new`), and parameters in its signature's order
@@ -598,6 +655,7 @@ mod tests {
             let k = fastest(p, (9, 0)).unwrap();
             assert_eq!(Precision::of(k), p);
             assert_eq!((k.input, k.output), (p.input(), p.output()));
+            assert_eq!(p.is_fp8(), k.signature == Signature::TmaScaled);
         }
     }
 }

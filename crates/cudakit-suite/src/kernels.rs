@@ -30,6 +30,12 @@ pub const LAUNCH: &str = include_str!("../../../kernels/launch.cu");
 /// `kernels/gemm_sm90.cu`: bf16, f16 and tf32 GEMM on wgmma, fed by TMA
 /// (sm_90a only).
 pub const GEMM_SM90: &str = include_str!("../../../kernels/gemm_sm90.cu");
+/// `kernels/gemm_sm90_fp8.cu`: FP8 (e4m3 × e4m3, e5m2 × e4m3) GEMM on
+/// wgmma, fed by TMA, with per-tensor scales (sm_90a only).
+pub const GEMM_SM90_FP8: &str = include_str!("../../../kernels/gemm_sm90_fp8.cu");
+/// `kernels/fp8_convert.cu`: f32 ↔ e4m3/e5m2 conversions on the device
+/// (PTX `cvt`, sm_89 and later).
+pub const FP8_CONVERT: &str = include_str!("../../../kernels/fp8_convert.cu");
 /// `kernels/sgemm.cu`: f32 SGEMM on the CUDA cores (no tf32).
 pub const SGEMM: &str = include_str!("../../../kernels/sgemm.cu");
 /// `kernels/dgemm.cu`: f64 DGEMM on the FP64 tensor cores (DMMA, sm_90).
@@ -258,6 +264,20 @@ pub const SOURCES: &[Source] = &[
         relocatable: false,
     },
     Source {
+        file: "gemm_sm90_fp8.cu",
+        text: GEMM_SM90_FP8,
+        kernels: &["gemm_sm90_e4m3_nt", "gemm_sm90_e5m2_e4m3_nt"],
+        arch: Some(Arch::SmA(90)),
+        relocatable: false,
+    },
+    Source {
+        file: "fp8_convert.cu",
+        text: FP8_CONVERT,
+        kernels: &["f32_to_e4m3", "f32_to_e5m2", "e4m3_to_f32", "e5m2_to_f32"],
+        arch: None,
+        relocatable: false,
+    },
+    Source {
         file: "sgemm.cu",
         text: SGEMM,
         kernels: &[
@@ -326,6 +346,10 @@ pub enum Elem {
     F16,
     /// bfloat16 as `unsigned short` bits ([`cudakit::Bf16`]).
     Bf16,
+    /// OCP FP8 E4M3 as `unsigned char` bits ([`cudakit::F8E4M3`]).
+    E4m3,
+    /// OCP FP8 E5M2 as `unsigned char` bits ([`cudakit::F8E5M2`]).
+    E5m2,
 }
 
 impl Elem {
@@ -336,6 +360,8 @@ impl Elem {
             Elem::F64 => "f64",
             Elem::F16 => "f16",
             Elem::Bf16 => "bf16",
+            Elem::E4m3 => "e4m3",
+            Elem::E5m2 => "e5m2",
         }
     }
 
@@ -345,6 +371,7 @@ impl Elem {
             Elem::F32 => 4,
             Elem::F64 => 8,
             Elem::F16 | Elem::Bf16 => 2,
+            Elem::E4m3 | Elem::E5m2 => 1,
         }
     }
 }
@@ -366,6 +393,13 @@ pub enum Signature {
     /// read through TMA tensor maps ([`tma_layouts`], [`tensor_maps`]), C
     /// f32 and not read when beta = 0.
     Tma,
+    /// `(TensorMap tmA, TensorMap tmB, float* C, int M, int N, int K,
+    /// float alpha, float beta, const float* scale_a, const float*
+    /// scale_b)`: C = alpha·scale_a·scale_b·A·Bᵀ + beta·C with FP8 A and B
+    /// read through TMA tensor maps (B stored N×K), the scales device
+    /// pointers to one f32 each (null: 1); run through
+    /// [`crate::fp8::Fp8Gemm`], not [`crate::gemm::Product`].
+    TmaScaled,
 }
 
 /// How a kernel's blocks cover C.
@@ -499,7 +533,7 @@ impl MatmulKernel {
 
     /// Whether A and B reach the kernel through TMA tensor maps.
     pub fn uses_tma(&self) -> bool {
-        self.signature == Signature::Tma
+        matches!(self.signature, Signature::Tma | Signature::TmaScaled)
     }
 
     /// The row pitch, in elements, that a stored operand with `cols`
@@ -538,6 +572,7 @@ pub fn tma_layouts(
         Elem::Bf16 => TensorDataType::Bf16,
         Elem::F16 => TensorDataType::F16,
         Elem::F32 => TensorDataType::F32,
+        Elem::E4m3 | Elem::E5m2 => TensorDataType::U8,
         Elem::F64 => panic!("{}: no f64 TMA kernel", kernel.name),
     };
     let wide = (128 / kernel.input.size()) as u32;
@@ -591,6 +626,7 @@ const fn kernel(
     let accumulation = match (input, output) {
         (Elem::F64, _) => Accumulation::F64,
         (Elem::F16, _) | (Elem::Bf16, _) => Accumulation::TensorCoreF32,
+        (Elem::E4m3, _) | (Elem::E5m2, _) => Accumulation::Fp8TensorCore,
         _ => Accumulation::F32,
     };
     MatmulKernel {
@@ -639,6 +675,34 @@ const fn sm90(name: &'static str, input: Elem, op_b: Op) -> MatmulKernel {
             _ => Accumulation::TensorCoreF32,
         },
         shared_bytes: SM90_SMEM_BYTES,
+        raster: Raster::Linear,
+        arch: Some(Arch::SmA(90)),
+        ..k
+    }
+}
+
+/// `kernels/gemm_sm90_fp8.cu`'s dynamic shared memory (`F8_SMEM_BYTES`: 4
+/// stages of 128×128 + 256×128 bytes plus 1 KiB of alignment slack).
+pub const SM90_FP8_SMEM_BYTES: u32 = 4 * (128 * 128 + 256 * 128) + 1024;
+
+/// A gemm_sm90_fp8.cu kernel: 384 threads, a 128×256 tile, A of `input`
+/// stored M×K, B e4m3 stored N×K. Its descriptor's grid is one block per
+/// tile; [`crate::fp8::Fp8Gemm`] launches at most one per SM (the kernel
+/// walks the tiles itself, for any grid).
+const fn sm90_fp8(name: &'static str, input: Elem) -> MatmulKernel {
+    let k = kernel(
+        "gemm_sm90_fp8.cu",
+        GEMM_SM90_FP8,
+        name,
+        input,
+        Elem::F32,
+        Signature::TmaScaled,
+        (Op::N, Op::T),
+        [384, 1, 1],
+        [128, 256],
+    );
+    MatmulKernel {
+        shared_bytes: SM90_FP8_SMEM_BYTES,
         raster: Raster::Linear,
         arch: Some(Arch::SmA(90)),
         ..k
@@ -948,6 +1012,8 @@ pub const MATMUL_KERNELS: &[MatmulKernel] = &[
     sm90("gemm_sm90_bf16_nt", Elem::Bf16, Op::T),
     sm90("gemm_sm90_f16_nt", Elem::F16, Op::T),
     sm90("gemm_sm90_tf32_nt", Elem::F32, Op::T),
+    sm90_fp8("gemm_sm90_e4m3_nt", Elem::E4m3),
+    sm90_fp8("gemm_sm90_e5m2_e4m3_nt", Elem::E5m2),
     sgemm("sgemm_128x256", [128, 256]),
     sgemm("sgemm_128x128", [128, 128]),
     sgemm("sgemm_tiled<2, 4, 2, 8, 1, 8>", [128, 256]),

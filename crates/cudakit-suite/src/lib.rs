@@ -6,7 +6,8 @@
 //! - [`gemm`](mod@gemm): a GEMM staged for any matrix kernel (transposes,
 //!   TMA row pitches, tensor maps, launches) and the fastest kernel per
 //!   precision and device; [`cublas`](mod@cublas): cuBLAS in the same run,
-//!   for comparison only (optional, loaded at run time).
+//!   for comparison only (optional, loaded at run time);
+//!   [`fp8`](mod@fp8): the FP8 GEMMs' host side (two operand types, scales).
 //! - [`reference`](mod@reference): f64 CPU references (GEMM in every operand layout,
 //!   batched, axpy, sums, transpose), tolerances derived from the
 //!   arithmetic, poison patterns, and the comparisons every test ends with.
@@ -50,6 +51,7 @@ pub mod bench_ipc;
 pub mod bench_multi;
 pub mod bench_transfers;
 pub mod cublas;
+pub mod fp8;
 pub mod gemm;
 pub mod kernels;
 pub mod reference;

@@ -29,7 +29,7 @@
 use std::ops::Range;
 use std::thread;
 
-use cudakit::{Bf16, F16};
+use cudakit::{Bf16, F16, F8E4M3, F8E5M2};
 
 use crate::rng::Rng;
 
@@ -143,6 +143,38 @@ impl Real for Bf16 {
     }
     fn is_poison(self) -> bool {
         self.0 == POISON_U16
+    }
+    fn bits(self) -> u64 {
+        u64::from(self.0)
+    }
+}
+
+/// The 8-bit poison of the FP8 inputs' row padding (never read: the tensor
+/// maps' dimensions are the logical ones): a NaN as e4m3 and as e5m2.
+pub const POISON_U8: u8 = 0x7f;
+
+impl Real for F8E4M3 {
+    const NAME: &'static str = "e4m3";
+    const POISON: F8E4M3 = F8E4M3(POISON_U8);
+    fn to_f64(self) -> f64 {
+        f64::from(self.to_f32())
+    }
+    fn is_poison(self) -> bool {
+        self.0 == POISON_U8
+    }
+    fn bits(self) -> u64 {
+        u64::from(self.0)
+    }
+}
+
+impl Real for F8E5M2 {
+    const NAME: &'static str = "e5m2";
+    const POISON: F8E5M2 = F8E5M2(POISON_U8);
+    fn to_f64(self) -> f64 {
+        f64::from(self.to_f32())
+    }
+    fn is_poison(self) -> bool {
+        self.0 == POISON_U8
     }
     fn bits(self) -> u64 {
         u64::from(self.0)
@@ -656,7 +688,19 @@ pub enum Accumulation {
     /// f32 inputs read as tf32 by the tensor cores (the low 13 mantissa bits
     /// ignored, i.e. truncated), f32 accumulation.
     Tf32,
+    /// FP8 (e4m3, e5m2) inputs on Hopper's tensor cores (`wgmma` k32),
+    /// accumulated by the tensor cores alone ("fast accumulation"): see
+    /// [`Tolerance`] for the model and [`FP8_ACC_U`].
+    Fp8TensorCore,
 }
+
+/// The relative error of one FP8 `wgmma` accumulation step on Hopper, as
+/// modelled for [`Accumulation::Fp8TensorCore`]: published measurements of
+/// H100/H800 FP8 tensor cores (DeepSeek-V3's report: "around 14 bits"; the
+/// e8m13 accumulator reported in other studies, whose low 10 f32 mantissa
+/// bits are truncated) put the accumulator at 13 mantissa bits, truncated:
+/// less than 2^-13 of the magnitude per step.
+pub const FP8_ACC_U: f64 = 1.0 / 8192.0;
 
 /// An error bound per element:
 /// `|got - value| <= abs + rel*|value| + scaled*scale`.
@@ -698,6 +742,23 @@ pub enum Accumulation {
 ///   the f32 inputs sees: `scaled = 2 TF32_U + TF32_U^2` on top of the
 ///   f16/bf16 bound (the lab run on the H200 measured at most 0.57 of a
 ///   similar bound, on 1x1x1-like short sums where the truncations add up).
+///
+/// - **FP8 on Hopper tensor cores, fast accumulation**: the inputs are
+///   exact FP8 values and every product of two of them (at most 4 × 4
+///   significant bits) is exact, so input rounding is no error here either.
+///   The accumulation is *not* f32's: Hopper's FP8 `wgmma` keeps about 13
+///   mantissa bits and truncates ([`FP8_ACC_U`]), so the f32 accumulation
+///   order alone does not bound the error. The model: each `wgmma` k32 step
+///   adds 32 products to the accumulator with one relative error below
+///   `FP8_ACC_U` of the step's magnitude, so a K-long sum takes ⌈K/32⌉ such
+///   steps; the epilogue's `alpha·scale_a·scale_b` product, its multiply
+///   and the `beta·C` add are three f32 roundings. `scaled = 2 *
+///   gamma_{⌈K/32⌉+1}(FP8_ACC_U) + gamma_3(2^-24) + gamma_{K+2}(2^-53)`,
+///   with the usual factor 2 to spare: 7.3e-4 of the scale at K = 64,
+///   0.031 at K = 4096. It is a model from measurements, not a proof: a
+///   step whose products are far smaller than the accumulator may lose
+///   more of them (each is aligned to the largest exponent before the
+///   sum), which random inputs of one magnitude do not provoke.
 ///
 /// Every GEMM bound adds `abs = (K+2) * MIN_POSITIVE` of the accumulating
 /// type, for results near underflow (subnormal products lose their relative
@@ -745,6 +806,10 @@ impl Tolerance {
             // much of the scale, then the tensor-core accumulation bound.
             Accumulation::Tf32 => (
                 2.0 * TF32_U + TF32_U * TF32_U + 2.0 * gamma(n, 2.0 * U32) + reference,
+                f64::from(f32::MIN_POSITIVE),
+            ),
+            Accumulation::Fp8TensorCore => (
+                2.0 * gamma(k.div_ceil(32) + 1, FP8_ACC_U) + gamma(3, U32) + reference,
                 f64::from(f32::MIN_POSITIVE),
             ),
         };

@@ -27,7 +27,9 @@ pub use image::{array, pitched, tensor_map, texture};
 pub use transfer::staged;
 
 pub use buffer::device::{DeviceBuffer, DeviceView};
-pub use buffer::element::{name_hash, Bf16, DeviceCopy, ElementType, Scalar, StructName, F16};
+pub use buffer::element::{
+    name_hash, Bf16, DeviceCopy, ElementType, Scalar, StructName, F16, F8E4M3, F8E5M2,
+};
 pub use buffer::imported::ImportedBuffer;
 pub use buffer::pinned::PinnedBuffer;
 pub use buffer::pool::{MemPool, OrderedStream, PoolBuffer, PoolUsage, ReusePolicy};
