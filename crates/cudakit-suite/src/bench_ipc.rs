@@ -125,6 +125,10 @@ pub fn ipc_open_child(socket: &str, device: usize) -> Result<()> {
         .and_then(|s| s.parse().ok())
         .unwrap_or(21);
     let ctx = Context::new(device)?;
+    // Makes the context current on this thread, as the raw calls below
+    // need (`Context::new` does not: cudakit enters a context at its first
+    // call that reaches the driver).
+    ctx.synchronize()?;
     let ch = IpcChannel::connect(socket)?;
     let handle = ch.recv()?;
     let cu = cudakit::sys::driver()?;
@@ -162,8 +166,8 @@ pub fn ipc_open_child(socket: &str, device: usize) -> Result<()> {
     };
     // Warm-up, not timed.
     for _ in 0..3 {
-        raw_batch()?;
         kit_batch()?;
+        raw_batch()?;
     }
     let (r, k) = alternating_medians(samples, raw_batch, kit_batch)?;
     let answer = format!("{} {} {samples}", k.as_nanos(), r.as_nanos());
