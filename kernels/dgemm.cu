@@ -21,9 +21,10 @@
 // half-warp) have no bank conflicts.
 //
 // The default, dgemm_dmma_128x128, runs the pipelined body below
-// (dgemm_pipe_body<16, 4, 16, 0>) on every tile that is whole (in range, K a
-// multiple of 16, 16-byte aligned operands) and this bounds-checked body
-// (dgemm_body<32, 3, 16, 4, 0>) on the others. Measured on the H200
+// (dgemm_pipe_body<16, 4, 8, 0, true>) on every tile that is whole (in
+// range, K a multiple of 16, 16-byte aligned operands), its MID variant on
+// the other tiles of a matrix of at least 128 x 128 (issue 23), and this
+// bounds-checked body (dgemm_body<32, 3, 16, 4, 0>) on smaller matrices. Measured on the H200
 // (kernels/README.md): 52 TFLOP/s at 4096^3 against 47 for this body alone.
 
 #define DG_BM 128
@@ -319,11 +320,18 @@ __device__ __forceinline__ void dg_cp16_full(unsigned dst, const double* src) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
 }
 
-template <int BK, int STAGES, int KI, int GM, bool DB>
+// MID (issue 23): the tile at (m0, n0) lies inside the matrix but need not
+// be a whole tile of the grid (the caller slid an edge tile back: it stores
+// only rows >= m_lo and columns >= n_lo), K need not be a multiple of BK (the
+// last slice zero-fills k >= K), and the copies are 8 bytes wide where K or N
+// is odd or A or B is not 16-byte aligned; C is stored as double2 only when
+// N is even and C 16-byte aligned.
+template <int BK, int STAGES, int KI, int GM, bool DB, bool MID = false>
 __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alpha,
                                                 const double* __restrict__ A,
                                                 const double* __restrict__ B, double beta,
-                                                double* __restrict__ C) {
+                                                double* __restrict__ C, int m0, int n0,
+                                                int m_lo, int n_lo) {
     constexpr int MT = 4;
     constexpr int THREADS = 256;
     constexpr int A_STAGE = DG_BM * BK;  // doubles
@@ -350,12 +358,9 @@ __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alph
     const int t = lane & 3;
     const int wm = (warp >> 2) * (16 * MT);
     const int wn = (warp & 3) * 32;
-    int tm, tn;
-    dg_tile_coords<GM>(tm, tn);
-    const int m0 = tm * DG_BM;
-    const int n0 = tn * DG_BN;
-
-    const int nk = K / BK;
+    const int nk = MID ? (K + BK - 1) / BK : K / BK;
+    const bool vec_a = !MID || (((K & 1) == 0) && ((((unsigned long long)A) & 15) == 0));
+    const bool vec_b = !MID || (((N & 1) == 0) && ((((unsigned long long)B) & 15) == 0));
 
     // Copy coordinates: A rows a_row + A_RSTEP*i, chunk a_c (k = 2*a_c, +1);
     // B rows b_kr + B_RSTEP*i, chunk b_c (columns 2*b_c, +1). The caller
@@ -372,10 +377,49 @@ __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alph
     const long long b_rstride = (long long)B_RSTEP * N;
     const long long b_slice = (long long)BK * N;
 
-    // Copies the next slice (a_next, b_next) into stage s and advances.
-    auto load_stage = [&](int s) {
+    // Copies the next slice (a_next, b_next; slice number kt) into stage s
+    // and advances.
+    auto load_stage = [&](int s, int kt) {
         const unsigned ad = a_dst + (unsigned)(s * A_STAGE * 8);
         const unsigned bd = b_dst + (unsigned)(s * B_STAGE * 8);
+        if (MID) {
+            // Rows of this slice inside K (all BK but in the last slice).
+            const int kleft = K - kt * BK;
+            const bool tail = kleft < BK;
+            const double* pa = a_next;
+#pragma unroll
+            for (int i = 0; i < A_CHUNKS; ++i) {
+                const unsigned d = ad + (unsigned)(i * A_RSTEP * BK * 8);
+                const bool ok0 = !tail || 2 * a_c < kleft;
+                const bool ok1 = !tail || 2 * a_c + 1 < kleft;
+                if (vec_a) {
+                    // 16, 8 or 0 source bytes; the rest zero-filled.
+                    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
+                                 "l"(ok0 ? pa : A), "r"(ok1 ? 16 : (ok0 ? 8 : 0))
+                                 : "memory");
+                } else {
+                    dg_cp8(d, ok0 ? pa : A, ok0);
+                    dg_cp8(d + 8, ok1 ? pa + 1 : A, ok1);
+                }
+                pa += a_rstride;
+            }
+            const double* pb = b_next;
+#pragma unroll
+            for (int i = 0; i < B_CHUNKS; ++i) {
+                const unsigned d = bd + (unsigned)(i * B_RSTEP * DP_LDB * 8);
+                const bool ok = !tail || b_kr + B_RSTEP * i < kleft;
+                if (vec_b) {
+                    dg_cp16(d, ok ? pb : B, ok);
+                } else {
+                    dg_cp8(d, ok ? pb : B, ok);
+                    dg_cp8(d + 8, ok ? pb + 1 : B, ok);
+                }
+                pb += b_rstride;
+            }
+            a_next += BK;
+            b_next += b_slice;
+            return;
+        }
         const double* pa = a_next;
 #pragma unroll
         for (int i = 0; i < A_CHUNKS; ++i) {
@@ -418,7 +462,7 @@ __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alph
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < nk) {
-            load_stage(s);
+            load_stage(s, s);
         }
         asm volatile("cp.async.commit_group;\n" ::: "memory");
     }
@@ -536,31 +580,51 @@ __device__ __forceinline__ void dgemm_pipe_body(int M, int N, int K, double alph
             }
         }
         if (kt + STAGES - 1 < nk) {
-            load_stage(rs == 0 ? STAGES - 1 : rs - 1);
+            load_stage(rs == 0 ? STAGES - 1 : rs - 1, kt + STAGES - 1);
         }
         asm volatile("cp.async.commit_group;\n" ::: "memory");
         rs = nrs;
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 
+    const bool vec_c = !MID || (((N & 1) == 0) && ((((unsigned long long)C) & 15) == 0));
 #pragma unroll
     for (int ct = 0; ct < 2; ++ct) {
 #pragma unroll
         for (int rt = 0; rt < 8; ++rt) {
             const double(&d)[4] = acc[(ct * 8 + rt) >> 2][(ct * 8 + rt) & 3];
             const int row = m0 + wm + 8 * rt + 2 * t;
-            double* p0 = C + (long long)row * N + n0 + wn + 16 * ct + 2 * g;
+            const int col = n0 + wn + 16 * ct + 2 * g;
+            double* p0 = C + (long long)row * N + col;
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                double2* p = reinterpret_cast<double2*>(p0 + (long long)h * N);
                 double w0 = alpha * d[h];
                 double w1 = alpha * d[h + 2];
-                if (beta != 0.0) {
-                    const double2 cv = *p;
-                    w0 = fma(beta, cv.x, w0);
-                    w1 = fma(beta, cv.y, w1);
+                if (MID && row + h < m_lo) {
+                    continue;
                 }
-                *p = make_double2(w0, w1);
+                if (vec_c) {
+                    // MID: col and n_lo are even here (N even), so the pair
+                    // is wholly inside or outside the block's own columns.
+                    if (MID && col < n_lo) {
+                        continue;
+                    }
+                    double2* p = reinterpret_cast<double2*>(p0 + (long long)h * N);
+                    if (beta != 0.0) {
+                        const double2 cv = *p;
+                        w0 = fma(beta, cv.x, w0);
+                        w1 = fma(beta, cv.y, w1);
+                    }
+                    *p = make_double2(w0, w1);
+                } else {
+                    double* p = p0 + (long long)h * N;
+                    if (col >= n_lo) {
+                        p[0] = (beta != 0.0) ? fma(beta, p[0], w0) : w0;
+                    }
+                    if (col + 1 >= n_lo) {
+                        p[1] = (beta != 0.0) ? fma(beta, p[1], w1) : w1;
+                    }
+                }
             }
         }
     }
@@ -580,26 +644,50 @@ __device__ __forceinline__ bool dg_pipe_eligible(int M, int N, int K, const doub
            (tn + 1) * DG_BN <= N;
 }
 
-// C = alpha*A*B + beta*C, f64: whole tiles on the pipelined body
-// dgemm_pipe_body<128, BK, STAGES, KI, GM, DB>, the others on
-// dgemm_body<128, 32, 3, 16, 4, GM>. Block (256, 1, 1), exactly; grid
-// (ceil(N/128), ceil(M/128), 1); dynamic shared memory DG_SMEM_BYTES(32, 3)
-// = 211968 bytes (raise the attribute first), which covers
-// DP_SMEM_BYTES(BK, STAGES) for the configurations below. BK a multiple of
-// 16, KI = 8 or 16 dividing BK, STAGES >= 3; DB (two fragment register
-// sets) needs an even number of mma steps per slice (BK / KI).
-// Name expressions used (spelled exactly so):
-//   "dgemm_pipe<16, 4, 8, 0, true>"    (= dgemm_dmma_128x128)
-//   "dgemm_pipe<32, 3, 8, 0, true>", "dgemm_pipe<16, 4, 16, 0, false>"
-template <int BK, int STAGES, int KI, int GM, bool DB>
-__global__ void __launch_bounds__(256, 1)
-    dgemm_pipe(int M, int N, int K, double alpha, const double* __restrict__ A,
-               const double* __restrict__ B, double beta, double* __restrict__ C) {
+// Per block: the pipelined body on a whole tile (dg_pipe_eligible); with
+// MIDP (issue 23), when the matrix holds a whole 128 x 128 tile, the
+// pipelined body's MID variant on the block's tile slid back inside the
+// matrix (origin min(m0, M - 128), min(n0, N - 128); it stores only its own
+// part), for any K, N and alignment; else dgemm_body<32, 3, 16, 4, GM>'s
+// bounds-checked body. Without MIDP (the dispatch before issue 23) every
+// block that is not eligible runs the bounds-checked body.
+template <int BK, int STAGES, int KI, int GM, bool DB, bool MIDP>
+__device__ __forceinline__ void dg_dispatch(int M, int N, int K, double alpha,
+                                            const double* __restrict__ A,
+                                            const double* __restrict__ B, double beta,
+                                            double* __restrict__ C) {
+    int tm, tn;
+    dg_tile_coords<GM>(tm, tn);
+    const int m0 = tm * DG_BM, n0 = tn * DG_BN;
     if (dg_pipe_eligible<BK, GM>(M, N, K, A, B, C)) {
-        dgemm_pipe_body<BK, STAGES, KI, GM, DB>(M, N, K, alpha, A, B, beta, C);
+        dgemm_pipe_body<BK, STAGES, KI, GM, DB>(M, N, K, alpha, A, B, beta, C, m0, n0, m0, n0);
+    } else if (MIDP && M >= DG_BM && N >= DG_BN) {
+        dgemm_pipe_body<BK, STAGES, KI, GM, DB, true>(M, N, K, alpha, A, B, beta, C,
+                                                      min(m0, M - DG_BM), min(n0, N - DG_BN),
+                                                      m0, n0);
     } else {
         dgemm_body<32, 3, 16, 4, GM>(M, N, K, alpha, A, B, beta, C);
     }
+}
+
+// C = alpha*A*B + beta*C, f64, through dg_dispatch: the pipelined body
+// dgemm_pipe_body<BK, STAGES, KI, GM, DB> (whole tiles, and with MIDP the
+// other tiles of a matrix at least 128 x 128), else dgemm_body<32, 3, 16, 4,
+// GM>. Block (256, 1, 1), exactly; grid (ceil(N/128), ceil(M/128), 1);
+// dynamic shared memory DG_SMEM_BYTES(32, 3) = 211968 bytes (raise the
+// attribute first), which covers DP_SMEM_BYTES(BK, STAGES) for the
+// configurations below. BK a multiple of 16, KI = 8 or 16 dividing BK,
+// STAGES >= 3; DB (two fragment register sets) needs an even number of mma
+// steps per slice (BK / KI).
+// Name expressions used (spelled exactly so):
+//   "dgemm_pipe<16, 4, 8, 0, true>"    (= dgemm_dmma_128x128)
+//   "dgemm_pipe<16, 4, 8, 0, true, false>"  the default before issue 23
+//   "dgemm_pipe<32, 3, 8, 0, true>", "dgemm_pipe<16, 4, 16, 0, false>"
+template <int BK, int STAGES, int KI, int GM, bool DB, bool MIDP = true>
+__global__ void __launch_bounds__(256, 1)
+    dgemm_pipe(int M, int N, int K, double alpha, const double* __restrict__ A,
+               const double* __restrict__ B, double beta, double* __restrict__ C) {
+    dg_dispatch<BK, STAGES, KI, GM, DB, MIDP>(M, N, K, alpha, A, B, beta, C);
 }
 
 // C = alpha*A*B + beta*C, f64. Block (32*4*(128/(16*MT)), 1, 1), exactly
@@ -623,16 +711,14 @@ __global__ void __launch_bounds__(32 * 4 * (DG_BM / (16 * MT)), 1)
 
 // The default DGEMM (= dgemm_pipe<16, 4, 8, 0, true>): interior tiles take
 // the pipelined path (BK 16, 4 stages, m16n8k8 with two fragment register
-// sets, 132096 bytes of the shared memory), the others
-// dgemm_dmma<32, 3, 16, 4, 0>'s bounds-checked path.
+// sets, 132096 bytes of the shared memory), and so do the other tiles of a
+// matrix of at least 128 x 128 (MID: slid edge tiles, any K, 8-byte copies
+// where needed); smaller matrices dgemm_dmma<32, 3, 16, 4, 0>'s
+// bounds-checked path.
 // Block (256, 1, 1); grid (ceil(N/128), ceil(M/128), 1); dynamic shared
 // memory DG_SMEM_BYTES(32, 3) = 211968 bytes.
 extern "C" __global__ void __launch_bounds__(256, 1)
     dgemm_dmma_128x128(int M, int N, int K, double alpha, const double* __restrict__ A,
                        const double* __restrict__ B, double beta, double* __restrict__ C) {
-    if (dg_pipe_eligible<16, 0>(M, N, K, A, B, C)) {
-        dgemm_pipe_body<16, 4, 8, 0, true>(M, N, K, alpha, A, B, beta, C);
-    } else {
-        dgemm_body<32, 3, 16, 4, 0>(M, N, K, alpha, A, B, beta, C);
-    }
+    dg_dispatch<16, 4, 8, 0, true, true>(M, N, K, alpha, A, B, beta, C);
 }

@@ -4,7 +4,8 @@
 // Self-contained: no #include. Row-major packed layout as in kernels/README.md:
 // A is M x K (A[i*K + k]), B is K x N (B[k*N + j]), C is M x N (C[i*N + j]).
 // C = alpha * A * B + beta * C; when beta == 0, C is not read. Any M, N, K >= 0
-// (every load is bounds-checked and zero-filled, every store bounds-checked);
+// and any alignment (every load is in range by construction or
+// bounds-checked and zero-filled, every store in the block's own part of C);
 // offsets are 64-bit. Accumulation in f32, one FMA per k, ascending k per
 // output element.
 //
@@ -33,8 +34,14 @@
 //
 // Interior blocks (the whole tile in range, K % 16 == 0, A and B allow
 // 16-byte vectors) run a copy of the body without bounds checks, with running
-// pointers (the FULL template argument; sgemm_dispatch picks per block);
-// this cut the main loop's non-FMA instructions by about half.
+// pointers (PATH = SG_FULL; the dispatch picks per block); this cut the main
+// loop's non-FMA instructions by about half. Since issue 23 every other
+// block of a matrix that holds a whole tile runs the SG_MID copy: its tile
+// slid back inside the matrix (the overlap computed twice, stored once),
+// copies by cp.async (A 4-byte, transposed; B 16-byte when N % 4 == 0 and B
+// is aligned, else 4-byte), no checks but in the last K slice; and a
+// 128 x 256 kernel runs a last tile column of width <= 128 as 256 x 128
+// tiles, half as many blocks (sgemm_dispatch_mid).
 //
 // A's slice is stored transposed (As[k][i]) so that a thread reads its A
 // values as 16-byte vectors; the columns are XOR-swizzled by
@@ -69,18 +76,27 @@ __device__ __forceinline__ void sg_tile_coords(int& tm, int& tn) {
 }
 #define SG_THREADS 256
 
+// sgemm_body's paths: bounds-checked; FULL (whole tile, K % SG_BK == 0,
+// 16-byte vectors); MID (a tile inside the matrix, any K, N and alignment).
+#define SG_CHECKED 0
+#define SG_FULL 1
+#define SG_MID 2
+
 // FULL: the caller has checked that this block's whole BM x BN tile is in
 // range, K % SG_BK == 0, and A and B allow 16-byte vectors (K % 4 == 0,
 // N % 4 == 0, 16-byte aligned): loads and cp.async then run without bounds
 // checks from running pointers, and the epilogue stores float4 unchecked when
 // C is 16-byte aligned.
-template <int RM, int CN, int WARPS_M, int LANES_M, int GM, bool FULL, bool A2 = false>
+template <int RM, int CN, int WARPS_M, int LANES_M, int PATH, bool A2 = false>
 __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
                                            const float* __restrict__ A,
                                            const float* __restrict__ B, float beta,
                                            float* __restrict__ C,
                                            float (&As)[2][SG_BK][WARPS_M * 4 * LANES_M * RM],
-                                           float (&Bs)[2][SG_BK][(8 / WARPS_M) * 4 * (32 / LANES_M) * CN]) {
+                                           float (&Bs)[2][SG_BK][(8 / WARPS_M) * 4 * (32 / LANES_M) * CN],
+                                           int m0, int n0, int m_lo, int n_lo, bool small = false) {
+    constexpr bool FULL = PATH == SG_FULL;
+    constexpr bool MID = PATH == SG_MID;
     constexpr int WARPS_N = 8 / WARPS_M;
     constexpr int LANES_N = 32 / LANES_M;
     constexpr int RSTEP = 4 * LANES_M;  // row distance between a thread's 4-row groups
@@ -102,10 +118,6 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     const int lr = lane / LANES_N;
     const int lc = lane % LANES_N;
 
-    int tm, tn;
-    sg_tile_coords<GM>(tm, tn);
-    const int m0 = tm * BM;
-    const int n0 = tn * BN;
 
     // Loader mapping. A: thread loads rows a_row + 64*i, k = 4*a_kq..+3.
     const int a_row = (tid & 7) + ((tid >> 5) << 3);
@@ -123,6 +135,32 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     const long long a_rstride = 64LL * K;
     const long long b_rstride = (long long)B_RSTEP * N;
 
+    // MID: the tile at (m0, n0) lies inside the matrix (the caller slid an
+    // edge tile back), so only the last slice's k needs a check. A goes to
+    // shared memory by 4-byte cp.async, transposed: thread copies k = mk of
+    // rows mr + 16 j (j < BM/16); a warp's copy j covers 4 rows x 8 k, which
+    // the MID swizzle (column ^ 4 (k & 7)) spreads over 32 banks. B: 16-byte
+    // cp.async as in FULL when vec_b, else 4-byte copies of column tid % BN,
+    // k rows tid / BN + (SG_THREADS / BN) j: each copy a warp's 128
+    // consecutive bytes.
+    static_assert(!MID || (SG_THREADS == 256 && BN <= SG_THREADS), "MID copy map");
+    constexpr int MB_RSTEP = SG_THREADS / BN;
+    const int mk = 8 * ((tid >> 5) & 1) + (tid & 7);
+    const int mr = 4 * (tid >> 6) + ((tid >> 3) & 3);
+    // Copy j's column (mr + 16 j) ^ 4 (mk & 7) is (mr ^ (4 mk & 15)) +
+    // 16 (j ^ fb) with fb = bit 2 of mk: +16 fb for even j, -16 fb for odd j.
+    const int m_fb = 16 * ((mk >> 2) & 1);
+    const int m_col = mr ^ ((4 * mk) & 15);
+    const unsigned ma_even = (unsigned)__cvta_generic_to_shared(&As[0][mk][0]) +
+                             (unsigned)((m_col + m_fb) * 4);
+    const unsigned ma_odd = (unsigned)__cvta_generic_to_shared(&As[0][mk][0]) +
+                            (unsigned)((m_col - m_fb) * 4);
+    const float* ma_next = A + (long long)(m0 + mr) * K + mk;
+    const long long ma_rstride = 16LL * K;
+    const unsigned mb_dst = (unsigned)__cvta_generic_to_shared(&Bs[0][tid / BN][tid % BN]);
+    const float* mb_next = B + (long long)(tid / BN) * N + n0 + tid % BN;
+    const long long mb_rstride = (long long)MB_RSTEP * N;
+
     float acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
@@ -135,6 +173,37 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     const int nk = (K + SG_BK - 1) / SG_BK;
 
     auto load_tile = [&](int kt) {
+        if (MID) {
+            // The last slice of a K that is no multiple of SG_BK zero-fills
+            // k >= K (source size 0, from a valid address).
+            const int buf = kt & 1;
+            const unsigned de = ma_even + (unsigned)(buf * SG_BK * BM * 4);
+            const unsigned dodd = ma_odd + (unsigned)(buf * SG_BK * BM * 4);
+            const float* p = ma_next;
+            if (small || (kt + 1 == nk && (K % SG_BK) != 0)) {
+                const bool k_ok = kt * SG_BK + mk < K;
+#pragma unroll
+                for (int j = 0; j < BM / 16; ++j) {
+                    const bool ok = k_ok && mr + 16 * j < M - m0;
+                    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(
+                                     ((j & 1) ? dodd : de) + (unsigned)(64 * j)),
+                                 "l"(ok ? p : A), "r"(ok ? 4 : 0)
+                                 : "memory");
+                    p += ma_rstride;
+                }
+            } else {
+#pragma unroll
+                for (int j = 0; j < BM / 16; ++j) {
+                    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(
+                                     ((j & 1) ? dodd : de) + (unsigned)(64 * j)),
+                                 "l"(p)
+                                 : "memory");
+                    p += ma_rstride;
+                }
+            }
+            ma_next += SG_BK;
+            return;
+        }
         if (FULL) {
             const float* p = a_next;
 #pragma unroll
@@ -168,6 +237,53 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     // the compute of the current slice); out-of-range elements are zero-filled
     // (source size 0).
     auto load_tile_b = [&](int kt, int buf) {
+        if (MID) {
+            const bool tail = small || (kt + 1 == nk && (K % SG_BK) != 0);
+            const int kleft = K - kt * SG_BK;  // rows of this slice inside K
+            if (vec_b) {
+                // As FULL, from the slid n0 (a multiple of 4 when N is).
+                const float* p = b_next;
+                const unsigned dst0 = (unsigned)__cvta_generic_to_shared(
+                    &Bs[buf][tid / (BN / 4)][4 * (tid % (BN / 4))]);
+#pragma unroll
+                for (int i = 0; i < BN / 64; ++i) {
+                    const bool ok = !tail || (tid / (BN / 4) + B_RSTEP * i < kleft &&
+                                              4 * (tid % (BN / 4)) < N - n0);
+                    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
+                                     dst0 + (unsigned)(i * B_RSTEP * BN * 4)),
+                                 "l"(ok ? p : B), "r"(ok ? 16 : 0)
+                                 : "memory");
+                    p += b_rstride;
+                }
+            } else {
+                const unsigned dst0 = mb_dst + (unsigned)(buf * SG_BK * BN * 4);
+                const float* p = mb_next;
+                if (tail) {
+#pragma unroll
+                    for (int j = 0; j < SG_BK / MB_RSTEP; ++j) {
+                        const bool ok = tid / BN + MB_RSTEP * j < kleft && tid % BN < N - n0;
+                        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(
+                                         dst0 + (unsigned)(j * MB_RSTEP * BN * 4)),
+                                     "l"(ok ? p : B), "r"(ok ? 4 : 0)
+                                     : "memory");
+                        p += mb_rstride;
+                    }
+                } else {
+#pragma unroll
+                    for (int j = 0; j < SG_BK / MB_RSTEP; ++j) {
+                        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(
+                                         dst0 + (unsigned)(j * MB_RSTEP * BN * 4)),
+                                     "l"(p)
+                                     : "memory");
+                        p += mb_rstride;
+                    }
+                }
+            }
+            b_next += (long long)SG_BK * N;
+            mb_next += (long long)SG_BK * N;
+            asm volatile("cp.async.commit_group;\n" ::: "memory");
+            return;
+        }
         if (FULL) {
             static_assert(SG_THREADS % (BN / 4) == 0, "B copy map");
             const float* p = b_next;
@@ -214,6 +330,9 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     };
 
     auto store_tile = [&](int buf) {
+        if (MID) {
+            return;  // A arrives by cp.async
+        }
         const int swz = a_kq << 3;
 #pragma unroll
         for (int i = 0; i < BM / 64; ++i) {
@@ -238,7 +357,7 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
 
     // Fragments of k step k of buffer buf: A's (TM rows) and B's (TN columns).
     auto load_a = [&](float (&av)[TM], int buf, int k) {
-        const int swz = ((k >> 2) & 3) << 3;
+        const int swz = MID ? 4 * (k & 7) : ((k >> 2) & 3) << 3;
 #pragma unroll
         for (int r = 0; r < RM; ++r) {
             const float4 v =
@@ -362,11 +481,17 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     }
 
     // Epilogue: rows a_col0 + 16*r + {0..3}, columns b_col0 + 32*c + {0..3}.
+    // MID stores only the block's own part of a slid tile: rows >= m_lo,
+    // columns >= n_lo (the rest belongs to the neighbouring tile; a MID tile
+    // never reaches past M or N).
     const bool vec_c = ((N & 3) == 0) && ((((unsigned long long)C) & 15) == 0);
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
         const int row = m0 + a_col0 + (i & 3) + (i >> 2) * RSTEP;
-        if (!FULL && row >= M) {
+        if (!FULL && !MID && row >= M) {
+            continue;
+        }
+        if (MID && (row < m_lo || row >= M)) {
             continue;
         }
         float* crow = C + (long long)row * N;
@@ -378,7 +503,7 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
             for (int e = 0; e < 4; ++e) {
                 v[e] = alpha * acc[i][4 * jb + e];
             }
-            if (vec_c && (FULL || col < N)) {
+            if (vec_c && (FULL || ((!MID || col >= n_lo) && col < N))) {
                 float4* p = reinterpret_cast<float4*>(crow + col);
                 if (beta != 0.0f) {
                     const float4 c = *p;
@@ -391,7 +516,7 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
             } else if (!vec_c) {
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
-                    if (col + e < N) {
+                    if ((!MID || col + e >= n_lo) && col + e < N) {
                         crow[col + e] = (beta != 0.0f) ? fmaf(beta, crow[col + e], v[e]) : v[e];
                     }
                 }
@@ -400,8 +525,9 @@ __device__ __forceinline__ void sgemm_body(int M, int N, int K, float alpha,
     }
 }
 
-// Interior blocks (whole tile in range, K % 16 == 0, A and B vectorizable)
-// take the FULL body; the others the bounds-checked one.
+// The dispatch before issue 23 (kept for same-run comparisons: MIDP =
+// false below): interior blocks (whole tile in range, K % 16 == 0, A and B
+// vectorizable) take the FULL body; the others the bounds-checked one.
 template <int RM, int CN, int WARPS_M, int LANES_M, int GM, bool A2 = false>
 __device__ __forceinline__ void sgemm_dispatch(int M, int N, int K, float alpha,
                                                const float* __restrict__ A,
@@ -415,14 +541,78 @@ __device__ __forceinline__ void sgemm_dispatch(int M, int N, int K, float alpha,
     __shared__ __align__(16) float Bs[2][SG_BK][BN];
     int tm, tn;
     sg_tile_coords<GM>(tm, tn);
+    const int m0 = tm * BM, n0 = tn * BN;
     const bool full = ((K | N) & 3) == 0 && K % SG_BK == 0 &&
                       ((((unsigned long long)A) | ((unsigned long long)B)) & 15) == 0 &&
                       (tm + 1) * BM <= M && (tn + 1) * BN <= N;
     if (full) {
-        sgemm_body<RM, CN, WARPS_M, LANES_M, GM, true, A2>(M, N, K, alpha, A, B, beta, C, As, Bs);
+        sgemm_body<RM, CN, WARPS_M, LANES_M, SG_FULL, A2>(M, N, K, alpha, A, B, beta, C, As, Bs,
+                                                          m0, n0, m0, n0);
     } else {
-        sgemm_body<RM, CN, WARPS_M, LANES_M, GM, false>(M, N, K, alpha, A, B, beta, C, As, Bs);
+        sgemm_body<RM, CN, WARPS_M, LANES_M, SG_CHECKED>(M, N, K, alpha, A, B, beta, C, As, Bs,
+                                                         m0, n0, m0, n0);
     }
+}
+
+// The dispatch since issue 23. Per block:
+// - FULL as above when it qualifies (every block at 4096^3: unchanged there);
+// - else, when the matrix holds a whole tile (M >= BM, N >= BN), the MID body
+//   on the block's tile slid back inside the matrix (origin min(m0, M - BM),
+//   min(n0, N - BN)), storing only its own part: no bounds checks but the
+//   last K slice's, 4-byte copies where 16-byte ones are not allowed. Any K,
+//   N and alignment. The overlap with the neighbouring tile is computed
+//   twice but stored once; an edge tile costs what a whole one does;
+// - a 128 x 256 configuration's last tile column, when it is at most 128
+//   wide, runs as 256 x 128 tiles (the same 8 x 16 outputs per thread, warps
+//   8 x 1, MID): the even tile-rows' blocks each cover their row and the
+//   next, the odd ones exit at once. So an N a little past a multiple of 256
+//   adds half as many blocks (at 4095 x 4097: 528 working blocks, 4 waves on
+//   132 SMs, instead of 544, 5 waves);
+// - a matrix smaller than a tile in M or N: MID from the origin, with its
+//   copies checked in M and N too (a block-uniform choice inside the copy
+//   code; the main loop is the same). The bounds-checked body is not used.
+template <int RM, int CN, int WARPS_M, int LANES_M, int GM, bool A2 = false>
+__device__ __forceinline__ void sgemm_dispatch_mid(int M, int N, int K, float alpha,
+                                                   const float* __restrict__ A,
+                                                   const float* __restrict__ B, float beta,
+                                                   float* __restrict__ C) {
+    constexpr int BM = WARPS_M * 4 * LANES_M * RM;
+    constexpr int BN = (8 / WARPS_M) * 4 * (32 / LANES_M) * CN;
+    constexpr bool TWIN = RM == 2 && CN == 4 && BM == 128 && BN == 256;
+    // One copy of the tiles for every body, viewed in each body's shape.
+    __shared__ __align__(16) float tiles[2 * SG_BK * (BM + BN)];
+    auto& As = *reinterpret_cast<float(*)[2][SG_BK][BM]>(tiles);
+    auto& Bs = *reinterpret_cast<float(*)[2][SG_BK][BN]>(tiles + 2 * SG_BK * BM);
+    int tm, tn;
+    sg_tile_coords<GM>(tm, tn);
+    const int m0 = tm * BM, n0 = tn * BN;
+    const bool full = ((K | N) & 3) == 0 && K % SG_BK == 0 &&
+                      ((((unsigned long long)A) | ((unsigned long long)B)) & 15) == 0 &&
+                      (tm + 1) * BM <= M && (tn + 1) * BN <= N;
+    if (full) {
+        sgemm_body<RM, CN, WARPS_M, LANES_M, SG_FULL, A2>(M, N, K, alpha, A, B, beta, C, As, Bs,
+                                                          m0, n0, m0, n0);
+        return;
+    }
+    if constexpr (TWIN) {
+        if (N - n0 <= BN / 2 && M >= 2 * BM && N >= BN / 2) {
+            if (tm & 1) {
+                return;  // covered by tile-row tm - 1's block
+            }
+            auto& As2 = *reinterpret_cast<float(*)[2][SG_BK][2 * BM]>(tiles);
+            auto& Bs2 =
+                *reinterpret_cast<float(*)[2][SG_BK][BN / 2]>(tiles + 2 * SG_BK * 2 * BM);
+            sgemm_body<2, 4, 8, 4, SG_MID, A2>(M, N, K, alpha, A, B, beta, C, As2, Bs2,
+                                               min(m0, M - 2 * BM), N - BN / 2, m0, n0);
+            return;
+        }
+    }
+    // A matrix smaller than the tile: MID from the origin, its copies then
+    // checked in M and N as well (small).
+    sgemm_body<RM, CN, WARPS_M, LANES_M, SG_MID, A2>(M, N, K, alpha, A, B, beta, C, As, Bs,
+                                                     max(0, min(m0, M - BM)),
+                                                     max(0, min(n0, N - BN)), m0, n0,
+                                                     M < BM || N < BN);
 }
 
 // C = alpha*A*B + beta*C, f32. Block (256, 1, 1), exactly;
@@ -435,11 +625,16 @@ __device__ __forceinline__ void sgemm_dispatch(int M, int N, int K, float alpha,
 //   "sgemm_tiled<2, 4, 4, 4, 1, 8>"  the same with A one step ahead (the previous default)
 //   "sgemm_tiled<2, 4, 2, 8, 1, 8>"  128 x 256, 8 x 16 per thread, warps 2 x 4
 //   "sgemm_tiled<2, 2, 4, 4, 2, 0>"  128 x 128, 8 x 8 per thread (= sgemm_128x128)
-template <int RM, int CN, int WARPS_M, int LANES_M, int MIN_BLOCKS, int GM, bool A2 = false>
+template <int RM, int CN, int WARPS_M, int LANES_M, int MIN_BLOCKS, int GM, bool A2 = false,
+          bool MIDP = true>
 __global__ void __launch_bounds__(SG_THREADS, MIN_BLOCKS)
     sgemm_tiled(int M, int N, int K, float alpha, const float* __restrict__ A,
                 const float* __restrict__ B, float beta, float* __restrict__ C) {
-    sgemm_dispatch<RM, CN, WARPS_M, LANES_M, GM, A2>(M, N, K, alpha, A, B, beta, C);
+    if constexpr (MIDP) {
+        sgemm_dispatch_mid<RM, CN, WARPS_M, LANES_M, GM, A2>(M, N, K, alpha, A, B, beta, C);
+    } else {
+        sgemm_dispatch<RM, CN, WARPS_M, LANES_M, GM, A2>(M, N, K, alpha, A, B, beta, C);
+    }
 }
 
 // Each extern "C" kernel is compiled unless CUDAKIT_ONLY is defined without
@@ -451,7 +646,7 @@ __global__ void __launch_bounds__(SG_THREADS, MIN_BLOCKS)
 extern "C" __global__ void __launch_bounds__(SG_THREADS, 1)
     sgemm_128x256(int M, int N, int K, float alpha, const float* __restrict__ A,
                   const float* __restrict__ B, float beta, float* __restrict__ C) {
-    sgemm_dispatch<2, 4, 4, 4, 8, true>(M, N, K, alpha, A, B, beta, C);
+    sgemm_dispatch_mid<2, 4, 4, 4, 8, true>(M, N, K, alpha, A, B, beta, C);
 }
 #endif
 
@@ -461,6 +656,6 @@ extern "C" __global__ void __launch_bounds__(SG_THREADS, 1)
 extern "C" __global__ void __launch_bounds__(SG_THREADS, 2)
     sgemm_128x128(int M, int N, int K, float alpha, const float* __restrict__ A,
                   const float* __restrict__ B, float beta, float* __restrict__ C) {
-    sgemm_dispatch<2, 2, 4, 4, 0>(M, N, K, alpha, A, B, beta, C);
+    sgemm_dispatch_mid<2, 2, 4, 4, 0>(M, N, K, alpha, A, B, beta, C);
 }
 #endif

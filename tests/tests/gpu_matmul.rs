@@ -1917,11 +1917,16 @@ const SGEMM_256: &str = "sgemm_128x256";
 const SGEMM_128: &str = "sgemm_128x128";
 const SGEMM_W24: &str = "sgemm_tiled<2, 4, 2, 8, 1, 8>";
 const SGEMM_A1: &str = "sgemm_tiled<2, 4, 4, 4, 1, 8>";
+/// The default before issue 23: whole tiles FULL, every other block the
+/// bounds-checked body (no middle path).
+const SGEMM_V0: &str = "sgemm_tiled<2, 4, 4, 4, 1, 8, true, false>";
 const DGEMM_128: &str = "dgemm_dmma_128x128";
 const DGEMM_MT2: &str = "dgemm_dmma<32, 3, 8, 2, 0>";
 const DGEMM_BK16: &str = "dgemm_dmma<16, 4, 8, 2, 0>";
 const DGEMM_K32: &str = "dgemm_pipe<32, 3, 8, 0, true>";
 const DGEMM_K16: &str = "dgemm_pipe<16, 4, 16, 0, false>";
+/// The default DGEMM before issue 23 (no middle path).
+const DGEMM_V0: &str = "dgemm_pipe<16, 4, 8, 0, true, false>";
 
 // Shapes: the lab's odd shapes (129×67×255: nothing a tile multiple, K odd
 // so TMA rows are padded; 300×520×130; 17×1000×33 and 1000×17×64,
@@ -2002,6 +2007,34 @@ h200_cases! {
     // The previous default (A one step ahead).
     sgemm_a1_520x300x512_beta: SGEMM_A1, (520, 300, 512), (N, N), AlphaBeta, Host;
     sgemm_a1_129x67x255_beta0: SGEMM_A1, (129, 67, 255), (N, N), Alpha, Host;
+    // Issue 23, the middle path (MID: tiles slid inside the matrix, any K
+    // and N, 4-byte copies, a checked last K slice) with whole tiles and
+    // edge tiles in one launch. 129×257×33: slid in M and N, K = 2 slices +
+    // 1; K = 1 and 17; N = 4 and 5 (narrower than a tile: MID from the
+    // origin with checked copies); N % 4 == 0 with K odd (16-byte B copies,
+    // K tail); K % 16 == 0 with N odd (no FULL block).
+    sgemm_256_129x257x33_beta: SGEMM_256, (129, 257, 33), (N, N), AlphaBeta, Host;
+    sgemm_256_129x257x33_beta0: SGEMM_256, (129, 257, 33), (N, N), Alpha, Host;
+    sgemm_256_300x520x1_beta0: SGEMM_256, (300, 520, 1), (N, N), Alpha, Host;
+    sgemm_256_131x263x17_beta: SGEMM_256, (131, 263, 17), (N, N), AlphaBeta, Host;
+    sgemm_256_4099x4x40_beta: SGEMM_256, (4099, 4, 40), (N, N), AlphaBeta, Host;
+    sgemm_256_300x5x17_beta0: SGEMM_256, (300, 5, 17), (N, N), Alpha, Host;
+    sgemm_256_384x512x33_beta: SGEMM_256, (384, 512, 33), (N, N), AlphaBeta, Host;
+    sgemm_256_260x301x64_beta0: SGEMM_256, (260, 301, 64), (N, N), Alpha, Host;
+    // The last tile column at most 128 wide runs as 256×128 tiles (odd
+    // tile-rows exit): 520×257×19 (5 tile-rows, the last one's tile slid up
+    // by 248 rows), 256×260×20 (N % 4 == 0), 1000×2900×77 (every element
+    // checked: interior MID tiles, slid M edge, 256×128 column).
+    sgemm_256_520x257x19_beta: SGEMM_256, (520, 257, 19), (N, N), AlphaBeta, Host;
+    sgemm_256_256x260x20_beta0: SGEMM_256, (256, 260, 20), (N, N), Alpha, Host;
+    sgemm_256_1000x2900x77_beta: SGEMM_256, (1000, 2900, 77), (N, N), AlphaBeta, Host;
+    sgemm_w24_300x260x17_beta: SGEMM_W24, (300, 260, 17), (N, N), AlphaBeta, Host;
+    sgemm_128_129x130x33_beta: SGEMM_128, (129, 130, 33), (N, N), AlphaBeta, Host;
+    sgemm_128_300x5x17_beta0: SGEMM_128, (300, 5, 17), (N, N), Alpha, Host;
+    sgemm_128_257x129x1_beta: SGEMM_128, (257, 129, 1), (N, N), AlphaBeta, Host;
+    // The default before issue 23, kept for same-run comparisons.
+    sgemm_v0_129x67x255_beta0: SGEMM_V0, (129, 67, 255), (N, N), Alpha, Host;
+    sgemm_v0_520x300x512_beta: SGEMM_V0, (520, 300, 512), (N, N), AlphaBeta, Host;
 
     // DGEMM on DMMA.
     dgemm_128_1x1x1: DGEMM_128, (1, 1, 1), (N, N), One, Host;
@@ -2034,6 +2067,20 @@ h200_cases! {
     dgemm_k16_520x300x512_beta: DGEMM_K16, (520, 300, 512), (N, N), AlphaBeta, Host;
     dgemm_k16_384x384x320_beta0: DGEMM_K16, (384, 384, 320), (N, N), Alpha, Host;
     dgemm_k16_129x67x255_beta: DGEMM_K16, (129, 67, 255), (N, N), AlphaBeta, Host;
+    // Issue 23, the pipelined body's middle path (slid edge tiles, any K,
+    // 8-byte copies where K or N is odd, scalar C stores where N is odd).
+    dgemm_128_129x257x33_beta: DGEMM_128, (129, 257, 33), (N, N), AlphaBeta, Host;
+    dgemm_128_129x257x33_beta0: DGEMM_128, (129, 257, 33), (N, N), Alpha, Host;
+    dgemm_128_256x260x20_beta: DGEMM_128, (256, 260, 20), (N, N), AlphaBeta, Host;
+    dgemm_128_200x300x1_beta0: DGEMM_128, (200, 300, 1), (N, N), Alpha, Host;
+    dgemm_128_131x133x17_beta: DGEMM_128, (131, 133, 17), (N, N), AlphaBeta, Host;
+    dgemm_128_1000x1100x77_beta: DGEMM_128, (1000, 1100, 77), (N, N), AlphaBeta, Host;
+    dgemm_128_130x128x64_beta0: DGEMM_128, (130, 128, 64), (N, N), Alpha, Host;
+    dgemm_k32_129x257x33_beta: DGEMM_K32, (129, 257, 33), (N, N), AlphaBeta, Host;
+    dgemm_k16_129x257x33_beta0: DGEMM_K16, (129, 257, 33), (N, N), Alpha, Host;
+    // The default before issue 23, kept for same-run comparisons.
+    dgemm_v0_129x67x255_beta0: DGEMM_V0, (129, 67, 255), (N, N), Alpha, Host;
+    dgemm_v0_520x300x512_beta: DGEMM_V0, (520, 300, 512), (N, N), AlphaBeta, Host;
 
     // 4096³: 10⁵ random positions plus every edge row and column.
     large_sm90_bf16_nn_4096x4096x4096_beta: SM90_BF16_NN, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
@@ -2041,6 +2088,9 @@ h200_cases! {
     large_sm90_tf32_nn_device_4096x4096x4096_beta: SM90_TF32_NT, (4096, 4096, 4096), (N, N), AlphaBeta, Device;
     large_sgemm_256_4096x4096x4096_beta: SGEMM_256, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
     large_dgemm_128_4096x4096x4096_beta: DGEMM_128, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
+    // Issue 23's shape: no block qualifies for the whole-tile bodies.
+    large_sgemm_256_4095x4097x4093_beta: SGEMM_256, (4095, 4097, 4093), (N, N), AlphaBeta, Host;
+    large_dgemm_128_4095x4097x4093_beta0: DGEMM_128, (4095, 4097, 4093), (N, N), Alpha, Host;
 }
 
 // ---------------------------------------------------------------------------
@@ -2125,7 +2175,7 @@ fn names_resolve_and_every_kernel_is_covered() {
     names.extend(H200_CASES.iter().map(|(t, _)| *t));
     let large = names.iter().filter(|t| t.starts_with("large_")).count();
     assert!(
-        names.len() >= 160 && large <= 12,
+        names.len() >= 160 && large <= 14,
         "{} cases, {large} large",
         names.len()
     );

@@ -287,6 +287,7 @@ pub const SOURCES: &[Source] = &[
             "sgemm_tiled<2, 4, 2, 8, 1, 8>",
             "sgemm_tiled<2, 2, 4, 4, 2, 0>",
             "sgemm_tiled<2, 4, 4, 4, 1, 8, true>",
+            "sgemm_tiled<2, 4, 4, 4, 1, 8, true, false>",
         ],
         arch: None,
         relocatable: false,
@@ -300,6 +301,7 @@ pub const SOURCES: &[Source] = &[
             "dgemm_dmma<32, 3, 8, 2, 0>",
             "dgemm_dmma<16, 4, 8, 2, 0>",
             "dgemm_pipe<16, 4, 8, 0, true>",
+            "dgemm_pipe<16, 4, 8, 0, true, false>",
             "dgemm_pipe<32, 3, 8, 0, true>",
             "dgemm_pipe<16, 4, 16, 0, false>",
         ],
@@ -1018,11 +1020,15 @@ pub const MATMUL_KERNELS: &[MatmulKernel] = &[
     sgemm("sgemm_128x128", [128, 128]),
     sgemm("sgemm_tiled<2, 4, 2, 8, 1, 8>", [128, 256]),
     sgemm("sgemm_tiled<2, 4, 4, 4, 1, 8>", [128, 256]),
+    // The default before issue 23 (no middle path), for same-run comparisons.
+    sgemm("sgemm_tiled<2, 4, 4, 4, 1, 8, true, false>", [128, 256]),
     dgemm("dgemm_dmma_128x128", 256, 32, 3),
     dgemm("dgemm_dmma<32, 3, 8, 2, 0>", 512, 32, 3),
     dgemm("dgemm_dmma<16, 4, 8, 2, 0>", 512, 16, 4),
     dgemm("dgemm_pipe<32, 3, 8, 0, true>", 256, 32, 3),
     dgemm("dgemm_pipe<16, 4, 16, 0, false>", 256, 32, 3),
+    // The default before issue 23 (no middle path), for same-run comparisons.
+    dgemm("dgemm_pipe<16, 4, 8, 0, true, false>", 256, 32, 3),
 ];
 
 /// The matrix kernel named `name`.
