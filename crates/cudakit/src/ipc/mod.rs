@@ -93,7 +93,7 @@
 //!
 //! # Bad input
 //!
-//! Refused before the driver, each a typed [`IpcError`], nothing changed:
+//! Refused before the driver, each a typed [`IpcError`](crate::error::IpcError), nothing changed:
 //! a blob that is truncated or not cudakit's (wrong magic, version, kind),
 //! a handle of another device (its device UUID differs from the importing
 //! context's), another element size, descriptors missing, a legacy handle

@@ -3,7 +3,6 @@
 //! use it (views, copies, kernel arguments) and how to give it back.
 
 use std::marker::PhantomData;
-use std::ops::RangeBounds;
 
 use cuda_sys::{CUdeviceptr, CUmemGenericAllocationHandle, CUresult, Driver};
 
@@ -133,60 +132,7 @@ impl<'a, T: DeviceCopy> ImportedBuffer<'a, T> {
         DeviceView::from_raw_parts(self.ctx, self.ptr, self.len)
     }
 
-    /// A sub-range as a view.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::OutOfBounds`](crate::Error::OutOfBounds) or an empty range.
-    pub fn view(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
-        self.as_view().view(range)
-    }
-
-    /// Copies `src` into the buffer (`cuMemcpyHtoD_v2`); lengths must match.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch); driver errors.
-    pub fn copy_from_host(&self, src: &[T]) -> Result<()> {
-        self.as_view().copy_from_host(src)
-    }
-
-    /// Copies the buffer into `dst` (`cuMemcpyDtoH_v2`); lengths must match.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch); driver errors.
-    pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
-        self.as_view().copy_to_host(dst)
-    }
-
-    /// The contents as a vector (`cuMemcpyDtoH_v2`).
-    ///
-    /// # Errors
-    ///
-    /// Driver errors.
-    pub fn to_vec(&self) -> Result<Vec<T>> {
-        self.as_view().to_vec()
-    }
-
-    /// Copies device memory in (`cuMemcpyDtoD_v2`); lengths must match;
-    /// both must belong to this context.
-    ///
-    /// # Errors
-    ///
-    /// Length and context mismatches; driver errors.
-    pub fn copy_from<'s>(&self, src: impl DeviceSrc<'s, T>) -> Result<()> {
-        self.as_view().copy_from(src)
-    }
-
-    /// Sets every element to `value`.
-    ///
-    /// # Errors
-    ///
-    /// Driver errors.
-    pub fn fill(&self, value: T) -> Result<()> {
-        self.as_view().fill(value)
-    }
+    view_methods!();
 
     /// Closes the import now and returns the driver's answer (dropping does
     /// the same and records errors instead). A refused close keeps the

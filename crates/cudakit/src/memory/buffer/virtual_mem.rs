@@ -14,7 +14,6 @@
 //! thread and failure.
 
 use std::marker::PhantomData;
-use std::ops::RangeBounds;
 use std::panic::Location;
 use std::ptr;
 
@@ -635,61 +634,7 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
         DeviceView::from_raw_parts(self.ctx, self.base, self.len)
     }
 
-    /// A sub-range as a view (for copies into part of the buffer, such as
-    /// the part a growth added).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::OutOfBounds`] or an empty range.
-    pub fn view(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
-        self.as_view().view(range)
-    }
-
-    /// Copies `src` into the buffer (`cuMemcpyHtoD_v2`); lengths must match.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::LengthMismatch`]; driver errors.
-    pub fn copy_from_host(&self, src: &[T]) -> Result<()> {
-        self.as_view().copy_from_host(src)
-    }
-
-    /// Copies the buffer into `dst` (`cuMemcpyDtoH_v2`); lengths must match.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::LengthMismatch`]; driver errors.
-    pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
-        self.as_view().copy_to_host(dst)
-    }
-
-    /// The contents as a vector.
-    ///
-    /// # Errors
-    ///
-    /// Driver errors.
-    pub fn to_vec(&self) -> Result<Vec<T>> {
-        self.as_view().to_vec()
-    }
-
-    /// Copies device memory in (`cuMemcpyDtoD_v2`); lengths must match;
-    /// both must belong to this context.
-    ///
-    /// # Errors
-    ///
-    /// Length and context mismatches; driver errors.
-    pub fn copy_from<'s>(&self, src: impl DeviceSrc<'s, T>) -> Result<()> {
-        self.as_view().copy_from(src)
-    }
-
-    /// Sets every element to `value`.
-    ///
-    /// # Errors
-    ///
-    /// Driver errors.
-    pub fn fill(&self, value: T) -> Result<()> {
-        self.as_view().fill(value)
-    }
+    view_methods!();
 }
 
 impl<T: DeviceCopy> Drop for VirtualBuffer<'_, T> {
