@@ -694,6 +694,21 @@ pub enum Accumulation {
     Fp8TensorCore,
 }
 
+impl Accumulation {
+    /// Its name in reports (`cudakit matmul --json`): `f32`, `f64`,
+    /// `tensor_core_f32`, `tf32` or `fp8_tensor_core` (FP8 fast
+    /// accumulation).
+    pub fn name(self) -> &'static str {
+        match self {
+            Accumulation::F32 => "f32",
+            Accumulation::F64 => "f64",
+            Accumulation::TensorCoreF32 => "tensor_core_f32",
+            Accumulation::Tf32 => "tf32",
+            Accumulation::Fp8TensorCore => "fp8_tensor_core",
+        }
+    }
+}
+
 /// The relative error of one FP8 `wgmma` accumulation step on Hopper, as
 /// modelled for [`Accumulation::Fp8TensorCore`]: published measurements of
 /// H100/H800 FP8 tensor cores (DeepSeek-V3's report: "around 14 bits"; the
