@@ -1183,6 +1183,22 @@ pub fn check_gemm<T: Real, G: Real>(
 mod tests {
     use super::*;
 
+    #[test]
+    fn accumulations_have_distinct_report_names() {
+        let all = [
+            Accumulation::F32,
+            Accumulation::F64,
+            Accumulation::TensorCoreF32,
+            Accumulation::Tf32,
+            Accumulation::Fp8TensorCore,
+        ];
+        let mut names: Vec<&str> = all.iter().map(|a| a.name()).collect();
+        assert_eq!(Accumulation::Fp8TensorCore.name(), "fp8_tensor_core");
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+    }
+
     /// op(X) as an explicit row-major matrix, built the dumb way.
     fn explicit(x: &[f64], rows: usize, cols: usize, op: Op) -> Vec<Vec<f64>> {
         (0..rows)
