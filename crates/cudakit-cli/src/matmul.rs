@@ -15,11 +15,15 @@
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use cudakit::compile::program::Origin;
-use cudakit::{Bf16, Context, DeviceCopy, Error, F16};
-use cudakit_suite::cublas::{self, Cublas, CublasError};
-use cudakit_suite::gemm::{self, Precision, Product, Transpose};
-use cudakit_suite::kernels::{MatmulKernel, Signature, MATMUL_KERNELS};
-use cudakit_suite::reference::{self, Gemm, Op, Real, Reference, Tolerance};
+use cudakit::{
+    Bf16, Compiled, Context, DeviceBuffer, DeviceCopy, Error, PinnedBuffer, Stream, F16, F8E4M3,
+    F8E5M2,
+};
+use cudakit_suite::cublas::{self, Cublas, CublasError, CublasLt};
+use cudakit_suite::fp8::{fp8_row_pitch, Fp8, Fp8Gemm};
+use cudakit_suite::gemm::{self, Launches, Precision, Product, Transpose};
+use cudakit_suite::kernels::{Elem, MatmulKernel, Signature, MATMUL_KERNELS};
+use cudakit_suite::reference::{self, Accumulation, Gemm, Op, Real, Reference, Tolerance};
 use cudakit_suite::rng::Rng;
 
 use crate::args::{CliError, Exit, Parser, Token};
@@ -32,24 +36,29 @@ use crate::Global;
 pub(crate) const HELP: &str = "\
 Compile a matrix-multiply kernel, upload random inputs, run it, download the
 result and verify it against an f64 CPU reference; print compile, HtoD,
-kernel and DtoH times, GFLOP/s, the largest error against its tolerance, and
-the verdict. C = A*B with A M×K, B K×N, C M×N, row-major.
+kernel and DtoH times, GFLOP/s (TFLOP/s for FP8), the largest error against
+its tolerance, and the verdict. C = A*B with A M×K, B K×N, C M×N, row-major
+(FP8: B stored N×K, below).
 
 Usage: cudakit matmul [OPTIONS]
 
 Options:
   --m M, --n N, --k K   Matrix sizes (default 2048 each; 1 to 2147483647)
   --size S              Shorthand for --m S --n S --k S
-  --dtype T             f32 (default; no tf32), f64, f16, bf16 or tf32 (f16,
-                        bf16, tf32: tensor cores, f32 output)
+  --dtype T             f32 (default; no tf32), f64, f16, bf16, tf32, e4m3,
+                        or e5m2xe4m3 (also e5m2-e4m3: e5m2 A, e4m3 B). f16,
+                        bf16, tf32: tensor cores, f32 output; e4m3 and
+                        e5m2xe4m3: FP8 tensor cores, f32 output, sm_90 only
   --kernel NAME         Default: the fastest verified kernel for the dtype
                         and the device (on sm_90: sgemm, dmma, wgmma). Short
                         names: naive, tiled, gemm, regblock, sgemm (f32/f64),
-                        dmma (f64), mma (f16/bf16), wgmma (f16/bf16/tf32); or
-                        a full name from --list, e.g. 'matmul_tiled<float, 16>'
+                        dmma (f64), mma (f16/bf16), wgmma (f16/bf16/tf32/e4m3/
+                        e5m2xe4m3); or a full name from --list, e.g.
+                        'matmul_tiled<float, 16>' or gemm_sm90_e4m3_nt
   --compare WHAT        auto (default: cuBLAS's rate from the same run and the
-                        ratio, when libcublas.so.13 loads), cublas (required:
-                        exit 2 when it does not load), or none
+                        ratio, when libcublas.so.13 loads; cuBLASLt's for
+                        FP8), cublas (required: exit 2 when it does not
+                        load), or none
   --iters I             Timed runs (default 10), after --warmup W (default 1)
   --seed S              Seed of the inputs (decimal or 0x hex; default fresh)
   --verify MODE         auto (default: every element up to M*N*K = 2^30, else
@@ -66,12 +75,28 @@ the toolkit folders, pip's nvidia/cu13/lib and nvidia/cublas/lib
 (`pip install nvidia-cublas`). f32 runs it with CUBLAS_COMPUTE_32F and the
 default math mode (no tf32), tf32 with CUBLAS_COMPUTE_32F_FAST_TF32.
 
-Exit codes: 0 verified (or --verify none); 1 verification failed, or a compile
-or driver error (a cuBLAS call failing included); 2 no usable GPU, driver or
-NVRTC (the doctor's diagnosis is printed), or no cuBLAS with --compare cublas;
-64 usage error.";
+FP8 (e4m3, e5m2xe4m3): A (e4m3, or e5m2) is stored M×K and B (e4m3) N×K,
+both K-major, the one order Hopper's wgmma reads 8-bit operands in and the
+TN layout cuBLASLt requires for FP8. The inputs are random FP8 values
+(uniform in [-1, 1) rounded to the format), so the reference multiplies
+exactly what the GPU reads. The product is C = alpha*scale_a*scale_b*A*B^T
+with per-tensor scales scale_a = 0.5 and scale_b = 4 (device pointers;
+their product is 2, so a scale that is dropped shows), alpha 1, beta 0, and
+C poisoned first. The tolerance is that of the FP8 tensor cores' own
+accumulation (about 13 bits kept per k32 step: far looser than f32's).
+The comparison is cuBLASLt (cublasLtMatmul, TN, the same scales, f32 C,
+CUBLASLT_MATMUL_DESC_FAST_ACCUM = 1: the same accumulation as the kernel),
+found like cuBLAS: CUDAKIT_LIBCUBLASLT, libcublasLt.so.13, the toolkit
+folders, pip's nvidia/cu13/lib and nvidia/cublas/lib.
 
-/// The element type asked for.
+Exit codes: 0 verified (or --verify none); 1 verification failed, a compile
+or driver error (a cuBLAS call failing included), or a dtype or kernel this
+device does not support (FP8 off sm_90); 2 no usable GPU, driver or NVRTC
+(the doctor's diagnosis is printed), or no cuBLAS (cuBLASLt for FP8) with
+--compare cublas; 64 usage error.";
+
+/// The element type asked for: one of `gemm::Precision`'s, matched
+/// exhaustively here (`Precision` is `#[non_exhaustive]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Dtype {
     F32,
@@ -79,27 +104,30 @@ enum Dtype {
     F16,
     Bf16,
     Tf32,
+    E4m3,
+    E5m2xE4m3,
 }
 
 impl Dtype {
+    const ALL: [Dtype; 7] = [
+        Dtype::F32,
+        Dtype::F64,
+        Dtype::F16,
+        Dtype::Bf16,
+        Dtype::Tf32,
+        Dtype::E4m3,
+        Dtype::E5m2xE4m3,
+    ];
+
     fn name(self) -> &'static str {
-        match self {
-            Dtype::F32 => "f32",
-            Dtype::F64 => "f64",
-            Dtype::F16 => "f16",
-            Dtype::Bf16 => "bf16",
-            Dtype::Tf32 => "tf32",
-        }
+        self.precision().name()
     }
 
-    fn of(kernel: &MatmulKernel) -> Dtype {
-        match Precision::of(kernel) {
-            Precision::F64 => Dtype::F64,
-            Precision::F16 => Dtype::F16,
-            Precision::Bf16 => Dtype::Bf16,
-            Precision::Tf32 => Dtype::Tf32,
-            _ => Dtype::F32,
-        }
+    /// The dtype of `kernel`'s inputs (an FP8 kernel's included: a kernel
+    /// of a precision the CLI does not know yet is refused by `resolve`).
+    fn try_of(kernel: &MatmulKernel) -> Option<Dtype> {
+        let p = Precision::of(kernel);
+        Dtype::ALL.into_iter().find(|d| d.precision() == p)
     }
 
     fn precision(self) -> Precision {
@@ -109,6 +137,30 @@ impl Dtype {
             Dtype::F16 => Precision::F16,
             Dtype::Bf16 => Precision::Bf16,
             Dtype::Tf32 => Precision::Tf32,
+            Dtype::E4m3 => Precision::E4m3,
+            Dtype::E5m2xE4m3 => Precision::E5m2xE4m3,
+        }
+    }
+
+    fn is_fp8(self) -> bool {
+        self.precision().is_fp8()
+    }
+
+    /// The unit the table gives rates in: (label, GFLOP/s per unit).
+    fn rate_unit(self) -> (&'static str, f64) {
+        if self.is_fp8() {
+            ("TFLOP/s", 1e3)
+        } else {
+            ("GFLOP/s", 1.0)
+        }
+    }
+
+    /// How C is computed, for the table's title.
+    fn formula(self) -> &'static str {
+        if self.is_fp8() {
+            "C = alpha*scale_a*scale_b*A*B^T"
+        } else {
+            "C = A*B"
         }
     }
 
@@ -131,6 +183,8 @@ impl Dtype {
             (Dtype::F16, "wgmma") => "gemm_sm90_f16_nn",
             (Dtype::Bf16, "wgmma") => "gemm_sm90_bf16_nn",
             (Dtype::Tf32, "wgmma") => "gemm_sm90_tf32_nt",
+            (Dtype::E4m3, "wgmma") => "gemm_sm90_e4m3_nt",
+            (Dtype::E5m2xE4m3, "wgmma") => "gemm_sm90_e5m2_e4m3_nt",
             _ => return None,
         })
     }
@@ -238,9 +292,12 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                     "f16" | "half" => Dtype::F16,
                     "bf16" => Dtype::Bf16,
                     "tf32" => Dtype::Tf32,
+                    "e4m3" => Dtype::E4m3,
+                    "e5m2xe4m3" | "e5m2-e4m3" => Dtype::E5m2xE4m3,
                     _ => {
                         return Err(args.error(format!(
-                            "--dtype expects f32, f64, f16, bf16 or tf32, got {v:?}"
+                            "--dtype expects f32, f64, f16, bf16, tf32, e4m3 or e5m2xe4m3 \
+                             (e5m2-e4m3), got {v:?}"
                         )))
                     }
                 });
@@ -317,12 +374,22 @@ fn resolve(
         (None, _) => {
             let dtype = dtype.unwrap_or(Dtype::F32);
             let k = gemm::fastest(dtype.precision(), cc).ok_or_else(|| {
-                format!(
-                    "no kernel computes {} on sm_{}{} (tf32 needs sm_80's tensor cores)",
-                    dtype.name(),
-                    cc.0,
-                    cc.1
-                )
+                if dtype.is_fp8() {
+                    format!(
+                        "{} is not supported on this device (sm_{}{}): the FP8 kernels need \
+                         sm_90's FP8 wgmma",
+                        dtype.name(),
+                        cc.0,
+                        cc.1
+                    )
+                } else {
+                    format!(
+                        "no kernel computes {} on sm_{}{} (tf32 needs sm_80's tensor cores)",
+                        dtype.name(),
+                        cc.0,
+                        cc.1
+                    )
+                }
             })?;
             k.name
         }
@@ -361,7 +428,13 @@ fn resolve(
             found.name
         ));
     }
-    let kernel_dtype = Dtype::of(found);
+    let kernel_dtype = Dtype::try_of(found).ok_or_else(|| {
+        format!(
+            "{} computes in {}, which `cudakit matmul` does not run",
+            found.name,
+            Precision::of(found).name()
+        )
+    })?;
     if let Some(d) = dtype {
         if d != kernel_dtype {
             return Err(format!(
@@ -386,7 +459,9 @@ fn list_kernels(global: &Global) {
             .map(|k| {
                 Json::object()
                     .with("name", k.name)
-                    .with("dtype", Dtype::of(k).name())
+                    .with("dtype", Precision::of(k).name())
+                    .with("input_b", Precision::of(k).input_b().name())
+                    .with("accumulation", k.accumulation.name())
                     .with("arch", k.arch.map(|a| a.sm_name()))
                     .with("block", k.block.to_vec())
                     .with("tile", k.tile.to_vec())
@@ -400,17 +475,15 @@ fn list_kernels(global: &Global) {
         println!("{}", json.to_pretty());
         return;
     }
-    println!("{:<44} {:<5} {:<12} tile", "kernel", "dtype", "block");
+    println!("{:<44} {:<9} {:<12} tile", "kernel", "dtype", "block");
     for k in runnable {
-        let dtype = Dtype::of(k);
-        let short = SHORT_NAMES
-            .iter()
-            .find(|s| dtype.alias(s) == Some(k.name))
+        let short = Dtype::try_of(k)
+            .and_then(|dtype| SHORT_NAMES.iter().find(|s| dtype.alias(s) == Some(k.name)))
             .map_or(String::new(), |s| format!("  (--kernel {s})"));
         println!(
-            "{:<44} {:<5} {:<12} {}x{}{short}",
+            "{:<44} {:<9} {:<12} {}x{}{short}",
             k.name,
-            dtype.name(),
+            Precision::of(k).name(),
             format!("{}x{}x{}", k.block[0], k.block[1], k.block[2]),
             k.tile[0],
             k.tile[1]
@@ -430,8 +503,9 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
     }
     // Names and dtypes are checked before any GPU work (usage errors); the
     // kernel is picked for the device once it is known.
-    resolve(o.dtype, o.kernel.as_deref(), (9, 0)).map_err(|message| args.error(message))?;
-    let g = cudakit_suite::reference::Gemm::nn(o.m, o.n, o.k);
+    let (_, dtype) =
+        resolve(o.dtype, o.kernel.as_deref(), (9, 0)).map_err(|message| args.error(message))?;
+    let g = operands(dtype, o.m, o.n, o.k);
     for (what, len) in [("A", g.a_len()), ("B", g.b_len()), ("C", g.c_len())] {
         if len.checked_mul(8).is_none() {
             return Err(args.error(format!("{what} has {len} elements, too many to address")));
@@ -439,8 +513,14 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
     }
 
     if o.compare == Compare::Cublas {
-        // Before the GPU: a missing cuBLAS is this command's own error.
-        cublas::available().map_err(|e| cublas_missing(&e))?;
+        // Before the GPU: a missing cuBLAS (cuBLASLt for FP8) is this
+        // command's own error.
+        let found = if dtype.is_fp8() {
+            cublas::lt_available()
+        } else {
+            cublas::available()
+        };
+        found.map_err(|e| cublas_missing(&e, dtype))?;
     }
 
     let ctx = Context::new(o.device).map_err(|e| gpu_error("cudakit matmul", &e))?;
@@ -448,18 +528,21 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         return Err(gpu_error("cudakit matmul", &e));
     }
     let cc = ctx.limits().compute_capability;
-    let (kernel, dtype) = resolve(o.dtype, o.kernel.as_deref(), cc)
-        .map_err(|message| CliError::failure(format!("cudakit matmul: {message}")))?;
+    let arch = format!("sm_{}{}", cc.0, cc.1);
+    let unsupported = |message: String| {
+        CliError::failure(format!("cudakit matmul: {message}"))
+            .with_json("unsupported", dtype.name())
+            .with_json("device_arch", arch.as_str())
+    };
+    let (kernel, dtype) = resolve(o.dtype, o.kernel.as_deref(), cc).map_err(unsupported)?;
     if !kernel.runs_on(cc) {
-        return Err(CliError::failure(format!(
-            "cudakit matmul: {} needs {} (this device is sm_{}{}); drop --kernel for the \
+        return Err(unsupported(format!(
+            "{} needs {}: it is not supported on this device ({arch}); drop --kernel for the \
              fastest kernel this device runs",
             kernel.name,
             kernel
                 .arch
                 .map_or_else(|| "sm_90".to_owned(), |a| a.sm_name()),
-            cc.0,
-            cc.1
         )));
     }
     let seed = o.seed.unwrap_or_else(fresh_seed);
@@ -475,11 +558,13 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         Dtype::F64 => run.execute::<f64, f64>(),
         Dtype::F16 => run.execute::<F16, f32>(),
         Dtype::Bf16 => run.execute::<Bf16, f32>(),
+        Dtype::E4m3 => run.execute_fp8::<F8E4M3>(),
+        Dtype::E5m2xE4m3 => run.execute_fp8::<F8E5M2>(),
     }
     .map_err(|e| run_error(&e))?;
     if let (Compare::Cublas, Some(Err(e))) = (o.compare, &report.cublas) {
         return Err(match e {
-            CublasError::NotFound(_) => cublas_missing(e),
+            CublasError::NotFound(_) => cublas_missing(e, dtype),
             e => CliError::failure(format!("cudakit matmul: {e}")),
         });
     }
@@ -513,18 +598,38 @@ fn gpu_error(command: &str, err: &Error) -> CliError {
     }
 }
 
-/// `--compare cublas` without a loadable cuBLAS: exit 2, like a missing
-/// NVRTC, with every path tried.
-fn cublas_missing(err: &CublasError) -> CliError {
+/// `--compare cublas` without a loadable cuBLAS (cuBLASLt for FP8): exit
+/// 2, like a missing NVRTC, with every path tried.
+fn cublas_missing(err: &CublasError, dtype: Dtype) -> CliError {
+    let (what, variable, soname, missing) = if dtype.is_fp8() {
+        (
+            " (cuBLASLt, for FP8)",
+            "CUDAKIT_LIBCUBLASLT",
+            "libcublasLt.so.13",
+            "libcublasLt",
+        )
+    } else {
+        ("", "CUDAKIT_LIBCUBLAS", "libcublas.so.13", "libcublas")
+    };
     CliError::new(
         Exit::NoGpu,
         format!(
-            "cudakit matmul: --compare cublas: {err}\nhint: install it with `python3 -m pip \
-             install nvidia-cublas` (or the CUDA toolkit), set CUDAKIT_LIBCUBLAS to \
-             libcublas.so.13's path, or drop --compare cublas"
+            "cudakit matmul: --compare cublas{what}: {err}\nhint: install it with `python3 -m \
+             pip install nvidia-cublas` (or the CUDA toolkit), set {variable} to {soname}'s \
+             path, or drop --compare cublas"
         ),
     )
-    .with_json("missing", "libcublas")
+    .with_json("missing", missing)
+}
+
+/// The GEMM of a dtype's run: A M×K and B K×N, except FP8's B, stored N×K
+/// (K-major, as wgmma reads 8-bit operands and cuBLASLt's TN layout wants).
+fn operands(dtype: Dtype, m: usize, n: usize, k: usize) -> Gemm {
+    if dtype.is_fp8() {
+        Gemm::new(m, n, k, Op::N, Op::T)
+    } else {
+        Gemm::nn(m, n, k)
+    }
 }
 
 fn run_error(err: &Error) -> CliError {
@@ -572,6 +677,20 @@ impl Input for F16 {
 impl Input for Bf16 {
     fn draw(rng: &mut Rng, n: usize) -> Vec<Bf16> {
         rng.vec_bf16(n)
+    }
+}
+
+/// FP8 inputs: f32s near-uniform in [-1, 1) rounded to the format, so every
+/// value is an exact FP8 one (the reference reads the rounded values).
+impl Input for F8E4M3 {
+    fn draw(rng: &mut Rng, n: usize) -> Vec<F8E4M3> {
+        (0..n).map(|_| F8E4M3::from_f32(rng.f32_sym())).collect()
+    }
+}
+
+impl Input for F8E5M2 {
+    fn draw(rng: &mut Rng, n: usize) -> Vec<F8E5M2> {
+        (0..n).map(|_| F8E5M2::from_f32(rng.f32_sym())).collect()
     }
 }
 
@@ -635,12 +754,45 @@ struct Verification {
     result: Result<(), String>,
 }
 
-/// cuBLAS's side of the comparison.
+/// cuBLAS's (or, for FP8, cuBLASLt's) side of the comparison.
 #[derive(Debug)]
 struct CublasRun {
+    /// `cuBLAS` or `cuBLASLt`.
+    library: &'static str,
+    /// The entry point timed.
+    call: &'static str,
+    /// Its compute type (`CUBLAS_COMPUTE_32F`, ...).
+    compute: &'static str,
+    /// FP8 only: `CUBLASLT_MATMUL_DESC_FAST_ACCUM`.
+    fast_accum: Option<bool>,
     version: String,
     path: String,
     times: Vec<Duration>,
+}
+
+/// The per-tensor scales and alpha of an FP8 run: powers of two, so that
+/// alpha·scale_a·scale_b (2) is exact, and not 1, so that a scale the
+/// kernel drops shows in the check. Beta is 0 and C is poisoned first.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Fp8Scales {
+    scale_a: f32,
+    scale_b: f32,
+    alpha: f64,
+    beta: f64,
+}
+
+impl Fp8Scales {
+    const RUN: Fp8Scales = Fp8Scales {
+        scale_a: 0.5,
+        scale_b: 4.0,
+        alpha: 1.0,
+        beta: 0.0,
+    };
+
+    /// What the reference multiplies A·Bᵀ by.
+    fn effective_alpha(self) -> f64 {
+        self.alpha * f64::from(self.scale_a) * f64::from(self.scale_b)
+    }
 }
 
 /// Everything measured.
@@ -657,10 +809,18 @@ struct Report {
     block: [u32; 3],
     /// The kernels one product launches (a device transpose, then the GEMM).
     launched: Vec<String>,
-    /// How the operands were prepared (`gemm::Product::notes`).
+    /// How the operands were prepared (`gemm::Product::notes`,
+    /// `fp8::Fp8Gemm::notes`).
     notes: Vec<&'static str>,
+    /// How the kernel accumulates (what the tolerance is derived for).
+    accumulation: Accumulation,
+    /// FP8 only: the scales, alpha and beta.
+    scales: Option<Fp8Scales>,
     /// cuBLAS in the same run: `None` with `--compare none`.
     cublas: Option<Result<CublasRun, CublasError>>,
+    /// FP8 only: cuBLASLt's C checked against the same reference, which
+    /// shows that the comparison computed the same product.
+    cublas_check: Option<Verification>,
     htod: Duration,
     htod_bytes: u64,
     kernel_times: Vec<Duration>,
@@ -671,19 +831,42 @@ struct Report {
     verification: Verification,
 }
 
-impl Run<'_> {
+/// The compile (or cache hit) and module load of the kernel, timed for the
+/// report, and its register count.
+struct Build {
+    compiled: Compiled,
+    load: Duration,
+    registers: Option<u32>,
+}
+
+/// What one run measured on the device, whatever stages the product.
+struct Timed<'c, G: DeviceCopy> {
+    grid: [u32; 3],
+    notes: Vec<&'static str>,
+    htod: Duration,
+    htod_bytes: u64,
+    kernel_times: Vec<Duration>,
+    launched: Vec<String>,
+    /// The kernel's C, downloaded after the timed runs.
+    c: PinnedBuffer<'c, G>,
+    dtoh: Duration,
+    cublas: Option<Result<CublasRun, CublasError>>,
+}
+
+impl<'a> Run<'a> {
     /// cuBLAS's times for the same product, or why there are none.
     fn cublas<T: Input, G: DeviceCopy + Real>(
         &self,
         product: &Product<'_, T, G>,
-        stream: &cudakit::Stream<'_>,
+        stream: &Stream<'_>,
     ) -> Result<CublasRun, CublasError> {
         let cublas = Cublas::new(self.ctx)?;
         let c = self.ctx.alloc::<G>(self.g.c_len())?;
         let [a, b] = product.operands();
+        let precision = Precision::of(self.kernel);
         let times = cublas.time_gemm(
             stream,
-            Precision::of(self.kernel),
+            precision,
             [self.g.m, self.g.n, self.g.k],
             a,
             b,
@@ -692,90 +875,140 @@ impl Run<'_> {
             (self.o.warmup, self.o.iters),
         )?;
         Ok(CublasRun {
+            library: "cuBLAS",
+            call: "cublasGemmEx",
+            compute: cublas::compute_name(precision),
+            fast_accum: None,
             version: cublas.version(),
             path: cublas.path().to_owned(),
             times,
         })
     }
 
-    fn execute<T: Input, G: DeviceCopy + Real>(&self) -> cudakit::Result<Report> {
-        let (ctx, kernel, g, o) = (self.ctx, self.kernel, &self.g, self.o);
-        let (m, n, k) = (g.m, g.n, g.k);
-        let elem_in = std::mem::size_of::<T>();
-        let elem_out = std::mem::size_of::<G>();
-        // A and B (a tf32 B twice: as given and transposed), C, and
-        // cuBLAS's C.
-        let device_bytes = (g.a_len() + 2 * g.b_len()) * elem_in + 2 * g.c_len() * elem_out;
-        // A pre-check for a clear message; where the driver cannot say, the
-        // allocations below report it.
-        let free = ctx.memory_info().map_or(usize::MAX, |(free, _)| free);
-        if device_bytes > free {
+    /// cuBLASLt's times for the same FP8 product (the staged operands and
+    /// scales of `product`, FAST_ACCUM on: the kernel's accumulation),
+    /// into a poisoned C of its own, and that C.
+    fn cublaslt<A: Fp8>(
+        &self,
+        product: &Fp8Gemm<'_, A, F8E4M3>,
+        scales: Fp8Scales,
+        stream: &Stream<'_>,
+    ) -> Result<(CublasRun, Vec<f32>), CublasError> {
+        let lt = CublasLt::new(self.ctx)?;
+        let c = self.ctx.alloc::<f32>(self.g.c_len())?;
+        c.fill(f32::POISON)?;
+        // The fill runs on the legacy stream, which `stream` does not wait
+        // for.
+        self.ctx.synchronize()?;
+        let ((a, lda), (b, ldb), scale_ptrs) = product.operands();
+        let times = lt.time_fp8(
+            stream,
+            [self.g.m, self.g.n, self.g.k],
+            (a, lda, A::ELEM),
+            (b, ldb, Elem::E4m3),
+            &c,
+            scale_ptrs,
+            (scales.alpha, scales.beta),
+            true,
+            (self.o.warmup, self.o.iters),
+        )?;
+        let run = CublasRun {
+            library: "cuBLASLt",
+            call: "cublasLtMatmul",
+            compute: cublas::compute_name(Precision::of(self.kernel)),
+            fast_accum: Some(true),
+            version: lt.version(),
+            path: lt.path().to_owned(),
+            times,
+        };
+        Ok((run, c.to_vec()?))
+    }
+
+    /// Refuses a run that needs more device memory than is free, with a
+    /// clear message; where the driver cannot say, the allocations report
+    /// it.
+    fn check_device_memory(&self, bytes: usize) -> cudakit::Result<()> {
+        let free = self.ctx.memory_info().map_or(usize::MAX, |(free, _)| free);
+        if bytes > free {
+            let g = &self.g;
             return Err(Error::InvalidArgument(format!(
-                "{m}x{n}x{k} needs {} of device memory; {} is free",
-                units::bytes(device_bytes as u64),
+                "{}x{}x{} needs {} of device memory; {} is free",
+                g.m,
+                g.n,
+                g.k,
+                units::bytes(bytes as u64),
                 units::bytes(free as u64)
             )));
         }
-        check_host_memory(g, elem_in, elem_out, o.verify, o.samples)?;
+        Ok(())
+    }
 
-        // Inputs, drawn before anything is timed.
-        let mut rng = Rng::from_seed(self.seed);
-        let a = T::draw(&mut rng, g.a_len());
-        let b = T::draw(&mut rng, g.b_len());
-
-        // Compile (or hit the cache) and load once for the report's compile
-        // and load times and the register count; the product below gets the
-        // same binary from the process's compile cache.
-        let compiled = kernel.program().compile_for(ctx)?;
+    /// Compiles (or hits the cache) and loads once for the report's compile
+    /// and load times and the register count; the product then gets the
+    /// same binary from the process's compile cache.
+    fn build(&self) -> cudakit::Result<Build> {
+        let compiled = self.kernel.program().compile_for(self.ctx)?;
         let started = Instant::now();
         let registers = {
-            let module = ctx.load_module(&compiled)?;
-            let function = module.function(kernel.name)?;
+            let module = self.ctx.load_module(&compiled)?;
+            let function = module.function(self.kernel.name)?;
             function.attributes().ok().map(|a| a.registers)
         };
-        let load = started.elapsed();
+        Ok(Build {
+            compiled,
+            load: started.elapsed(),
+            registers,
+        })
+    }
 
-        // HtoD of A and B from pinned memory, timed on its own.
-        let htod = {
-            let a_dev = ctx.alloc::<T>(a.len())?;
-            let b_dev = ctx.alloc::<T>(b.len())?;
-            let mut a_pin = ctx.alloc_pinned::<T>(a.len())?;
-            a_pin.copy_from_slice(&a);
-            let mut b_pin = ctx.alloc_pinned::<T>(b.len())?;
-            b_pin.copy_from_slice(&b);
-            let stream = ctx.stream()?;
-            let (h0, h1) = (ctx.timing_event()?, ctx.timing_event()?);
-            ctx.scope(|s| {
-                h0.record(&stream)?;
-                s.copy_to_device(&stream, &a_pin[..], &a_dev)?;
-                s.copy_to_device(&stream, &b_pin[..], &b_dev)?;
-                h1.record(&stream)?;
-                Ok(())
-            })?;
-            h1.elapsed_since(&h0)?
-        };
-
-        // The product: A and B staged for the kernel (padded rows for TMA
-        // where needed), C poisoned so that an element never written shows.
-        let product: Product<'_, T, G> =
-            Product::new(ctx, kernel, *g, (&a, &b, None), Transpose::Device)?;
-        let notes = product.notes();
-        let maps = product.maps()?;
-        let launches = product.launches(&maps, 1.0, 0.0)?;
-        let grid = kernel.grid(m, n, 1);
+    /// HtoD of A and B from pinned memory into fresh device buffers, timed
+    /// on its own with events (the product stages its own copies).
+    fn time_htod<A: DeviceCopy, B: DeviceCopy>(
+        &self,
+        a: &[A],
+        b: &[B],
+    ) -> cudakit::Result<Duration> {
+        let ctx = self.ctx;
+        let a_dev = ctx.alloc::<A>(a.len())?;
+        let b_dev = ctx.alloc::<B>(b.len())?;
+        let mut a_pin = ctx.alloc_pinned::<A>(a.len())?;
+        a_pin.copy_from_slice(a);
+        let mut b_pin = ctx.alloc_pinned::<B>(b.len())?;
+        b_pin.copy_from_slice(b);
         let stream = ctx.stream()?;
+        let (h0, h1) = (ctx.timing_event()?, ctx.timing_event()?);
+        ctx.scope(|s| {
+            h0.record(&stream)?;
+            s.copy_to_device(&stream, &a_pin[..], &a_dev)?;
+            s.copy_to_device(&stream, &b_pin[..], &b_dev)?;
+            h1.record(&stream)?;
+            Ok(())
+        })?;
+        h1.elapsed_since(&h0)
+    }
+
+    /// Runs `launches` `--warmup` times untimed, then `--iters` times each
+    /// between two events on `stream`, and downloads `c` (pinned, timed).
+    fn time_launches<G: DeviceCopy>(
+        &self,
+        launches: &Launches<'_>,
+        c: &DeviceBuffer<'_, G>,
+        stream: &Stream<'_>,
+    ) -> cudakit::Result<(Vec<Duration>, PinnedBuffer<'a, G>, Duration)> {
+        let ctx = self.ctx;
+        let o = self.o;
         let events = (0..o.iters)
             .map(|_| Ok((ctx.timing_event()?, ctx.timing_event()?)))
             .collect::<cudakit::Result<Vec<_>>>()?;
         let mut progress = Progress::new("kernel", o.iters as u64);
         ctx.scope(|s| {
             for _ in 0..o.warmup {
-                launches.enqueue(s, &stream)?;
+                launches.enqueue(s, stream)?;
             }
             for (i, (start, end)) in events.iter().enumerate() {
-                start.record(&stream)?;
-                launches.enqueue(s, &stream)?;
-                end.record(&stream)?;
+                start.record(stream)?;
+                launches.enqueue(s, stream)?;
+                end.record(stream)?;
                 end.synchronize()?;
                 progress.set(i as u64 + 1);
             }
@@ -786,40 +1019,30 @@ impl Run<'_> {
             .iter()
             .map(|(start, end)| end.elapsed_since(start))
             .collect::<cudakit::Result<Vec<_>>>()?;
-        let launched: Vec<String> = launches.names().iter().map(|n| n.to_string()).collect();
 
-        let mut c_pin = ctx.alloc_pinned::<G>(g.c_len())?;
+        let mut c_pin = ctx.alloc_pinned::<G>(c.len())?;
         let (d0, d1) = (ctx.timing_event()?, ctx.timing_event()?);
         ctx.scope(|s| {
-            d0.record(&stream)?;
-            s.copy_to_host(&stream, product.c(), &mut c_pin[..])?;
-            d1.record(&stream)?;
+            d0.record(stream)?;
+            s.copy_to_host(stream, c, &mut c_pin[..])?;
+            d1.record(stream)?;
             Ok(())
         })?;
         let dtoh = d1.elapsed_since(&d0)?;
+        Ok((kernel_times, c_pin, dtoh))
+    }
 
-        // cuBLAS on the same operands (the staged A and B; for a
-        // device-transposed tf32 B, the caller's B), into a C of its own.
-        let cublas = match o.compare {
-            Compare::None => None,
-            _ => Some(self.cublas(&product, &stream)),
-        };
-        drop(launches);
-        drop(maps);
-        drop(product);
-
-        let verification = verify(
-            &mut rng,
-            g,
-            &a,
-            &b,
-            &c_pin[..],
-            kernel.tolerance(k),
-            o.verify,
-            o.samples,
-        );
-        Ok(Report {
-            device_ordinal: ctx.device().ordinal(),
+    fn report<G: DeviceCopy>(
+        &self,
+        build: Build,
+        timed: Timed<'_, G>,
+        verification: Verification,
+        scales: Option<Fp8Scales>,
+        cublas_check: Option<Verification>,
+    ) -> Report {
+        let (g, compiled) = (&self.g, &build.compiled);
+        Report {
+            device_ordinal: self.ctx.device().ordinal(),
             compile: compiled.elapsed(),
             origin: compiled.origin(),
             compiled_arch: compiled.arch().to_string(),
@@ -828,39 +1051,180 @@ impl Run<'_> {
             } else {
                 "ptx"
             },
-            load,
-            registers,
-            grid,
-            block: kernel.block,
-            launched,
-            notes,
-            cublas,
+            load: build.load,
+            registers: build.registers,
+            grid: timed.grid,
+            block: self.kernel.block,
+            launched: timed.launched,
+            notes: timed.notes,
+            accumulation: self.kernel.accumulation,
+            scales,
+            cublas: timed.cublas,
+            cublas_check,
+            htod: timed.htod,
+            htod_bytes: timed.htod_bytes,
+            kernel_times: timed.kernel_times,
+            warmup: self.o.warmup,
+            dtoh: timed.dtoh,
+            dtoh_bytes: (g.c_len() * std::mem::size_of::<G>()) as u64,
+            flops: 2.0 * g.m as f64 * g.n as f64 * g.k as f64,
+            verification,
+        }
+    }
+
+    /// A run of a `gemm::Product` kernel (every dtype but FP8).
+    fn execute<T: Input, G: DeviceCopy + Real>(&self) -> cudakit::Result<Report> {
+        let (ctx, kernel, g, o) = (self.ctx, self.kernel, &self.g, self.o);
+        let elem_in = std::mem::size_of::<T>();
+        let elem_out = std::mem::size_of::<G>();
+        // A and B (a tf32 B twice: as given and transposed), C, and
+        // cuBLAS's C.
+        self.check_device_memory((g.a_len() + 2 * g.b_len()) * elem_in + 2 * g.c_len() * elem_out)?;
+        // The inputs and their pinned copies; the pinned output.
+        check_host_memory(g, 2 * elem_in, elem_out, o.verify, o.samples)?;
+
+        // Inputs, drawn before anything is timed.
+        let mut rng = Rng::from_seed(self.seed);
+        let a = T::draw(&mut rng, g.a_len());
+        let b = T::draw(&mut rng, g.b_len());
+        let build = self.build()?;
+        let htod = self.time_htod(&a, &b)?;
+
+        // The product: A and B staged for the kernel (padded rows for TMA
+        // where needed), C poisoned so that an element never written shows.
+        let product: Product<'_, T, G> =
+            Product::new(ctx, kernel, *g, (&a, &b, None), Transpose::Device)?;
+        let maps = product.maps()?;
+        let launches = product.launches(&maps, 1.0, 0.0)?;
+        let stream = ctx.stream()?;
+        let (kernel_times, c, dtoh) = self.time_launches(&launches, product.c(), &stream)?;
+        // cuBLAS on the same operands (the staged A and B; for a
+        // device-transposed tf32 B, the caller's B), into a C of its own.
+        let cublas = match o.compare {
+            Compare::None => None,
+            _ => Some(self.cublas(&product, &stream)),
+        };
+        let timed = Timed {
+            grid: kernel.grid(g.m, g.n, 1),
+            notes: product.notes(),
             htod,
             htod_bytes: ((a.len() + b.len()) * elem_in) as u64,
             kernel_times,
-            warmup: o.warmup,
+            launched: launches.names().iter().map(|n| n.to_string()).collect(),
+            c,
             dtoh,
-            dtoh_bytes: (g.c_len() * elem_out) as u64,
-            flops: 2.0 * m as f64 * n as f64 * k as f64,
-            verification,
-        })
+            cublas,
+        };
+        drop(launches);
+        drop(maps);
+        drop(product);
+
+        let (verification, _) = verify(
+            &mut rng,
+            g,
+            1.0,
+            (&a, &b),
+            (&timed.c[..g.c_len()], None),
+            kernel.tolerance(g.k),
+            o.verify,
+            o.samples,
+        );
+        Ok(self.report(build, timed, verification, None, None))
+    }
+
+    /// A run of an FP8 kernel through `fp8::Fp8Gemm`: A of `A` (e4m3 or
+    /// e5m2) M×K, B e4m3 stored N×K, the scales of [`Fp8Scales::RUN`], and
+    /// cuBLASLt beside it.
+    fn execute_fp8<A: Fp8 + Input>(&self) -> cudakit::Result<Report> {
+        let (ctx, kernel, g, o) = (self.ctx, self.kernel, &self.g, self.o);
+        let scales = Fp8Scales::RUN;
+        let ld = fp8_row_pitch(g.k);
+        // A and B staged with rows padded to 16 bytes, C, cuBLASLt's C and
+        // its workspace (at most 32 MiB).
+        self.check_device_memory((g.m + g.n) * ld + 2 * g.c_len() * 4 + (32 << 20))?;
+        // The inputs, their pinned and staged copies and their exact f32
+        // values for the reference; C pinned and cuBLASLt's C.
+        check_host_memory(g, 1 + 1 + 1 + 4, 4 + 4, o.verify, o.samples)?;
+
+        // Exactly representable FP8 values, drawn before anything is timed.
+        let mut rng = Rng::from_seed(self.seed);
+        let a = A::draw(&mut rng, g.a_len());
+        let b = F8E4M3::draw(&mut rng, g.b_len());
+        let build = self.build()?;
+        let htod = self.time_htod(&a, &b)?;
+
+        // Staged (rows padded to 16 bytes where K needs it), the scales
+        // uploaded as device pointers, C poisoned (beta = 0 never reads it).
+        let product = Fp8Gemm::<A, F8E4M3>::new(
+            ctx,
+            kernel,
+            [g.m, g.n, g.k],
+            (&a, &b, None),
+            (scales.scale_a, scales.scale_b),
+        )?;
+        let maps = product.maps()?;
+        let launches = product.launches(&maps, scales.alpha, scales.beta)?;
+        let stream = ctx.stream()?;
+        let (kernel_times, c, dtoh) = self.time_launches(&launches, product.c(), &stream)?;
+        let (cublas, cublas_c) = match o.compare {
+            Compare::None => (None, None),
+            _ => match self.cublaslt(&product, scales, &stream) {
+                Ok((run, c)) => (Some(Ok(run)), Some(c)),
+                Err(e) => (Some(Err(e)), None),
+            },
+        };
+        let timed = Timed {
+            grid: product.grid(),
+            notes: product.notes(),
+            htod,
+            htod_bytes: (a.len() + b.len()) as u64,
+            kernel_times,
+            launched: launches.names().iter().map(|n| n.to_string()).collect(),
+            c,
+            dtoh,
+            cublas,
+        };
+        drop(launches);
+        drop(maps);
+        drop(product);
+
+        // The reference reads the exact values (every FP8 value is an f32).
+        let a32: Vec<f32> = a.iter().map(|v| v.to_f32()).collect();
+        drop(a);
+        let b32: Vec<f32> = b.iter().map(|v| Fp8::to_f32(*v)).collect();
+        drop(b);
+        let (verification, cublas_check) = verify(
+            &mut rng,
+            g,
+            scales.effective_alpha(),
+            (&a32, &b32),
+            (
+                &timed.c[..g.c_len()],
+                cublas_c.as_deref().map(|c| &c[..g.c_len()]),
+            ),
+            kernel.tolerance(g.k),
+            o.verify,
+            o.samples,
+        );
+        Ok(self.report(build, timed, verification, Some(scales), cublas_check))
     }
 }
 
-/// Refuses sizes whose host side (inputs and their pinned copies, the
-/// pinned output, and what the reference allocates: f64 copies of op(A) and
-/// op(B), and for a full check an f64 value and scale per element of C)
-/// would not fit in the memory available now; skipped where /proc/meminfo
-/// cannot be read.
+/// Refuses sizes whose host side (`per_input` bytes for each element of A
+/// and B: the inputs, their pinned copies and whatever else a run keeps;
+/// `per_output` for each element of C; and what the reference allocates:
+/// f64 copies of op(A) and op(B), and for a full check an f64 value and
+/// scale per element of C) would not fit in the memory available now;
+/// skipped where /proc/meminfo cannot be read.
 fn check_host_memory(
     g: &Gemm,
-    elem_in: usize,
-    elem_out: usize,
+    per_input: usize,
+    per_output: usize,
     mode: Verify,
     samples: usize,
 ) -> cudakit::Result<()> {
     let inputs = g.a_len() + g.b_len();
-    let mut need = inputs * 2 * elem_in + g.c_len() * elem_out;
+    let mut need = inputs * per_input + g.c_len() * per_output;
     match checks_everything(mode, g, samples) {
         None => {}
         Some(true) => need += inputs * 8 + g.c_len() * 16,
@@ -904,28 +1268,29 @@ fn checks_everything(mode: Verify, g: &Gemm, samples: usize) -> Option<bool> {
     }
 }
 
-/// Checks C against the f64 reference: every element or sampled positions,
-/// with the tolerance of `Tolerance::gemm` for the kernel's accumulation.
-/// The verdict is `reference::compare_matrix` / `compare_at`'s (plus, when
-/// sampling, `check_written` over all of C); the largest error and its
-/// ratio to the bound are measured here for the table.
+/// Checks C against the f64 reference of alpha·op(A)·op(B): every element or
+/// sampled positions, with the tolerance of `Tolerance::gemm` for the
+/// kernel's accumulation; and `also` (cuBLASLt's C) against the same
+/// reference. The verdict is `reference::compare_matrix` / `compare_at`'s
+/// (plus, when sampling, `check_written` over all of C); the largest error
+/// and its ratio to the bound are measured here for the table.
 #[allow(clippy::too_many_arguments)]
 fn verify<T: Real, G: Real>(
     rng: &mut Rng,
     g: &Gemm,
-    a: &[T],
-    b: &[T],
-    got: &[G],
+    alpha: f64,
+    (a, b): (&[T], &[T]),
+    (got, also): (&[G], Option<&[G]>),
     tol: Tolerance,
     mode: Verify,
     samples: usize,
-) -> Verification {
+) -> (Verification, Option<Verification>) {
     let started = Instant::now();
     let total = g.c_len();
     let full = match checks_everything(mode, g, samples) {
         Some(full) => full,
         None => {
-            return Verification {
+            let none = Verification {
                 mode: "none",
                 checked: 0,
                 total,
@@ -934,71 +1299,83 @@ fn verify<T: Real, G: Real>(
                 tolerance: tol,
                 elapsed: Duration::ZERO,
                 result: Ok(()),
-            }
+            };
+            return (none, None);
         }
     };
     let mut progress = Progress::new("reference", 100);
     let (positions, reference) = if full {
-        let reference = full_reference(g, a, b, &mut progress);
+        let reference = full_reference(g, alpha, a, b, &mut progress);
         (None, reference)
     } else {
         let positions = reference::sample_positions(rng, g.m, g.n, samples);
-        let reference = sampled_reference(g, a, b, &positions, &mut progress);
+        let reference = sampled_reference(g, alpha, a, b, &positions, &mut progress);
         (Some(positions), reference)
     };
     progress.finish();
+    let reference_time = started.elapsed();
 
-    let mut max_abs = 0.0f64;
-    let mut max_ratio = 0.0f64;
-    let mut measure = |got_index: usize, r_index: usize| {
-        let value = reference.value[r_index];
-        let bound = tol.bound(value, reference.scale[r_index]);
-        let err = (got[got_index].to_f64() - value).abs();
-        if err.is_finite() {
-            max_abs = max_abs.max(err);
-            if bound > 0.0 {
-                max_ratio = max_ratio.max(err / bound);
+    let judge = |got: &[G]| {
+        let started = Instant::now();
+        let mut max_abs = 0.0f64;
+        let mut max_ratio = 0.0f64;
+        let mut measure = |got_index: usize, r_index: usize| {
+            let value = reference.value[r_index];
+            let bound = tol.bound(value, reference.scale[r_index]);
+            let err = (got[got_index].to_f64() - value).abs();
+            if err.is_finite() {
+                max_abs = max_abs.max(err);
+                if bound > 0.0 {
+                    max_ratio = max_ratio.max(err / bound);
+                }
+            } else {
+                max_abs = f64::INFINITY;
+                max_ratio = f64::INFINITY;
             }
-        } else {
-            max_abs = f64::INFINITY;
-            max_ratio = f64::INFINITY;
+        };
+        let (checked, result) = match &positions {
+            None => {
+                (0..total).for_each(|i| measure(i, i));
+                (total, reference::compare_matrix(got, &reference, tol, g.n))
+            }
+            Some(positions) => {
+                for (p, &(r, c)) in positions.iter().enumerate() {
+                    measure(r * g.n + c, p);
+                }
+                let result = reference::check_written(got)
+                    .and_then(|()| reference::compare_at(got, g.n, positions, &reference, tol));
+                (positions.len(), result)
+            }
+        };
+        Verification {
+            mode: if full { "full" } else { "sampled" },
+            checked,
+            total,
+            max_abs,
+            max_ratio,
+            tolerance: tol,
+            elapsed: reference_time + started.elapsed(),
+            result,
         }
     };
-    let (checked, result) = match &positions {
-        None => {
-            (0..total).for_each(|i| measure(i, i));
-            (total, reference::compare_matrix(got, &reference, tol, g.n))
-        }
-        Some(positions) => {
-            for (p, &(r, c)) in positions.iter().enumerate() {
-                measure(r * g.n + c, p);
-            }
-            let result = reference::check_written(got)
-                .and_then(|()| reference::compare_at(got, g.n, positions, &reference, tol));
-            (positions.len(), result)
-        }
-    };
-    Verification {
-        mode: if full { "full" } else { "sampled" },
-        checked,
-        total,
-        max_abs,
-        max_ratio,
-        tolerance: tol,
-        elapsed: started.elapsed(),
-        result,
-    }
+    (judge(got), also.map(judge))
 }
 
 /// The whole reference, in row blocks so the progress bar can move (for an
 /// operand A stored as is; a transposed A goes in one piece). Bit for bit
 /// what `reference::gemm` computes: each element's sum runs over k in the
 /// same order whatever the blocking.
-fn full_reference<T: Real>(g: &Gemm, a: &[T], b: &[T], progress: &mut Progress) -> Reference {
+fn full_reference<T: Real>(
+    g: &Gemm,
+    alpha: f64,
+    a: &[T],
+    b: &[T],
+    progress: &mut Progress,
+) -> Reference {
     let threads = reference::threads().max(1);
     let rows_per_block = (g.m / 50).max(16 * threads).max(1);
     if g.op_a != Op::N || rows_per_block >= g.m {
-        return reference::gemm(g, 1.0, a, b, 0.0, None);
+        return reference::gemm(g, alpha, a, b, 0.0, None);
     }
     let mut out = Reference {
         value: Vec::with_capacity(g.c_len()),
@@ -1008,7 +1385,7 @@ fn full_reference<T: Real>(g: &Gemm, a: &[T], b: &[T], progress: &mut Progress) 
     while row < g.m {
         let end = (row + rows_per_block).min(g.m);
         let part = Gemm::new(end - row, g.n, g.k, Op::N, g.op_b);
-        let r = reference::gemm(&part, 1.0, &a[row * g.k..end * g.k], b, 0.0, None);
+        let r = reference::gemm(&part, alpha, &a[row * g.k..end * g.k], b, 0.0, None);
         out.value.extend_from_slice(&r.value);
         out.scale.extend_from_slice(&r.scale);
         row = end;
@@ -1021,6 +1398,7 @@ fn full_reference<T: Real>(g: &Gemm, a: &[T], b: &[T], progress: &mut Progress) 
 /// for a progress bar to matter.
 fn sampled_reference<T: Real>(
     g: &Gemm,
+    alpha: f64,
     a: &[T],
     b: &[T],
     positions: &[(usize, usize)],
@@ -1029,7 +1407,7 @@ fn sampled_reference<T: Real>(
     let work = positions.len() as u128 * g.k.max(1) as u128;
     let chunks = (work / 500_000_000).clamp(1, 20) as usize;
     if chunks == 1 {
-        return reference::gemm_sampled(g, 1.0, a, b, 0.0, None, positions);
+        return reference::gemm_sampled(g, alpha, a, b, 0.0, None, positions);
     }
     let per = positions.len().div_ceil(chunks);
     let mut out = Reference {
@@ -1037,7 +1415,7 @@ fn sampled_reference<T: Real>(
         scale: Vec::with_capacity(positions.len()),
     };
     for (i, chunk) in positions.chunks(per).enumerate() {
-        let r = reference::gemm_sampled(g, 1.0, a, b, 0.0, None, chunk);
+        let r = reference::gemm_sampled(g, alpha, a, b, 0.0, None, chunk);
         out.value.extend_from_slice(&r.value);
         out.scale.extend_from_slice(&r.scale);
         progress.set(((i + 1) * 100 / chunks) as u64);
@@ -1103,9 +1481,10 @@ impl Report {
     fn render(&self, h: &Header) -> String {
         let v = &self.verification;
         let mut t = format!(
-            "cudakit matmul: C = A*B, {} x {} x {} {}, kernel {}\n\
+            "cudakit matmul: {}, {} x {} x {} {}, kernel {}\n\
              device {}: {} ({}), driver CUDA {}, NVRTC {}\n\
              grid {}x{}x{}, block {}x{}x{}{}; {} timed run(s) after {} warm-up; seed {:#018x}\n\n",
+            h.dtype.formula(),
             h.m,
             h.n,
             h.k,
@@ -1128,6 +1507,20 @@ impl Report {
             self.warmup,
             h.seed
         );
+        if let Some(sc) = self.scales {
+            let line = format!(
+                "A {} M×K, B {} stored N×K (K-major); scale_a {}, scale_b {} (device pointers), \
+                 alpha {}, beta {} (C poisoned); accumulation {}\n",
+                h.dtype.precision().input().name(),
+                h.dtype.precision().input_b().name(),
+                sc.scale_a,
+                sc.scale_b,
+                sc.alpha,
+                sc.beta,
+                self.accumulation.name()
+            );
+            t.insert_str(t.len() - 1, &line);
+        }
         if self.launched.len() > 1 || !self.notes.is_empty() {
             let mut line = format!("each run launches {}", self.launched.join(" + "));
             for note in &self.notes {
@@ -1174,42 +1567,73 @@ impl Report {
                 units::duration(self.kernel_min())
             ),
         );
+        let (unit, per_unit) = h.dtype.rate_unit();
         row(
-            "GFLOP/s",
-            format!("{:.1}", self.gflops(self.kernel_median())),
+            unit,
+            format!("{:.1}", self.gflops(self.kernel_median()) / per_unit),
             format!(
                 "at the median; {:.1} at the min",
-                self.gflops(self.kernel_min())
+                self.gflops(self.kernel_min()) / per_unit
             ),
         );
+        let library = if h.dtype.is_fp8() {
+            "cuBLASLt"
+        } else {
+            "cuBLAS"
+        };
         match &self.cublas {
             None => {}
             Some(Ok(c)) => {
                 let rate = self.gflops(median(&c.times));
+                let call = match c.fast_accum {
+                    Some(fast) => format!(
+                        "{} TN, {}, FAST_ACCUM {}",
+                        c.call,
+                        c.compute,
+                        u8::from(fast)
+                    ),
+                    None => format!("{}, {}", c.call, c.compute),
+                };
                 row(
-                    "cuBLAS",
-                    format!("{rate:.1}"),
+                    c.library,
+                    format!("{:.1}", rate / per_unit),
                     format!(
-                        "GFLOP/s at its median {} (cublasGemmEx, {}, cuBLAS {}, same run)",
+                        "{unit} at its median {} ({call}, {} {}, same run)",
                         units::duration(median(&c.times)),
-                        cublas::compute_name(h.dtype.precision()),
+                        c.library,
                         c.version
                     ),
                 );
                 row(
-                    "vs cuBLAS",
+                    &format!("vs {}", c.library),
                     format!("{:.3}x", self.ratio_to_cublas().unwrap_or(0.0)),
                     format!(
-                        "cudakit {:.1} / cuBLAS {:.1} TFLOP/s, at the medians",
+                        "cudakit {:.1} / {} {:.1} TFLOP/s, at the medians",
                         self.gflops(self.kernel_median()) / 1e3,
+                        c.library,
                         rate / 1e3
                     ),
                 );
+                if let Some(check) = &self.cublas_check {
+                    let verdict = match &check.result {
+                        Ok(()) => "within".to_owned(),
+                        Err(e) => format!("OUTSIDE ({})", e.lines().next().unwrap_or("")),
+                    };
+                    row(
+                        &format!("{} check", c.library),
+                        format!("{:.3}", check.max_ratio),
+                        format!(
+                            "of the tolerance: its C {verdict} the same bound at the same \
+                             {} elements (the same product)",
+                            units::grouped(check.checked as u64)
+                        ),
+                    );
+                }
             }
             Some(Err(e)) => {
                 let first = e.to_string();
                 let first = first.lines().next().unwrap_or("").to_owned();
-                row("cuBLAS", "-".into(), format!("not run: {first}"));
+                row(library, "-".into(), format!("not run: {first}"));
             }
         }
         row(
@@ -1247,7 +1671,7 @@ impl Report {
         t
     }
 
-    fn cublas_json(&self, h: &Header) -> Json {
+    fn cublas_json(&self) -> Json {
         match &self.cublas {
             None => Json::object()
                 .with("run", false)
@@ -1259,13 +1683,24 @@ impl Report {
             Some(Ok(c)) => {
                 let times: Vec<f64> = c.times.iter().map(|&d| units::ms(d)).collect();
                 let min = c.times.iter().min().copied().unwrap_or_default();
+                let check = self.cublas_check.as_ref().map(|v| {
+                    Json::object()
+                        .with("checked", v.checked)
+                        .with("max_abs_error", v.max_abs)
+                        .with("max_error_over_tolerance", v.max_ratio)
+                        .with("passed", v.result.is_ok())
+                        .with("message", v.result.as_ref().err().cloned())
+                });
                 Json::object()
                     .with("run", true)
                     .with("available", true)
+                    .with("library", c.library)
                     .with("version", &c.version)
                     .with("path", &c.path)
-                    .with("call", "cublasGemmEx")
-                    .with("compute", cublas::compute_name(h.dtype.precision()))
+                    .with("call", c.call)
+                    .with("compute", c.compute)
+                    .with("fast_accum", c.fast_accum)
+                    .with("check", check)
                     .with("median_ms", units::ms(median(&c.times)))
                     .with("min_ms", units::ms(min))
                     .with("times_ms", times)
@@ -1291,6 +1726,21 @@ impl Report {
             .with("n", h.n)
             .with("k", h.k)
             .with("dtype", h.dtype.name())
+            .with("input_a", h.dtype.precision().input().name())
+            .with("input_b", h.dtype.precision().input_b().name())
+            .with("b_stored", if h.dtype.is_fp8() { "NxK" } else { "KxN" })
+            .with("accumulation", self.accumulation.name())
+            .with(
+                "scales",
+                self.scales.map(|s| {
+                    Json::object()
+                        .with("scale_a", f64::from(s.scale_a))
+                        .with("scale_b", f64::from(s.scale_b))
+                        .with("alpha", s.alpha)
+                        .with("beta", s.beta)
+                        .with("pointers", "device")
+                }),
+            )
             .with("kernel", h.kernel)
             .with("seed", format!("{:#018x}", h.seed))
             .with(
@@ -1309,7 +1759,7 @@ impl Report {
                 "notes",
                 self.notes.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
             )
-            .with("cublas", self.cublas_json(h))
+            .with("cublas", self.cublas_json())
             .with("ratio_to_cublas", self.ratio_to_cublas())
             .with("registers", self.registers)
             .with(
@@ -1374,7 +1824,6 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cudakit_suite::reference::Accumulation;
 
     #[test]
     fn kernels_resolve_from_short_and_full_names() {
@@ -1435,7 +1884,7 @@ mod tests {
             .unwrap_err()
             .contains("--list"));
         // Every short name of every dtype names a real, runnable kernel.
-        for d in [Dtype::F32, Dtype::F64, Dtype::F16, Dtype::Bf16, Dtype::Tf32] {
+        for d in Dtype::ALL {
             for s in SHORT_NAMES {
                 if d.alias(s).is_some() {
                     let (k, kd) = resolve(Some(d), Some(s), h200).unwrap();
@@ -1470,7 +1919,123 @@ mod tests {
             e.message
         );
         let e = parse_words(&["--dtype", "fp8"]).unwrap_err();
-        assert!(e.message.contains("f16, bf16 or tf32"), "{}", e.message);
+        assert_eq!(e.exit, Exit::Usage);
+        assert!(
+            e.message.contains("tf32, e4m3 or e5m2xe4m3 (e5m2-e4m3)"),
+            "{}",
+            e.message
+        );
+        for (word, want) in [
+            ("e4m3", Dtype::E4m3),
+            ("E4M3", Dtype::E4m3),
+            ("e5m2xe4m3", Dtype::E5m2xE4m3),
+            ("e5m2-e4m3", Dtype::E5m2xE4m3),
+        ] {
+            let o = parse_words(&["--dtype", word, "--seed", "0x2a", "--iters", "20"])
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                (o.dtype, o.seed, o.iters),
+                (Some(want), Some(42), 20),
+                "{word}"
+            );
+        }
+    }
+
+    #[test]
+    fn fp8_dtypes_resolve_to_their_kernels_on_sm_90_only() {
+        let h200 = (9, 0);
+        for (d, name) in [
+            (Dtype::E4m3, "gemm_sm90_e4m3_nt"),
+            (Dtype::E5m2xE4m3, "gemm_sm90_e5m2_e4m3_nt"),
+        ] {
+            let (k, kd) = resolve(Some(d), None, h200).unwrap();
+            assert_eq!((k.name, kd), (name, d));
+            assert_eq!(k.signature, Signature::TmaScaled);
+            assert_eq!(k.accumulation, Accumulation::Fp8TensorCore);
+            assert_eq!(resolve(Some(d), Some("wgmma"), h200).unwrap().0.name, name);
+            // A full name gives its dtype, with or without --dtype.
+            assert_eq!(resolve(None, Some(name), h200).unwrap().1, d);
+            assert_eq!(resolve(Some(d), Some(name), h200).unwrap().1, d);
+            // Off sm_90 (Ada included: no FP8 wgmma) no kernel serves it.
+            for cc in [(8, 9), (8, 0), (10, 0)] {
+                let e = resolve(Some(d), None, cc).unwrap_err();
+                assert!(e.contains("not supported on this device"), "{e}");
+                assert!(e.contains(d.name()), "{e}");
+            }
+        }
+        // An FP8 dtype with a kernel of another dtype, and the reverse.
+        let e = resolve(Some(Dtype::E4m3), Some("sgemm_128x256"), h200).unwrap_err();
+        assert!(e.contains("takes f32 inputs, not e4m3"), "{e}");
+        let e = resolve(Some(Dtype::E4m3), Some("sgemm"), h200).unwrap_err();
+        assert!(e.contains("no sgemm kernel for e4m3"), "{e}");
+        assert!(e.contains("--kernel wgmma"), "{e}");
+        let e = resolve(Some(Dtype::Bf16), Some("gemm_sm90_e4m3_nt"), h200).unwrap_err();
+        assert!(e.contains("takes e4m3 inputs, not bf16"), "{e}");
+        let e = resolve(Some(Dtype::E4m3), Some("gemm_sm90_e5m2_e4m3_nt"), h200).unwrap_err();
+        assert!(e.contains("takes e5m2xe4m3 inputs, not e4m3"), "{e}");
+        // FP8's B is stored N×K; the other dtypes' K×N.
+        assert_eq!(operands(Dtype::E4m3, 3, 5, 7).op_b, Op::T);
+        assert_eq!(operands(Dtype::Bf16, 3, 5, 7).op_b, Op::N);
+    }
+
+    #[test]
+    fn every_listed_kernel_has_its_own_dtype() {
+        for k in MATMUL_KERNELS
+            .iter()
+            .filter(|k| k.signature != Signature::Batched)
+        {
+            let d = Dtype::try_of(k).unwrap_or_else(|| panic!("{}", k.name));
+            assert_eq!(d.precision(), Precision::of(k), "{}", k.name);
+            assert_eq!(d.precision().input(), k.input, "{}", k.name);
+            if k.signature == Signature::TmaScaled {
+                assert!(d.is_fp8(), "{}", k.name);
+            }
+            // Every runnable kernel resolves by its full name to that dtype.
+            assert_eq!(resolve(None, Some(k.name), (9, 0)).unwrap().1, d);
+        }
+        assert_eq!(
+            Dtype::try_of(cudakit_suite::kernels::matmul_kernel("gemm_sm90_e4m3_nt")),
+            Some(Dtype::E4m3)
+        );
+    }
+
+    #[test]
+    fn fp8_inputs_are_exact_fp8_values_of_the_seed() {
+        let draw = |seed| {
+            let mut rng = Rng::from_seed(seed);
+            (F8E5M2::draw(&mut rng, 4096), F8E4M3::draw(&mut rng, 4096))
+        };
+        let (a, b) = draw(9);
+        assert_eq!(
+            (
+                a.iter().map(|v| v.0).collect::<Vec<_>>(),
+                b.iter().map(|v| v.0).collect::<Vec<_>>()
+            ),
+            {
+                let (a2, b2) = draw(9);
+                (
+                    a2.iter().map(|v| v.0).collect(),
+                    b2.iter().map(|v| v.0).collect(),
+                )
+            }
+        );
+        for v in &b {
+            let x = Fp8::to_f32(*v);
+            assert!((-1.0..=1.0).contains(&x), "{x}");
+            assert_eq!(F8E4M3::from_f32(x).0, v.0, "{x} is an e4m3 value");
+        }
+        for v in &a {
+            let x = Fp8::to_f32(*v);
+            assert!((-1.0..=1.0).contains(&x), "{x}");
+            assert_eq!(F8E5M2::from_f32(x).0, v.0, "{x} is an e5m2 value");
+        }
+        // Many distinct codes, both signs: not a handful of values.
+        let mut codes: Vec<u8> = b.iter().map(|v| v.0).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert!(codes.len() > 100, "{}", codes.len());
+        assert_eq!(Fp8Scales::RUN.effective_alpha(), 2.0);
     }
 
     fn sample_report(result: Result<(), String>) -> (Report, Header) {
@@ -1487,7 +2052,14 @@ mod tests {
             block: [256, 1, 1],
             launched: vec!["sgemm_128x256".into()],
             notes: Vec::new(),
+            accumulation: Accumulation::F32,
+            scales: None,
+            cublas_check: None,
             cublas: Some(Ok(CublasRun {
+                library: "cuBLAS",
+                call: "cublasGemmEx",
+                compute: "CUBLAS_COMPUTE_32F",
+                fast_accum: None,
                 version: "13.1.0".into(),
                 path: "libcublas.so.13".into(),
                 times: vec![ms(450), ms(440), ms(460)],
@@ -1616,6 +2188,152 @@ mod tests {
     }
 
     #[test]
+    fn fp8_verification_applies_the_scales_and_checks_cublas_too() {
+        let mut rng = Rng::from_seed(11);
+        let (m, n, k) = (40, 24, 96);
+        let g = operands(Dtype::E5m2xE4m3, m, n, k);
+        let a: Vec<f32> = F8E5M2::draw(&mut rng, g.a_len())
+            .iter()
+            .map(|v| Fp8::to_f32(*v))
+            .collect();
+        let b: Vec<f32> = F8E4M3::draw(&mut rng, g.b_len())
+            .iter()
+            .map(|v| Fp8::to_f32(*v))
+            .collect();
+        let alpha = Fp8Scales::RUN.effective_alpha();
+        // C = alpha·A·Bᵀ with B stored N×K, as the FP8 kernels compute it.
+        let mut c = vec![0.0f32; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                let dot: f32 = (0..k).map(|kk| a[i * k + kk] * b[j * k + kk]).sum();
+                c[i * n + j] = alpha as f32 * dot;
+            }
+        }
+        let tol = Tolerance::gemm(Accumulation::Fp8TensorCore, k);
+        // cuBLASLt's C, had it dropped a scale: alpha 1, not 2.
+        let unscaled: Vec<f32> = c.iter().map(|x| x / 2.0).collect();
+        for mode in [Verify::Full, Verify::Sampled] {
+            let (v, check) = verify(
+                &mut rng,
+                &g,
+                alpha,
+                (&a, &b),
+                (&c, Some(&unscaled)),
+                tol,
+                mode,
+                64,
+            );
+            assert!(v.result.is_ok(), "{mode:?}: {:?}", v.result);
+            assert!(v.max_ratio < 1.0 && v.checked > 0);
+            let check = check.expect("the second C is checked");
+            assert!(check.result.is_err() && check.max_ratio > 1.0, "{check:?}");
+            assert_eq!(check.checked, v.checked);
+        }
+        // The same C against the reference without the scales fails.
+        let (v, _) = verify(
+            &mut rng,
+            &g,
+            1.0,
+            (&a, &b),
+            (&c, None),
+            tol,
+            Verify::Full,
+            1,
+        );
+        assert!(v.result.is_err());
+        let (none, check) = verify(
+            &mut rng,
+            &g,
+            alpha,
+            (&a, &b),
+            (&c, Some(&c)),
+            tol,
+            Verify::None,
+            1,
+        );
+        assert!(none.result.is_ok() && check.is_none());
+    }
+
+    #[test]
+    fn the_fp8_table_and_json_name_cublaslt_fast_accumulation_and_the_scales() {
+        let (mut report, mut header) = sample_report(Ok(()));
+        header.dtype = Dtype::E4m3;
+        header.kernel = "gemm_sm90_e4m3_nt";
+        header.k = 2048;
+        report.accumulation = Accumulation::Fp8TensorCore;
+        report.scales = Some(Fp8Scales::RUN);
+        report.grid = [132, 1, 1];
+        report.block = [384, 1, 1];
+        report.launched = vec!["gemm_sm90_e4m3_nt".into()];
+        // 2·2048³ flop in 25 µs and 20 µs: 687 and 859 TFLOP/s.
+        report.kernel_times = vec![Duration::from_micros(25); 3];
+        report.cublas = Some(Ok(CublasRun {
+            library: "cuBLASLt",
+            call: "cublasLtMatmul",
+            compute: "CUBLAS_COMPUTE_32F",
+            fast_accum: Some(true),
+            version: "13.1.0".into(),
+            path: "libcublasLt.so.13".into(),
+            times: vec![Duration::from_micros(20); 3],
+        }));
+        report.cublas_check = Some(Verification {
+            result: Ok(()),
+            max_ratio: 0.02,
+            ..sample_report(Ok(())).0.verification
+        });
+        let text = report.render(&header);
+        for want in [
+            "C = alpha*scale_a*scale_b*A*B^T, 2048 x 2048 x 2048 e4m3",
+            "kernel gemm_sm90_e4m3_nt",
+            "A e4m3 M×K, B e4m3 stored N×K",
+            "scale_a 0.5, scale_b 4 (device pointers), alpha 1, beta 0",
+            "accumulation fp8_tensor_core",
+            "TFLOP/s",
+            "687.2",
+            "cuBLASLt",
+            "859.0",
+            "cublasLtMatmul TN, CUBLAS_COMPUTE_32F, FAST_ACCUM 1, cuBLASLt 13.1.0",
+            "vs cuBLASLt",
+            "0.800x",
+            "cuBLASLt check",
+        ] {
+            assert!(text.contains(want), "no {want:?} in\n{text}");
+        }
+        assert!(!text.contains("GFLOP/s"), "{text}");
+        let json = report.to_json(&header, Exit::Ok).to_pretty();
+        for want in [
+            "\"dtype\": \"e4m3\"",
+            "\"accumulation\": \"fp8_tensor_core\"",
+            "\"b_stored\": \"NxK\"",
+            "\"scale_a\": 0.5",
+            "\"scale_b\": 4",
+            "\"library\": \"cuBLASLt\"",
+            "\"call\": \"cublasLtMatmul\"",
+            "\"fast_accum\": true",
+            "\"ratio_to_cublas\": 0.8",
+            "\"gflops\"",
+            "\"max_error_over_tolerance\"",
+        ] {
+            assert!(json.contains(want), "no {want} in\n{json}");
+        }
+        // The other dtypes keep their fields: no scales, accumulation named.
+        let (report, header) = sample_report(Ok(()));
+        let json = report.to_json(&header, Exit::Ok);
+        assert_eq!(json.get("scales"), Some(&Json::Null));
+        assert_eq!(json.get("accumulation"), Some(&Json::from("f32")));
+        assert!(json.to_pretty().contains("\"fast_accum\": null"));
+        // Without cuBLASLt the FP8 table says so under its name.
+        let (mut missing, mut header) = sample_report(Ok(()));
+        header.dtype = Dtype::E5m2xE4m3;
+        missing.cublas = Some(Err(CublasError::InvalidArgument("x".into())));
+        let text = missing.render(&header);
+        assert!(
+            text.contains("cuBLASLt") && text.contains("not run: cuBLAS arguments: x"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn verification_passes_a_correct_product_and_catches_a_wrong_one() {
         let mut rng = Rng::from_seed(7);
         // Tall enough that the full reference runs in row blocks.
@@ -1625,28 +2343,68 @@ mod tests {
         let mut c = naive(&g, &a, &b);
         let tol = Tolerance::gemm(Accumulation::F32, g.k);
         for mode in [Verify::Full, Verify::Sampled, Verify::Auto] {
-            let v = verify(&mut rng, &g, &a, &b, &c, tol, mode, 50);
+            let v = verify(&mut rng, &g, 1.0, (&a, &b), (&c, None), tol, mode, 50).0;
             assert!(v.result.is_ok(), "{mode:?}: {:?}", v.result);
             assert!(v.max_ratio < 1.0 && v.checked > 0);
         }
-        let full = verify(&mut rng, &g, &a, &b, &c, tol, Verify::Full, 50);
+        let full = verify(
+            &mut rng,
+            &g,
+            1.0,
+            (&a, &b),
+            (&c, None),
+            tol,
+            Verify::Full,
+            50,
+        )
+        .0;
         assert_eq!(full.checked, g.c_len());
         assert_eq!(full.mode, "full");
         // The reference in row blocks equals the one-piece reference.
         let whole = reference::gemm(&g, 1.0, &a, &b, 0.0, None);
-        let blocked = full_reference(&g, &a, &b, &mut Progress::new("t", 100));
+        let blocked = full_reference(&g, 1.0, &a, &b, &mut Progress::new("t", 100));
         assert_eq!(whole, blocked);
         // A wrong element at an edge is caught by the sampled check too.
         c[g.n - 1] += 0.5;
-        let v = verify(&mut rng, &g, &a, &b, &c, tol, Verify::Sampled, 10);
+        let v = verify(
+            &mut rng,
+            &g,
+            1.0,
+            (&a, &b),
+            (&c, None),
+            tol,
+            Verify::Sampled,
+            10,
+        )
+        .0;
         assert_eq!(v.mode, "sampled");
         assert!(v.result.is_err() && v.max_ratio > 1.0);
         // An unwritten (poisoned) element anywhere fails a sampled check.
         c[g.n - 1] -= 0.5;
         c[g.c_len() / 2 + 3] = f32::from_bits(reference::POISON_U32);
-        let v = verify(&mut rng, &g, &a, &b, &c, tol, Verify::Sampled, 1);
+        let v = verify(
+            &mut rng,
+            &g,
+            1.0,
+            (&a, &b),
+            (&c, None),
+            tol,
+            Verify::Sampled,
+            1,
+        )
+        .0;
         assert!(v.result.unwrap_err().contains("never written"));
-        let none = verify(&mut rng, &g, &a, &b, &c, tol, Verify::None, 1);
+        let none = verify(
+            &mut rng,
+            &g,
+            1.0,
+            (&a, &b),
+            (&c, None),
+            tol,
+            Verify::None,
+            1,
+        )
+        .0;
         assert!(none.result.is_ok() && none.checked == 0);
     }
 }

@@ -317,7 +317,35 @@ fn usage_errors_exit_64_with_a_message() {
         (&["matmul", "--m", "0"], "--m must be between 1"),
         (
             &["matmul", "--dtype", "f17"],
-            "--dtype expects f32, f64, f16, bf16 or tf32",
+            "--dtype expects f32, f64, f16, bf16, tf32, e4m3 or e5m2xe4m3 (e5m2-e4m3)",
+        ),
+        (
+            &["matmul", "--dtype", "e4m3", "--kernel", "sgemm"],
+            "no sgemm kernel for e4m3; for e4m3 use --kernel wgmma",
+        ),
+        (
+            &["matmul", "--dtype", "e4m3", "--kernel", "sgemm_128x256"],
+            "sgemm_128x256 takes f32 inputs, not e4m3",
+        ),
+        (
+            &[
+                "matmul",
+                "--dtype",
+                "e5m2-e4m3",
+                "--kernel",
+                "gemm_sm90_e4m3_nt",
+            ],
+            "gemm_sm90_e4m3_nt takes e4m3 inputs, not e5m2xe4m3",
+        ),
+        (
+            &[
+                "matmul",
+                "--dtype",
+                "bf16",
+                "--kernel",
+                "gemm_sm90_e5m2_e4m3_nt",
+            ],
+            "takes e5m2xe4m3 inputs, not bf16",
         ),
         (
             &["matmul", "--dtype", "f32", "--kernel", "mma"],
@@ -816,6 +844,206 @@ fn matmul_verifies_every_dtype_and_kernel_on_small_sizes() {
     )
     .expect(0)
     .calm();
+}
+
+#[test]
+fn matmul_list_shows_every_kernel_with_its_real_dtype() {
+    // No driver: listing needs none.
+    let run = cudakit(&["matmul", "--list"], &[("CUDAKIT_LIBCUDA", NO_LIBCUDA)])
+        .expect(0)
+        .calm();
+    let line = |name: &str| {
+        run.stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} in\n{}", run.stdout))
+            .to_owned()
+    };
+    for (name, dtype, short) in [
+        ("gemm_sm90_e4m3_nt", "e4m3", "(--kernel wgmma)"),
+        ("gemm_sm90_e5m2_e4m3_nt", "e5m2xe4m3", "(--kernel wgmma)"),
+        ("gemm_sm90_bf16_nn", "bf16", "(--kernel wgmma)"),
+        ("gemm_sm90_tf32_nt", "tf32", "(--kernel wgmma)"),
+        ("sgemm_128x256", "f32", "(--kernel sgemm)"),
+    ] {
+        let l = line(name);
+        assert_eq!(l.split_whitespace().nth(1), Some(dtype), "{l}");
+        assert!(l.contains("384x1x1") || !name.contains("e4m3"), "{l}");
+        assert!(l.ends_with(short), "{l}");
+    }
+    let json = cudakit(&["--json", "matmul", "--list"], &[])
+        .expect(0)
+        .calm();
+    assert_json(
+        &json.stdout,
+        &["kernels", "dtype", "input_b", "accumulation"],
+    );
+    for want in [
+        "\"name\": \"gemm_sm90_e4m3_nt\"",
+        "\"dtype\": \"e4m3\"",
+        "\"dtype\": \"e5m2xe4m3\"",
+        "\"accumulation\": \"fp8_tensor_core\"",
+    ] {
+        assert!(json.stdout.contains(want), "no {want} in\n{}", json.stdout);
+    }
+    let help = cudakit(&["matmul", "--help"], &[]).expect(0).calm();
+    for want in [
+        "e4m3",
+        "e5m2xe4m3",
+        "e5m2-e4m3",
+        "scale_a = 0.5",
+        "scale_b = 4",
+        "FAST_ACCUM = 1",
+        "cuBLASLt",
+        "N×K",
+    ] {
+        assert!(help.stdout.contains(want), "no {want:?} in the help");
+    }
+}
+
+/// A libcublasLt path that does not exist (the FP8 comparison's library).
+const NO_LIBCUBLASLT: &str = "/nonexistent/cudakit-test/libcublasLt.so.13";
+
+#[test]
+fn matmul_fp8_compare_cublas_without_cublaslt_exits_2_before_the_gpu() {
+    let env = [
+        ("CUDAKIT_LIBCUBLASLT", NO_LIBCUBLASLT),
+        ("CUDAKIT_LIBCUDA", NO_LIBCUDA),
+    ];
+    for dtype in ["e4m3", "e5m2xe4m3"] {
+        let run = cudakit(
+            &[
+                "matmul",
+                "--dtype",
+                dtype,
+                "--size",
+                "64",
+                "--compare",
+                "cublas",
+            ],
+            &env,
+        )
+        .expect(2)
+        .calm();
+        let err = &run.stderr;
+        assert!(
+            err.contains("--compare cublas (cuBLASLt, for FP8)"),
+            "{err}"
+        );
+        assert!(
+            err.contains(NO_LIBCUBLASLT),
+            "the path tried is listed:\n{err}"
+        );
+        assert!(err.contains("CUDAKIT_LIBCUBLASLT"), "{err}");
+    }
+    let run = cudakit(
+        &["--json", "matmul", "--dtype", "e4m3", "--compare=cublas"],
+        &env,
+    )
+    .expect(2)
+    .calm();
+    assert!(
+        run.stdout.contains("\"missing\": \"libcublasLt\""),
+        "{}",
+        run.stdout
+    );
+    // Without --compare cublas the missing driver ends the run (exit 2),
+    // and no cuBLASLt is mentioned.
+    let run = cudakit(&["matmul", "--dtype", "e4m3", "--size", "64"], &env)
+        .expect(2)
+        .calm();
+    assert!(!run.stderr.contains("cuBLAS"), "{}", run.stderr);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn matmul_fp8_runs_verifies_and_compares_with_cublaslt() {
+    // Odd shapes (K not a multiple of 16: padded rows) with every element
+    // checked; cuBLASLt may refuse them (its FP8 kernels want 16-byte
+    // aligned dimensions), which --compare auto reports as not run.
+    for (dtype, m, n, k) in [
+        ("e4m3", "129", "67", "93"),
+        ("e5m2xe4m3", "300", "520", "272"),
+        ("e5m2-e4m3", "1", "1", "16"),
+    ] {
+        let run = cudakit(
+            &[
+                "matmul", "--m", m, "--n", n, "--k", k, "--dtype", dtype, "--iters", "3",
+            ],
+            &[],
+        );
+        if run.code == 1 && run.stderr.contains("not supported on this device") {
+            cudakit_suite::not_run("FP8 needs sm_90");
+        }
+        let run = run.expect(0).calm();
+        for word in [
+            "C = alpha*scale_a*scale_b*A*B^T",
+            "scale_a 0.5, scale_b 4",
+            "fp8_tensor_core",
+            "compile",
+            "HtoD",
+            "kernel",
+            "DtoH",
+            "TFLOP/s",
+            "(full)",
+            "PASS",
+        ] {
+            assert!(
+                run.stdout.contains(word),
+                "{dtype}: no {word:?}:\n{}",
+                run.stdout
+            );
+        }
+    }
+    // 4096³ beside cuBLASLt (required), by full kernel name, in JSON.
+    for kernel in ["gemm_sm90_e4m3_nt", "gemm_sm90_e5m2_e4m3_nt"] {
+        let run = cudakit(
+            &[
+                "--json",
+                "matmul",
+                "--size",
+                "4096",
+                "--kernel",
+                kernel,
+                "--iters",
+                "5",
+                "--compare",
+                "cublas",
+                "--seed",
+                "0x5eed",
+            ],
+            &[],
+        );
+        if run.code == 2 && run.stderr.contains("cuBLAS not found") {
+            cudakit_suite::not_run("no libcublasLt.so.13 on this machine");
+        }
+        let run = run.expect(0).calm();
+        for want in [
+            "\"verdict\": \"PASS\"",
+            "\"library\": \"cuBLASLt\"",
+            "\"fast_accum\": true",
+            "\"accumulation\": \"fp8_tensor_core\"",
+            "\"ratio_to_cublas\"",
+            "\"mode\": \"sampled\"",
+        ] {
+            assert!(
+                run.stdout.contains(want),
+                "{kernel}: no {want} in\n{}",
+                run.stdout
+            );
+        }
+        // cuBLASLt's C against the same reference: the same product.
+        let check = run.stdout.split("\"check\"").nth(1).unwrap_or("");
+        assert!(
+            check
+                .split('}')
+                .next()
+                .unwrap_or("")
+                .contains("\"passed\": true"),
+            "{kernel}: cuBLASLt's C:\n{}",
+            run.stdout
+        );
+    }
 }
 
 /// A libcublas path that does not exist: with it, the loader tries nothing

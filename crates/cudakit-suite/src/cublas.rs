@@ -410,6 +410,18 @@ pub fn available() -> Result<String, CublasError> {
         .map_err(CublasError::NotFound)
 }
 
+/// Whether cuBLASLt can be loaded here (without creating a handle): the
+/// library's path.
+///
+/// # Errors
+///
+/// [`CublasError::NotFound`] with every path tried.
+pub fn lt_available() -> Result<String, CublasError> {
+    cuda_sys::cublaslt_with_origin()
+        .map(|(_, loaded)| loaded.candidate.clone())
+        .map_err(CublasError::NotFound)
+}
+
 /// A cuBLASLt handle, for the FP8 comparison: timed `cublasLtMatmul`
 /// calls on the operands of a [`crate::fp8::Fp8Gemm`]. Loaded at run time
 /// like cuBLAS ([`cuda_sys::cublaslt_with_origin`]), destroyed on drop.

@@ -694,6 +694,21 @@ pub enum Accumulation {
     Fp8TensorCore,
 }
 
+impl Accumulation {
+    /// Its name in reports (`cudakit matmul --json`): `f32`, `f64`,
+    /// `tensor_core_f32`, `tf32` or `fp8_tensor_core` (FP8 fast
+    /// accumulation).
+    pub fn name(self) -> &'static str {
+        match self {
+            Accumulation::F32 => "f32",
+            Accumulation::F64 => "f64",
+            Accumulation::TensorCoreF32 => "tensor_core_f32",
+            Accumulation::Tf32 => "tf32",
+            Accumulation::Fp8TensorCore => "fp8_tensor_core",
+        }
+    }
+}
+
 /// The relative error of one FP8 `wgmma` accumulation step on Hopper, as
 /// modelled for [`Accumulation::Fp8TensorCore`]: published measurements of
 /// H100/H800 FP8 tensor cores (DeepSeek-V3's report: "around 14 bits"; the
@@ -1167,6 +1182,22 @@ pub fn check_gemm<T: Real, G: Real>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn accumulations_have_distinct_report_names() {
+        let all = [
+            Accumulation::F32,
+            Accumulation::F64,
+            Accumulation::TensorCoreF32,
+            Accumulation::Tf32,
+            Accumulation::Fp8TensorCore,
+        ];
+        let mut names: Vec<&str> = all.iter().map(|a| a.name()).collect();
+        assert_eq!(Accumulation::Fp8TensorCore.name(), "fp8_tensor_core");
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+    }
 
     /// op(X) as an explicit row-major matrix, built the dumb way.
     fn explicit(x: &[f64], rows: usize, cols: usize, op: Op) -> Vec<Vec<f64>> {
