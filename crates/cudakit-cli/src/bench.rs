@@ -44,9 +44,9 @@ Options:
   --svg FILE            Also draw the ratios as a bar chart into FILE
   -h, --help            Show this text
 
-Environment: CUDAKIT_PAGEABLE (auto, stage, register, register-uploads,
-register-downloads) sets the default policy of pageable transfers (the
-both-ways rows also measure each alternative); CUDAKIT_STAGING_THREADS the
+Environment: CUDAKIT_PAGEABLE (auto or stage) sets the default policy of
+pageable transfers (the both-ways rows also measure each alternative,
+registering ones included); CUDAKIT_STAGING_THREADS the
 copy threads; CUDAKIT_STAGING_STREAMING=0 plain stores in the host copies.
 
 Exit codes: 0 measured; 1 a driver or compile error; 2 no usable GPU,

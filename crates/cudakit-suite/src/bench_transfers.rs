@@ -264,12 +264,15 @@ pub fn bidirectional(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<
             streaming,
         ),
     ] {
-        staged::set_pageable_policy(p);
+        // SAFETY: while the registering rows run, the only copies of the
+        // process are this benchmark's own two synchronous transfers.
+        unsafe { staged::set_pageable_policy_unchecked(p) };
         staged::set_streaming_copies(stream);
         let r = both_pageable();
         variants.push((name.into(), r));
     }
-    staged::set_pageable_policy(policy);
+    // SAFETY: the policy in force before (set by the caller's contract).
+    unsafe { staged::set_pageable_policy_unchecked(policy) };
     staged::set_streaming_copies(streaming);
     for (name, r) in variants {
         rows.push(Row {

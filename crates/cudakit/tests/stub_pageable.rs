@@ -22,6 +22,14 @@ mod stub;
 use cudakit::memory::staged::{self, PageablePolicy, STAGE_MIN};
 use cudakit::Context;
 
+/// Sets the process's pageable policy, the registering ones included.
+fn set_policy(policy: PageablePolicy) {
+    // SAFETY: the tests of this file are serialized and each waits for its
+    // own copies; no other thread queues asynchronous copies from the host
+    // memory a registering transfer uses while it runs.
+    unsafe { staged::set_pageable_policy_unchecked(policy) };
+}
+
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
@@ -114,13 +122,30 @@ const POLICIES: [PageablePolicy; 5] = [
 ];
 
 #[test]
+fn registering_policies_are_set_only_through_the_unsafe_setter() {
+    let _serial = serial();
+    for p in [
+        PageablePolicy::Register,
+        PageablePolicy::RegisterUploads,
+        PageablePolicy::RegisterDownloads,
+    ] {
+        let before = staged::pageable_policy();
+        assert!(staged::set_pageable_policy(p).is_err(), "{p:?}");
+        assert_eq!(staged::pageable_policy(), before, "{p:?}: unchanged");
+    }
+    staged::set_pageable_policy(PageablePolicy::Stage).expect("stage");
+    assert_eq!(staged::pageable_policy(), PageablePolicy::Stage);
+    staged::set_pageable_policy(PageablePolicy::Auto).expect("auto");
+}
+
+#[test]
 fn round_trips_are_byte_exact_under_every_policy() {
     let _serial = serial();
     let lib = open();
     let ctx = Context::new(0).expect("context on the stand-in");
     let mut rng = Rng::new();
     for policy in POLICIES {
-        staged::set_pageable_policy(policy);
+        set_policy(policy);
         let before = reg_counts(&lib);
         for _ in 0..3 {
             let len = STAGE_MIN + rng.below(40 << 20) as usize;
@@ -144,7 +169,7 @@ fn round_trips_are_byte_exact_under_every_policy() {
         assert_eq!(after[2] - before[2], made, "{policy:?}: every one undone");
         assert_eq!(after[3], 0, "{policy:?}: none left registered");
     }
-    staged::set_pageable_policy(PageablePolicy::Auto);
+    set_policy(PageablePolicy::Auto);
     assert_eq!(ctx.stats().kind(cudakit::AllocKind::Leaked).live_count, 0);
 }
 
@@ -154,7 +179,7 @@ fn both_directions_at_once_from_two_threads() {
     let lib = open();
     let ctx = Context::new(0).expect("context on the stand-in");
     for policy in [PageablePolicy::Auto, PageablePolicy::Register] {
-        staged::set_pageable_policy(policy);
+        set_policy(policy);
         let before = reg_counts(&lib);
         let len = 3 * STAGE_MIN + 12_345;
         let mut rng = Rng::new();
@@ -192,7 +217,7 @@ fn both_directions_at_once_from_two_threads() {
             assert_eq!(after[0] - before[0], 12, "every transfer registered");
         }
     }
-    staged::set_pageable_policy(PageablePolicy::Auto);
+    set_policy(PageablePolicy::Auto);
 }
 
 #[test]
@@ -204,7 +229,7 @@ fn a_refused_registration_falls_back_to_staging() {
         .expect("stub_fail_next_register");
     let ctx = Context::new(0).expect("context on the stand-in");
     let mut rng = Rng::new();
-    staged::set_pageable_policy(PageablePolicy::Register);
+    set_policy(PageablePolicy::Register);
     // Injected: the memory cannot be pinned (CUDA_ERROR_INVALID_VALUE),
     // and someone else's registration (712). Each time the upload's
     // refusal is followed by its read-only-less retry for 1, not for 712.
@@ -239,7 +264,7 @@ fn a_refused_registration_falls_back_to_staging() {
     // SAFETY: registered above.
     let rc = unsafe { (cu.cuMemHostUnregister)(block as *mut _) };
     assert_eq!(rc, cudakit::sys::CUresult::CUDA_SUCCESS);
-    staged::set_pageable_policy(PageablePolicy::Auto);
+    set_policy(PageablePolicy::Auto);
     assert_eq!(ctx.stats().kind(cudakit::AllocKind::Leaked).live_count, 0);
 }
 
@@ -252,7 +277,7 @@ fn a_failed_wait_in_the_middle_unregisters_only_after_the_retried_wait() {
         .expect("stub_fail_next_sync");
     let ctx = Context::new(0).expect("context on the stand-in");
     let mut rng = Rng::new();
-    staged::set_pageable_policy(PageablePolicy::Register);
+    set_policy(PageablePolicy::Register);
     let len = STAGE_MIN + 4321;
     let mut src = vec![0u8; len];
     rng.fill(&mut src);
@@ -270,6 +295,6 @@ fn a_failed_wait_in_the_middle_unregisters_only_after_the_retried_wait() {
     assert!(ctx.poisoned().is_none());
     // The context goes on: the next transfer is exact.
     round_trip(&ctx, &mut rng, len, 1, 2);
-    staged::set_pageable_policy(PageablePolicy::Auto);
+    set_policy(PageablePolicy::Auto);
     assert_eq!(ctx.stats().kind(cudakit::AllocKind::Leaked).live_count, 0);
 }

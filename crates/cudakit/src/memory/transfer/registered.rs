@@ -74,17 +74,6 @@ static GENERATION: AtomicU64 = AtomicU64::new(0);
 /// registers only while it is low.
 static COST_NS_PER_MIB: AtomicU64 = AtomicU64::new(0);
 
-/// Above this cost per MiB (register + unregister), registering loses
-/// against staging in a both-ways transfer: a staged MiB costs about
-/// 20 µs of host copying when both directions share the copy threads
-/// (the H200 machine: 9.9 ms for 2 × 256 MiB), and registering must save
-/// a good part of it to be worth its risk of a slow kernel path.
-pub(crate) const AUTO_MAX_NS_PER_MIB: u64 = 8_000;
-
-/// Auto: both-ways transfers seen while registration measured too slow;
-/// every 64th probes again (the cost can change with the memory's state).
-static SKIPPED: AtomicUsize = AtomicUsize::new(0);
-
 /// The last measured cost of registering and unregistering a range, in
 /// nanoseconds per MiB; `None` before the first registered transfer.
 pub fn measured_cost_ns_per_mib() -> Option<u64> {
@@ -94,15 +83,6 @@ pub fn measured_cost_ns_per_mib() -> Option<u64> {
     }
 }
 
-/// Whether `PageablePolicy::Auto` registers a transfer that runs while
-/// the other direction is busy.
-pub(crate) fn auto_registers() -> bool {
-    match COST_NS_PER_MIB.load(Ordering::Relaxed) {
-        0 => true,
-        c if c <= AUTO_MAX_NS_PER_MIB => true,
-        _ => SKIPPED.fetch_add(1, Ordering::Relaxed) % 64 == 63,
-    }
-}
 
 /// Whether `ptr` lies in a range cudakit has registered for a transfer of
 /// its own (or kept after a failed wait): such memory is pageable to every

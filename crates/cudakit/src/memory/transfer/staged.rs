@@ -88,18 +88,25 @@ pub(crate) struct Staging {
 }
 
 /// How pageable transfers of [`STAGE_MIN`] bytes and more are made (see
-/// [`set_pageable_policy`]). Every choice is sound; they differ in speed
-/// only. A registration is made and undone inside the transfer's call
-/// (never kept past the caller's borrow), and a refused one falls back to
-/// staging.
+/// [`set_pageable_policy`]). A registration is made and undone inside the
+/// transfer's call (never kept past the caller's borrow), and a refused one
+/// falls back to staging.
+///
+/// The registering policies are chosen only through the `unsafe`
+/// [`set_pageable_policy_unchecked`]: while cudakit holds its temporary
+/// registration, the driver takes those pages for pinned ones in every
+/// other copy too, and an asynchronous copy that another thread queues
+/// from the same host memory (a small one, or one on a capturing context,
+/// which cudakit hands to the driver as it is) would become a real DMA
+/// that can run after the registration is undone. Measured on the H200,
+/// registering 256 MiB and undoing it cost 16.5 ms, more than the whole
+/// staged transfer of both directions (13.2 ms), so nothing is lost by
+/// staging by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PageablePolicy {
-    /// Staged; a transfer that begins while one of the other direction is
-    /// under way on the same context registers its pages instead, as long
-    /// as registration measured cheap enough (at most
-    /// 8 µs per MiB for register + unregister; re-measured every 64th
-    /// time when it was not). The default.
+    /// Staged (the default; registration is never chosen by itself, see
+    /// above).
     Auto,
     /// Always staged through the page-locked chunks.
     Stage,
@@ -127,10 +134,42 @@ const POLICIES: [PageablePolicy; 5] = [
 ];
 
 /// Sets how pageable transfers of [`STAGE_MIN`] bytes and more are made,
-/// for the whole process. The first value comes from `CUDAKIT_PAGEABLE`
-/// (`auto`, `stage`, `register`, `register-uploads`,
-/// `register-downloads`), else [`PageablePolicy::Auto`].
-pub fn set_pageable_policy(policy: PageablePolicy) {
+/// for the whole process: [`PageablePolicy::Auto`] or
+/// [`PageablePolicy::Stage`]. The first value comes from
+/// `CUDAKIT_PAGEABLE` (`auto` or `stage`), else `Auto`.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a
+/// registering policy, which only [`set_pageable_policy_unchecked`] sets;
+/// the policy in force is unchanged.
+pub fn set_pageable_policy(policy: PageablePolicy) -> crate::error::Result<()> {
+    match policy {
+        PageablePolicy::Auto | PageablePolicy::Stage => {
+            // SAFETY: neither policy registers memory.
+            unsafe { set_pageable_policy_unchecked(policy) };
+            Ok(())
+        }
+        _ => Err(crate::Error::InvalidArgument(format!(
+            "{policy:?} registers the caller's pages for each transfer, which other threads' \
+             asynchronous copies could take for pinned memory: set it with the unsafe \
+             set_pageable_policy_unchecked"
+        ))),
+    }
+}
+
+/// [`set_pageable_policy`] for any policy, the registering ones included.
+///
+/// # Safety
+///
+/// While a registering policy is in force, no thread may queue an
+/// asynchronous copy (`Scope::copy_to_device`, `Scope::copy_to_host` and
+/// the other scope copies, captured ones included) from or to host memory
+/// that a pageable transfer of [`STAGE_MIN`] bytes or more may be
+/// transferring at the same time on another thread: during that transfer
+/// the driver treats those pages as pinned and would queue a DMA that can
+/// outlive the registration. Synchronous copies of other threads are safe.
+pub unsafe fn set_pageable_policy_unchecked(policy: PageablePolicy) {
     let i = POLICIES.iter().position(|p| *p == policy).unwrap_or(0);
     POLICY.store(i as u8, Ordering::Relaxed);
 }
@@ -140,11 +179,10 @@ pub fn pageable_policy() -> PageablePolicy {
     let mut i = POLICY.load(Ordering::Relaxed);
     if i == u8::MAX {
         let from_env = std::env::var("CUDAKIT_PAGEABLE").ok();
+        // The registering policies are not taken from the environment:
+        // they are set only through the unsafe setter (see the enum).
         i = match from_env.as_deref().map(str::trim) {
             Some("stage") => 1,
-            Some("register") => 2,
-            Some("register-uploads") => 3,
-            Some("register-downloads") => 4,
             _ => 0,
         };
         POLICY.store(i, Ordering::Relaxed);
@@ -177,18 +215,14 @@ pub fn streaming_copies() -> bool {
 }
 
 /// Whether a transfer in direction `dir` (0 host to device, 1 device to
-/// host) registers the caller's pages, given the policy and whether one of
-/// the other direction is under way.
-fn registers(staging: &Staging, dir: usize) -> bool {
+/// host) registers the caller's pages, given the policy.
+fn registers(dir: usize) -> bool {
     match pageable_policy() {
         PageablePolicy::Stage => false,
         PageablePolicy::Register => true,
         PageablePolicy::RegisterUploads => dir == 0,
         PageablePolicy::RegisterDownloads => dir == 1,
-        PageablePolicy::Auto => {
-            staging.active[1 - dir].load(Ordering::Acquire) > 0
-                && super::registered::auto_registers()
-        }
+        PageablePolicy::Auto => false,
     }
 }
 
@@ -671,7 +705,7 @@ pub(crate) unsafe fn htod(
 ) -> Result<()> {
     let staging = staging(ctx);
     let _active = Active::new(&staging.active[0]);
-    let register = registers(staging, 0);
+    let register = registers(0);
     let mut guard = lock(&staging.htod);
     if guard.is_none() {
         *guard = Some(Lane::new(ctx)?);
@@ -743,7 +777,7 @@ pub(crate) unsafe fn dtoh(
 ) -> Result<()> {
     let staging = staging(ctx);
     let _active = Active::new(&staging.active[1]);
-    let register = registers(staging, 1);
+    let register = registers(1);
     let mut guard = lock(&staging.dtoh);
     if guard.is_none() {
         *guard = Some(Lane::new(ctx)?);
