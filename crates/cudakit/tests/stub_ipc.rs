@@ -192,6 +192,20 @@ fn exports_cross_a_channel_and_imports_are_recorded_exactly() {
     ));
     assert_eq!(stand.ipc()[1], opens, "nothing reached the driver");
     assert_eq!(imported(&ctx), (0, 0));
+    // A blob that claims more bytes (offset 40) than the allocation it
+    // opens has: opened, measured (cuMemGetAddressRange_v2), closed again,
+    // refused; nothing recorded, nothing left open.
+    let liar = forged(&h, 40, &(1u64 << 30).to_le_bytes(), None);
+    let closes = stand.ipc()[2];
+    // SAFETY: as above; the claim is checked before anything uses it.
+    let too_big = unsafe { ctx.open_ipc::<u32>(&liar) };
+    assert!(
+        matches!(&too_big, Err(Error::Ipc(IpcError::Malformed { reason })) if reason.contains("1073741824")),
+        "{too_big:?}"
+    );
+    assert_eq!(stand.ipc()[2], closes + 1, "the mapping was closed again");
+    assert_eq!(stand.ipc()[0], 0, "nothing left open");
+    assert_eq!(imported(&ctx), (0, 0));
 
     let line = line!() + 2;
     // SAFETY: as above.

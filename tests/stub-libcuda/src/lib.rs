@@ -4708,7 +4708,8 @@ struct IpcState {
     pools: Vec<(usize, bool, bool)>,
     next_pool: usize,
     /// Live opens of legacy handles (addresses).
-    legacy_open: Vec<u64>,
+    /// Open legacy mappings: (address, bytes of the exported allocation).
+    legacy_open: Vec<(u64, usize)>,
     /// Live pointers imported from pools.
     pool_pointers: Vec<u64>,
     next_address: u64,
@@ -4839,13 +4840,27 @@ pub unsafe extern "C" fn cuIpcOpenMemHandle_v2(ptr: *mut u64, handle: Opaque64, 
     if current() == 0 {
         return refused(reason::WRONG_CONTEXT);
     }
-    if ptr.is_null() || flags != 1 || untag(b"STUBIPCM", &handle.bytes).is_none() {
+    let Some(exported) = untag(b"STUBIPCM", &handle.bytes) else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    if ptr.is_null() || flags != 1 {
         return CUDA_ERROR_INVALID_VALUE;
     }
+    // The exported allocation's size (the exporter is this process's stand-in
+    // state); a handle of no live allocation opens nothing.
+    let bytes = state()
+        .allocations
+        .iter()
+        .rev()
+        .find(|&&(a, _)| a == exported)
+        .map(|&(_, b)| b);
+    let Some(bytes) = bytes else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
     let mut i = ipc();
     let address = i.next_address;
-    i.next_address += 1 << 21;
-    i.legacy_open.push(address);
+    i.next_address += (bytes as u64).max(1 << 21).next_multiple_of(1 << 21);
+    i.legacy_open.push((address, bytes));
     i.legacy_opens += 1;
     // SAFETY: a valid out-pointer.
     unsafe { ptr.write(address) };
@@ -4862,11 +4877,49 @@ pub unsafe extern "C" fn cuIpcCloseMemHandle(dptr: u64) -> i32 {
     if fail != 0 {
         return fail;
     }
-    let Some(k) = i.legacy_open.iter().position(|&a| a == dptr) else {
+    let Some(k) = i.legacy_open.iter().position(|&(a, _)| a == dptr) else {
         return CUDA_ERROR_INVALID_VALUE;
     };
     i.legacy_open.swap_remove(k);
     i.legacy_closes += 1;
+    CUDA_SUCCESS
+}
+
+/// `cuMemGetAddressRange_v2`: the allocation holding `dptr`, of
+/// `cuMemAlloc_v2` or a legacy IPC mapping; 1 (invalid value) elsewhere.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemGetAddressRange_v2(
+    base: *mut u64,
+    size: *mut usize,
+    dptr: u64,
+) -> i32 {
+    entry!();
+    let found = {
+        let i = ipc();
+        i.legacy_open
+            .iter()
+            .find(|&&(a, b)| dptr >= a && dptr < a + b.max(1) as u64)
+            .copied()
+    }
+    .or_else(|| {
+        let s = state();
+        s.allocations
+            .iter()
+            .rev()
+            .find(|&&(a, b)| dptr >= a && dptr < a + b.max(1) as u64 && !s.frees.contains(&a))
+            .copied()
+    });
+    let Some((a, b)) = found else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    if !base.is_null() {
+        // SAFETY: a non-null out-pointer from the caller.
+        unsafe { base.write(a) };
+    }
+    if !size.is_null() {
+        // SAFETY: a non-null out-pointer from the caller.
+        unsafe { size.write(b) };
+    }
     CUDA_SUCCESS
 }
 

@@ -382,14 +382,18 @@ impl Context {
     /// context, its primary context too), and pending futures poll again.
     #[cold]
     fn poison(&self, err: DriverError) {
-        let _ = self.shared.poison.set(err);
+        let mut first = self.shared.poison.set(err).is_ok();
         if let Some(g) = &self.shared.green {
-            let _ = g.parent().shared.poison.set(err);
+            first |= g.parent().shared.poison.set(err).is_ok();
         }
-        // Host functions of this context may never run now:
-        // pending futures poll again and see the poison.
-        if let Some(wake) = ON_POISON.get() {
-            wake();
+        // Host functions of this context may never run now: pending
+        // futures poll again and see the poison. Only at the first
+        // poisoning (every later sticky error, each drop's refused free
+        // after a fault, would wake them again for nothing).
+        if first {
+            if let Some(wake) = ON_POISON.get() {
+                wake();
+            }
         }
     }
 

@@ -93,6 +93,29 @@ impl Context {
                 CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS.0 as u32,
             )
         })?;
+        // The blob's byte count is the other process's word: checked
+        // against the allocation the driver opened, so that a blob that
+        // claims more than it shares cannot make safe copies or kernels
+        // reach past it.
+        let (mut base, mut size): (CUdeviceptr, usize) = (0, 0);
+        // SAFETY: valid out-pointers; `ptr` was just opened in this context.
+        let range = unsafe { (cu.cuMemGetAddressRange)(&mut base, &mut size, ptr) };
+        let fits =
+            range == cuda_sys::CUresult::CUDA_SUCCESS && base == ptr && size as u64 >= handle.bytes;
+        if !fits {
+            // SAFETY: the mapping opened above, closed once; nothing of
+            // cudakit's refers to it yet.
+            let _ = unsafe { (cu.cuIpcCloseMemHandle)(ptr) };
+            self.check("cuMemGetAddressRange_v2", range)?;
+            return Err(Error::Ipc(IpcError::Malformed {
+                reason: format!(
+                    "the handle claims {} bytes, but the allocation it opens has {size} \
+                     (at offset {} of it)",
+                    handle.bytes,
+                    ptr.saturating_sub(base)
+                ),
+            }));
+        }
         let id = self
             .arena()
             .record_alloc(AllocKind::Imported, handle.bytes as usize, location);
@@ -354,7 +377,10 @@ impl<'c> ImportedPool<'c> {
     /// recorded after it), and it must be freed here (dropped or closed)
     /// before the exporter frees it. The caller guarantees both (with
     /// cudakit on the exporter's side: its [`Exported`](super::Exported)
-    /// guard is released only after this process said it is done).
+    /// guard is released only after this process said it is done). The
+    /// handle's byte count must also be true: the buffer is as long as the
+    /// handle says, and a pool pointer's allocation is not measured here
+    /// (a legacy handle's is, by [`Context::open_ipc`]).
     ///
     /// # Errors
     ///

@@ -96,15 +96,22 @@ unsafe extern "C" fn run_once<F: FnMut() + Send>(user: *mut c_void) {
         let f = unsafe { &mut *call.f.get() };
         if let Err(payload) = in_callback(|| catch_unwind(AssertUnwindSafe(f))) {
             let text = panic_message(&*payload);
-            // Dropping a payload can panic in turn; that panic is caught too.
-            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+            // Dropped as a callback's (a payload may be a cudakit object,
+            // whose release must then be handed over, not run here: rule 3);
+            // dropping it can panic in turn, and that panic is caught too.
+            in_callback(|| {
+                let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+            });
             record_panic(call.key, text);
         }
         call.state.store(DONE, Ordering::Release);
     }));
     // Only the bookkeeping itself could get here (a poisoned allocator);
-    // never unwind into the driver.
-    drop(outcome);
+    // never unwind into the driver. Its payload is leaked, not dropped: its
+    // drop could run anything, on the driver's thread.
+    if let Err(payload) = outcome {
+        std::mem::forget(payload);
+    }
 }
 
 /// Frees a `HostCall<F>` box.

@@ -174,12 +174,17 @@ unsafe extern "C" fn signal_host_fn(user: *mut c_void) {
     // SAFETY: the caller's contract: alive until the FINISHED store below,
     // after which this function does not touch it.
     let signal = unsafe { &*(user as *const Signal) };
-    let _ = catch_unwind(AssertUnwindSafe(|| {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
         in_callback(|| {
             signal.state.store(DONE, Ordering::Release);
             signal.wake();
         })
     }));
+    // A waker that panicked: its payload is leaked, not dropped on the
+    // driver's thread (its drop could run anything).
+    if let Err(payload) = outcome {
+        std::mem::forget(payload);
+    }
     signal.state.store(FINISHED, Ordering::Release);
 }
 

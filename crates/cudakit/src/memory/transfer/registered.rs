@@ -83,7 +83,6 @@ pub fn measured_cost_ns_per_mib() -> Option<u64> {
     }
 }
 
-
 /// Whether `ptr` lies in a range cudakit has registered for a transfer of
 /// its own (or kept after a failed wait): such memory is pageable to every
 /// other copy, which must never queue DMA from it that could outlive the
