@@ -149,7 +149,11 @@ impl<'a, T: DeviceCopy> ImportedBuffer<'a, T> {
         if crate::context::release::thread_capturing()
             || crate::context::release::in_driver_callback()
             || crate::driver::forked()
+            || !self.ctx.thread_allowed()
         {
+            // Where the driver would refuse the close (or, on a green
+            // context's partition, another thread than its own), the drop's
+            // deferred path gives the import back later.
             drop(self);
             return Ok(());
         }

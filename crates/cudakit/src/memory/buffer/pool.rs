@@ -673,8 +673,10 @@ impl<T: DeviceCopy> Drop for PoolBuffer<'_, T> {
                 .record_leak(id, "exported over IPC, its Exported guard never released");
             return;
         }
-        if crate::context::release::in_driver_callback() {
-            // On a driver thread no driver call is allowed. The buffer was
+        if crate::context::release::in_driver_callback() || !self.ctx.thread_allowed() {
+            // On a driver thread no driver call is allowed (and a green
+            // context's partition takes them only on its own thread, to
+            // which the release is handed over). The buffer was
             // moved into a host callback, so no queued work uses it (moving
             // it needed every borrow, and so every scope that used it, to
             // have ended): freed later on the legacy stream, by a thread of
