@@ -85,7 +85,7 @@ echo "examples: $(ls "$ex_tmp/examples" | wc -l) binaries, $(du -sh "$ex_tmp/exa
 rm -rf "$ex_tmp"
 
 # Prebuilt stand-in libcuda for the loader tests (no cargo on the GPU machine).
-for features in "" omit-mem-alloc omit-param-info; do
+for features in "" omit-mem-alloc omit-param-info omit-green; do
     tag=${features:-default}
     cargo build --quiet --release --manifest-path tests/stub-libcuda/Cargo.toml \
         --target-dir target/stub-$tag ${features:+--features $features}

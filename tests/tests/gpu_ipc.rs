@@ -441,8 +441,8 @@ fn exit_after_export(kind: &str) {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
-fn legacy_handle_of_an_exited_exporter_is_refused() {
-    const TEST: &str = "legacy_handle_of_an_exited_exporter_is_refused";
+fn leak_legacy_handle_of_an_exited_exporter_is_refused() {
+    const TEST: &str = "leak_legacy_handle_of_an_exited_exporter_is_refused";
     if std::env::var(ROLE).as_deref() == Ok("exporter") {
         exit_after_export("legacy");
         return;

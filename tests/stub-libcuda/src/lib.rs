@@ -2015,6 +2015,13 @@ pub unsafe extern "C" fn cuMemAllocFromPoolAsync(
 #[no_mangle]
 pub unsafe extern "C" fn cuMemFreeAsync(dptr: u64, stream: *mut c_void) -> i32 {
     entry!();
+    {
+        // An imported pool pointer is given back by its free.
+        let mut i = ipc();
+        if let Some(k) = i.pool_pointers.iter().position(|&a| a == dptr) {
+            i.pool_pointers.swap_remove(k);
+        }
+    }
     let mut s = state();
     s.async_frees += 1;
     match s.enqueue(stream as usize) {

@@ -41,7 +41,7 @@ impl Context {
     ///
     /// If the exporting process has exited, its memory went with it: the
     /// open is expected to fail with a driver error (the code is the
-    /// driver's; the GPU test `legacy_handle_of_an_exited_exporter_is_refused`
+    /// driver's; the GPU test `leak_legacy_handle_of_an_exited_exporter_is_refused`
     /// observes it, see `docs/ipc.md`), and the context stays usable.
     ///
     /// # Safety

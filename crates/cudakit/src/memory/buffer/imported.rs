@@ -229,10 +229,22 @@ fn close_op(
             }),
         ),
         Mapping::Pool => (
-            "cuMemFree_v2",
+            "cuMemFreeAsync",
+            // Freed stream-ordered, as pool memory is (memcheck counted a
+            // `cuMemFree_v2` of an imported pool pointer as a leak), on the
+            // legacy stream, which is then waited for: the close returns
+            // once the memory is given back, as the exporter's protocol
+            // needs ("done" after the close).
             // SAFETY: frees the pointer imported by cuMemPoolImportPointer,
-            // once; no queued work uses it (as above).
-            Box::new(move |cu| unsafe { (cu.cuMemFree)(ptr) }),
+            // once; no queued work uses it (as above); the legacy stream
+            // (null) is always valid.
+            Box::new(move |cu| unsafe {
+                let rc = (cu.cuMemFreeAsync)(ptr, std::ptr::null_mut());
+                if rc != CUresult::CUDA_SUCCESS {
+                    return rc;
+                }
+                (cu.cuStreamSynchronize)(std::ptr::null_mut())
+            }),
         ),
     }
 }
