@@ -97,7 +97,6 @@
 //! partition the driver makes of another size than asked (its cluster
 //! rules) is [`Error::SmSplitMismatch`], never a silent other size.
 
-use std::cell::Cell;
 use std::ptr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -107,6 +106,7 @@ use cuda_sys::{
     CUgreenCtxCreate_flags, Driver,
 };
 
+use super::release::{Delegation, DELEGATE};
 use super::{Context, LAUNCH_CURRENT};
 use crate::driver::{cu, optional};
 use crate::error::{Error, Result};
@@ -345,44 +345,11 @@ static NEXT_THREAD_TAG: AtomicU64 = AtomicU64::new(1);
 thread_local! {
     /// A number for this thread, unique in the process.
     static THREAD_TAG: u64 = NEXT_THREAD_TAG.fetch_add(1, Ordering::Relaxed);
-    /// The green context (its record's address) this thread acts for while
-    /// the owning thread waits for it (see [`act_for`]); 0 for none.
-    static DELEGATE: Cell<usize> = const { Cell::new(0) };
 }
 
 /// This thread's number (see [`GreenState::owner`]).
 fn thread_tag() -> u64 {
     THREAD_TAG.with(|t| *t)
-}
-
-/// A permission to act for a green context on another thread, taken on a
-/// thread allowed to use it (see [`Context::delegation`]).
-#[derive(Clone, Copy)]
-pub(crate) struct Delegation(usize);
-
-/// Runs `f` on this thread acting for the green context of `delegation`
-/// (the thread that took it waits for this one meanwhile, so one thread at
-/// a time uses the green context); afterwards this thread makes no context
-/// current any more.
-pub(crate) fn act_for<R>(delegation: Option<Delegation>, f: impl FnOnce() -> R) -> R {
-    let Some(Delegation(addr)) = delegation else {
-        return f();
-    };
-    struct Restore;
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            DELEGATE.with(|d| d.set(0));
-            if let Ok(cu) = cu() {
-                // SAFETY: a null context is always accepted: it unbinds the
-                // green context from this thread.
-                let _ = unsafe { (cu.cuCtxSetCurrent)(ptr::null_mut()) };
-            }
-            LAUNCH_CURRENT.with(|c| c.set(0));
-        }
-    }
-    DELEGATE.with(|d| d.set(addr));
-    let _restore = Restore;
-    f()
 }
 
 impl Context {
@@ -413,7 +380,7 @@ impl Context {
     }
 
     /// For a green context used on this (allowed) thread: a permission for
-    /// another thread to act for it while this one waits ([`act_for`]).
+    /// another thread to act for it while this one waits ([`act_for`](super::release::act_for)).
     /// This thread stops having the green context current, so that it is
     /// current to one thread at a time.
     pub(crate) fn delegation(&self) -> Option<Delegation> {

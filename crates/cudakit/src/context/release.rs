@@ -50,6 +50,39 @@ thread_local! {
     static IN_DRIVER_CALLBACK: Cell<bool> = const { Cell::new(false) };
     /// Releases made on this thread while it captured.
     static AFTER_CAPTURE: RefCell<Vec<(Context, Release)>> = const { RefCell::new(Vec::new()) };
+    /// The green context (its record's address) this thread acts for while
+    /// the owning thread waits for it (see [`act_for`]); 0 for none.
+    pub(crate) static DELEGATE: Cell<usize> = const { Cell::new(0) };
+}
+
+/// A permission to act for a green context on another thread, taken on a
+/// thread allowed to use it (see [`Context::delegation`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Delegation(pub(crate) usize);
+
+/// Runs `f` on this thread acting for the green context of `delegation`
+/// (the thread that took it waits for this one meanwhile, so one thread at
+/// a time uses the green context); afterwards this thread makes no context
+/// current any more.
+pub(crate) fn act_for<R>(delegation: Option<Delegation>, f: impl FnOnce() -> R) -> R {
+    let Some(Delegation(addr)) = delegation else {
+        return f();
+    };
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            DELEGATE.with(|d| d.set(0));
+            if let Ok(cu) = crate::driver::cu() {
+                // SAFETY: a null context is always accepted: it unbinds the
+                // green context from this thread.
+                let _ = unsafe { (cu.cuCtxSetCurrent)(std::ptr::null_mut()) };
+            }
+            super::LAUNCH_CURRENT.with(|c| c.set(0));
+        }
+    }
+    DELEGATE.with(|d| d.set(addr));
+    let _restore = Restore;
+    f()
 }
 
 /// Whether the calling thread is capturing a graph (thread-local mode).
@@ -143,10 +176,7 @@ pub(crate) fn wait_elsewhere_or_abort(
     // A green context is used by one thread at a time: the fresh thread
     // acts for this one, which waits for it meanwhile.
     let delegation = ctx.delegation();
-    let outcome = std::thread::scope(|t| {
-        t.spawn(|| super::green::act_for(delegation, || wait(ctx)))
-            .join()
-    });
+    let outcome = std::thread::scope(|t| t.spawn(|| act_for(delegation, || wait(ctx))).join());
     match outcome {
         Ok(Ok(())) => Ok(()),
         Ok(Err(e)) if e.is_sticky() => Err(e),
