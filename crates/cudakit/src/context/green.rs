@@ -276,6 +276,13 @@ pub(crate) struct GreenState {
 }
 
 impl GreenState {
+    /// Whether this thread may make the green context current: the thread
+    /// that made it, or one acting for it (`record` is the address of the
+    /// context's record).
+    pub(crate) fn owned_here(&self, record: usize) -> bool {
+        self.owner == thread_tag() || DELEGATE.with(|d| d.get()) == record
+    }
+
     /// The device's primary context.
     pub(crate) fn parent(&self) -> &Context {
         &self.parent

@@ -89,6 +89,10 @@ pub(crate) struct Shared {
     metrics: MetricsCounters,
     kernel_timing: AtomicBool,
     released: AtomicBool,
+    /// Objects kept because they were exported over IPC and their guard
+    /// was never released: another process may still use them, so the
+    /// context that holds them is never released or reset.
+    kept_exports: AtomicUsize,
     work: WorkTracker,
     /// Per device ordinal: the identity ([`Context::id`]) of the peer
     /// context this context has access to (`cuCtxEnablePeerAccess`), 0 for
@@ -532,6 +536,13 @@ impl Context {
         }
     }
 
+    /// Counts an object kept because it was exported over IPC and its
+    /// guard was never released: from now on the context is never released
+    /// or reset (see [`Shared`]'s drop).
+    pub(crate) fn keep_for_export(&self) {
+        self.shared.kept_exports.fetch_add(1, Ordering::AcqRel);
+    }
+
     /// Records an error met while dropping an object of this context.
     pub(crate) fn record_drop_error(&self, call: &'static str, rc: cuda_sys::CUresult) {
         if let Err(err) = check(call, rc) {
@@ -926,6 +937,13 @@ impl Context {
     /// (every buffer, stream and module borrows one, so they are gone by
     /// now); driver errors from the reset.
     pub fn reset(self) -> Result<()> {
+        if self.shared.kept_exports.load(Ordering::Acquire) > 0 {
+            return Err(Error::InvalidArgument(format!(
+                "Context::reset: device {}'s context keeps objects exported over IPC whose \
+                 Exported guard was never released; another process may still use them",
+                self.device().ordinal()
+            )));
+        }
         if self.shared.green.is_some() {
             return Err(Error::InvalidArgument(
                 "Context::reset applies to a primary context; a green context is destroyed when \
@@ -983,6 +1001,7 @@ impl Shared {
             metrics: MetricsCounters::default(),
             kernel_timing: AtomicBool::new(false),
             released: AtomicBool::new(false),
+            kept_exports: AtomicUsize::new(0),
             work: WorkTracker::default(),
             peers: std::array::from_fn(|_| AtomicU64::new(0)),
             generation: GENERATIONS.fetch_add(1, Ordering::Relaxed),
@@ -1015,6 +1034,30 @@ impl Drop for Shared {
             // A child made by `fork`: everything here is the parent's (its
             // driver state did not survive the fork), and nothing is freed
             // or reported in this process.
+            return;
+        }
+        // The last handle dropped where no driver call may be made (inside
+        // a host callback, on a capturing thread) or, for a green context,
+        // on a thread other than its own: the context and everything it
+        // still holds are kept for the rest of the process, never released
+        // there.
+        let here_not_allowed = release::in_driver_callback()
+            || release::thread_capturing()
+            || self
+                .green
+                .as_ref()
+                .is_some_and(|g| !g.owned_here(self as *const Shared as usize));
+        if here_not_allowed {
+            eprintln!(
+                "cudakit: the last handle of device {}'s context was dropped inside a host \
+                 callback, during a capture or off its green context's thread: the context and \
+                 what it holds are kept (not released) for the rest of the process",
+                self.device.ordinal()
+            );
+            std::mem::forget(std::mem::take(&mut *lock(&self.work.from_callbacks)));
+            if let Some(g) = self.green.take() {
+                std::mem::forget(g);
+            }
             return;
         }
         // Releases that drops on driver callback threads handed over and no
@@ -1052,6 +1095,18 @@ impl Drop for Shared {
             // keeps it, when the wait failed); its primary context is
             // released afterwards, with the `parent` field.
             g.destroy(self.raw);
+            return;
+        }
+        if self.kept_exports.load(Ordering::Acquire) > 0 {
+            // Memory or events exported over IPC and never released live in
+            // this context: releasing it would free them under the other
+            // process. The retain is kept.
+            eprintln!(
+                "cudakit: device {}'s context keeps {} object(s) exported over IPC whose guard \
+                 was never released: the context is kept retained",
+                self.device.ordinal(),
+                self.kept_exports.load(Ordering::Acquire)
+            );
             return;
         }
         if let Ok(cu) = cu() {

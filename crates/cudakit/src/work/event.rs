@@ -349,6 +349,7 @@ impl Drop for Event<'_> {
             self.ctx
                 .arena()
                 .record_kept(0, "an event exported over IPC, never released");
+            self.ctx.keep_for_export();
             return;
         }
         let raw = self.raw as usize;

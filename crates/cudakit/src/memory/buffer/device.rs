@@ -155,6 +155,7 @@ impl<T: DeviceCopy> Drop for DeviceBuffer<'_, T> {
                 self.id,
                 "exported over IPC, its Exported guard never released",
             );
+            self.ctx.keep_for_export();
             return;
         }
         let ptr = self.ptr;

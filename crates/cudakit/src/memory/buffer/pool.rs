@@ -514,6 +514,7 @@ impl Drop for MemPool<'_> {
             self.ctx
                 .arena()
                 .record_kept(0, "a memory pool exported over IPC, never released");
+            self.ctx.keep_for_export();
             return;
         }
         let raw = self.raw as usize;
@@ -671,6 +672,7 @@ impl<T: DeviceCopy> Drop for PoolBuffer<'_, T> {
             self.ctx
                 .arena()
                 .record_leak(id, "exported over IPC, its Exported guard never released");
+            self.ctx.keep_for_export();
             return;
         }
         if crate::context::release::in_driver_callback() || !self.ctx.thread_allowed() {
