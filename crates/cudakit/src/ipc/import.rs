@@ -190,7 +190,12 @@ impl Context {
                 let rc = unsafe { (cu.cuMemUnmap)(base, mapped) };
                 self.record_drop_error("cuMemUnmap", rc);
                 if rc != CUresult::CUDA_SUCCESS {
-                    // Still mapped: nothing under it is released or freed.
+                    // Still mapped: nothing under it is released or freed,
+                    // and the arena says so (the mapped bytes are kept).
+                    self.arena().record_kept(
+                        mapped,
+                        "an import of shareable memory whose undo could not unmap it",
+                    );
                     return;
                 }
             }
