@@ -49,7 +49,9 @@ pageable transfers (the both-ways rows also measure each alternative,
 registering ones included); CUDAKIT_STAGING_THREADS the
 copy threads; CUDAKIT_STAGING_STREAMING=0 plain stores in the host copies.
 
-Exit codes: 0 measured; 1 a driver or compile error; 2 no usable GPU,
+Exit codes: 0 measured; 1 a driver or compile error (a group that fails
+without poisoning the context is reported as `failed: GROUP: ERROR` after
+the table, and the other groups still run); 2 no usable GPU,
 driver or NVRTC (the doctor's diagnosis is printed); 64 usage error.";
 
 #[derive(Debug)]
@@ -230,6 +232,9 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         .name()
         .unwrap_or_else(|_| "(name unavailable)".into());
     let mut rows: Vec<(&'static str, Row)> = Vec::new();
+    // Groups that failed without poisoning the context: reported after the
+    // table (exit 1), so that one failing group does not cost the others.
+    let mut failed: Vec<String> = Vec::new();
     rows.extend(creation.into_iter().flatten().map(|row| ("load", row)));
     if o.launch {
         if !global.json {
@@ -238,7 +243,11 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
                 o.batches, o.launches
             );
         }
-        let r = bench::launch_overhead(&ctx, o.batches, o.launches).map_err(|e| error(&e))?;
+        let r = survive(
+            &mut failed,
+            "launch",
+            bench::launch_overhead(&ctx, o.batches, o.launches),
+        )?;
         rows.extend(r.into_iter().map(|row| ("launch", row)));
     }
     if o.transfers {
@@ -249,7 +258,11 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
                 o.samples
             );
         }
-        let r = bench::transfers(&ctx, o.bytes, o.samples).map_err(|e| error(&e))?;
+        let r = survive(
+            &mut failed,
+            "transfers",
+            bench::transfers(&ctx, o.bytes, o.samples),
+        )?;
         rows.extend(r.into_iter().map(|row| ("transfers", row)));
     }
     if o.pageable {
@@ -259,7 +272,11 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
                 units::bytes(o.bytes as u64)
             );
         }
-        let r = bench_transfers::pageable(&ctx, o.bytes, o.samples).map_err(|e| error(&e))?;
+        let r = survive(
+            &mut failed,
+            "pageable",
+            bench_transfers::pageable(&ctx, o.bytes, o.samples),
+        )?;
         rows.extend(r.into_iter().map(|row| ("pageable", row)));
     }
     if o.both {
@@ -269,7 +286,11 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
                 units::bytes(o.bytes as u64)
             );
         }
-        let r = bench_transfers::bidirectional(&ctx, o.bytes, o.samples).map_err(|e| error(&e))?;
+        let r = survive(
+            &mut failed,
+            "both",
+            bench_transfers::bidirectional(&ctx, o.bytes, o.samples),
+        )?;
         rows.extend(r.into_iter().map(|row| ("both", row)));
     }
     if o.load {
@@ -279,14 +300,22 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
                 o.compile_samples * 5
             );
         }
-        let r = bench_transfers::module_load(&ctx, o.compile_samples * 5).map_err(|e| error(&e))?;
+        let r = survive(
+            &mut failed,
+            "load",
+            bench_transfers::module_load(&ctx, o.compile_samples * 5),
+        )?;
         rows.extend(r.into_iter().map(|row| ("load", row)));
     }
     if o.virtual_mem {
         if !global.json {
             eprintln!("measuring virtual-buffer growth against reallocation (up to 8 GiB)...");
         }
-        let r = bench_transfers::virtual_growth(&ctx, 7).map_err(|e| error(&e))?;
+        let r = survive(
+            &mut failed,
+            "virtual",
+            bench_transfers::virtual_growth(&ctx, 7),
+        )?;
         rows.extend(r.into_iter().map(|row| ("virtual", row)));
     }
     if o.ipc {
@@ -298,14 +327,18 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         })?;
         let mut child = std::process::Command::new(exe);
         child.args(["bench", "--only", "ipc", "--device", &o.device.to_string()]);
-        let r = bench_ipc::ipc_open(&ctx, o.samples, child).map_err(|e| error(&e))?;
+        let r = survive(
+            &mut failed,
+            "ipc",
+            bench_ipc::ipc_open(&ctx, o.samples, child),
+        )?;
         rows.extend(r.into_iter().map(|row| ("ipc", row)));
     }
     if o.graphs {
         if !global.json {
             eprintln!("measuring graphs, stream-ordered memory and host callbacks...");
         }
-        let r = bench_graph::graphs(&ctx, o.samples).map_err(|e| error(&e))?;
+        let r = survive(&mut failed, "graphs", bench_graph::graphs(&ctx, o.samples))?;
         rows.extend(r.into_iter().map(|row| ("graphs", row)));
     }
     let mut not_run: Vec<String> = Vec::new();
@@ -313,7 +346,11 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         if !global.json {
             eprintln!("measuring programmatic launch, batched copies and L2 windows...");
         }
-        let (r, skipped) = bench_features::features(&ctx, o.samples).map_err(|e| error(&e))?;
+        let (r, skipped) = survive(
+            &mut failed,
+            "features",
+            bench_features::features(&ctx, o.samples),
+        )?;
         rows.extend(r.into_iter().map(|row| ("features", row)));
         not_run.extend(skipped);
     }
@@ -321,7 +358,7 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         if !global.json {
             eprintln!("measuring NVTX ranges and awaiting finished events...");
         }
-        let r = bench_async::api(&ctx, o.samples).map_err(|e| error(&e))?;
+        let r = survive(&mut failed, "async", bench_async::api(&ctx, o.samples))?;
         rows.extend(r.into_iter().map(|row| ("async", row)));
     }
     if o.multi {
@@ -388,8 +425,8 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
             .collect();
         let json = Json::object()
             .with("command", "bench")
-            .with("ok", true)
-            .with("exit_code", 0)
+            .with("ok", failed.is_empty())
+            .with("exit_code", if failed.is_empty() { 0 } else { 1 })
             .with(
                 "device",
                 Json::object()
@@ -401,6 +438,10 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
             .with(
                 "not_run",
                 Json::Arr(not_run.iter().map(|s| Json::from(s.as_str())).collect()),
+            )
+            .with(
+                "failed",
+                Json::Arr(failed.iter().map(|s| Json::from(s.as_str())).collect()),
             );
         println!("{}", json.to_pretty());
     } else {
@@ -413,8 +454,35 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         for reason in &not_run {
             println!("not run: {reason}");
         }
+        for failure in &failed {
+            println!("failed: {failure}");
+        }
     }
-    Ok(Exit::Ok)
+    Ok(if failed.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::Failure
+    })
+}
+
+/// A benchmark group's result: its value, or, when the group failed
+/// without leaving the context unusable, the default (no rows) with the
+/// failure noted in `failed`, so that the other groups still run and print.
+/// A sticky error ends the command: nothing after it could be measured.
+fn survive<T: Default>(
+    failed: &mut Vec<String>,
+    group: &str,
+    result: cudakit::Result<T>,
+) -> Result<T, CliError> {
+    match result {
+        Ok(v) => Ok(v),
+        Err(e) if e.is_sticky() => Err(error(&e)),
+        Err(e) => {
+            eprintln!("cudakit bench: {group} failed: {e}");
+            failed.push(format!("{group}: {e}"));
+            Ok(T::default())
+        }
+    }
 }
 
 fn error(err: &cudakit::Error) -> CliError {
