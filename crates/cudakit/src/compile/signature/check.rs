@@ -238,6 +238,8 @@ fn scalar_of(ty: &CType) -> Option<(Scalar, bool)> {
         CType::Double => (Scalar::F64, false),
         CType::Half => (Scalar::F16, false),
         CType::Bfloat16 => (Scalar::Bf16, false),
+        CType::Fp8E4M3 => (Scalar::F8E4M3, false),
+        CType::Fp8E5M2 => (Scalar::F8E5M2, false),
         _ => return None,
     })
 }
@@ -245,12 +247,19 @@ fn scalar_of(ty: &CType) -> Option<(Scalar, bool)> {
 /// The numbers a parameter of C type `ty` takes: its own, and for
 /// `unsigned short` also [`F16`](crate::F16) and [`Bf16`](crate::Bf16),
 /// which are kept as their bits (`#[repr(transparent)] u16`) and which
-/// kernels commonly take as `unsigned short` bits. `__half` and
-/// `__nv_bfloat16` take only their own type.
+/// kernels commonly take as `unsigned short` bits; likewise `unsigned char`
+/// for [`F8E4M3`](crate::F8E4M3) and [`F8E5M2`](crate::F8E5M2). `__half`,
+/// `__nv_bfloat16`, `__nv_fp8_e4m3` and `__nv_fp8_e5m2` take only their own
+/// type.
 fn scalars_of(ty: &CType) -> Option<(ScalarSet, bool)> {
     let (s, handles) = scalar_of(ty)?;
     let set = if s == Scalar::U16 {
         ScalarSet::of(s).with(ScalarSet::pair(Scalar::F16, Scalar::Bf16))
+    } else if matches!(ty, CType::UnsignedChar) {
+        // FP8 values kept as their bits, as kernels without CUDA's fp8
+        // header take them; `__nv_fp8_e4m3` and `__nv_fp8_e5m2` take only
+        // their own format.
+        ScalarSet::of(s).with(ScalarSet::pair(Scalar::F8E4M3, Scalar::F8E5M2))
     } else {
         ScalarSet::of(s)
     };
@@ -383,6 +392,9 @@ fn ptx_accepts(class: PtxClass, want: usize, array: bool, arg: &ArgType, size: u
         Float,
         Half,
         Integer,
+        /// An FP8 value's byte: `.u8` (`unsigned char`) or a one-byte
+        /// struct (`__nv_fp8_e4m3`, `.b8 [1]`).
+        Byte,
         /// A pointer or an object handle: NVRTC declares these `.u64`,
         /// never as a byte array.
         Handle,
@@ -392,6 +404,7 @@ fn ptx_accepts(class: PtxClass, want: usize, array: bool, arg: &ArgType, size: u
         ArgType::Value(ElementType::Scalar(s)) => match s {
             Scalar::F32 | Scalar::F64 => Class::Float,
             Scalar::F16 | Scalar::Bf16 => Class::Half,
+            Scalar::F8E4M3 | Scalar::F8E5M2 => Class::Byte,
             _ => Class::Integer,
         },
         ArgType::Value(_) | ArgType::TensorMap => Class::Aggregate,
@@ -402,11 +415,15 @@ fn ptx_accepts(class: PtxClass, want: usize, array: bool, arg: &ArgType, size: u
         // A byte array is a struct (or a vector) by value: never a pointer
         // or a handle; any value of its size may be one.
         (true, _, Class::Handle) => false,
-        (true, _, Class::Aggregate | Class::Half) => true,
+        (true, _, Class::Aggregate | Class::Half | Class::Byte) => true,
         (true, PtxClass::Bits, _) | (false, PtxClass::Bits, _) => true,
         (true, _, _) => false,
         (false, PtxClass::Float, Class::Float | Class::Half) => true,
-        (false, PtxClass::Signed | PtxClass::Unsigned, Class::Integer | Class::Handle) => true,
+        (
+            false,
+            PtxClass::Signed | PtxClass::Unsigned,
+            Class::Integer | Class::Handle | Class::Byte,
+        ) => true,
         _ => false,
     }
 }
@@ -492,17 +509,21 @@ mod tests {
             ("bool", U8),
             ("__half", F16),
             ("__nv_bfloat16", Bf16),
+            ("__nv_fp8_e4m3", F8E4M3),
+            ("__nv_fp8_e5m2", F8E5M2),
             ("__int128", I128),
             ("unsigned __int128", U128),
         ];
         let all = [
-            I8, U8, I16, U16, I32, U32, I64, U64, I128, U128, F32, F64, F16, Bf16,
+            I8, U8, I16, U16, I32, U32, I64, U64, I128, U128, F32, F64, F16, Bf16, F8E4M3, F8E5M2,
         ];
         for (decl, fits) in cases {
             let r = rule(decl);
             for s in all {
-                // F16 and Bf16 are u16 bits: `unsigned short` takes them.
-                let bits = *decl == "unsigned short" && matches!(s, F16 | Bf16);
+                // F16 and Bf16 are u16 bits: `unsigned short` takes them;
+                // the FP8 formats are u8 bits: `unsigned char` takes them.
+                let bits = (*decl == "unsigned short" && matches!(s, F16 | Bf16))
+                    || (*decl == "unsigned char" && matches!(s, F8E4M3 | F8E5M2));
                 assert_eq!(
                     r.accepts(&value(s), 0),
                     s == *fits || bits,
@@ -529,6 +550,18 @@ mod tests {
         assert!(rule("__half*").accepts(&buffer(halves), 8));
         assert!(!rule("__nv_bfloat16*").accepts(&buffer(halves), 8));
         assert!(!rule("__half*").accepts(&buffer(ElementType::Scalar(Scalar::U16)), 8));
+        // The FP8 formats: their own type, or `unsigned char` bits; never
+        // the other format, and no plain byte buffer for an FP8 type.
+        let (e4m3, e5m2) = (
+            ElementType::Scalar(Scalar::F8E4M3),
+            ElementType::Scalar(Scalar::F8E5M2),
+        );
+        assert!(rule("const __nv_fp8_e4m3*").accepts(&buffer(e4m3), 8));
+        assert!(!rule("const __nv_fp8_e4m3*").accepts(&buffer(e5m2), 8));
+        assert!(!rule("__nv_fp8_e5m2*").accepts(&buffer(e4m3), 8));
+        assert!(!rule("__nv_fp8_e4m3*").accepts(&buffer(ElementType::Scalar(Scalar::U8)), 8));
+        assert!(rule("unsigned char*").accepts(&buffer(e4m3), 8));
+        assert!(rule("const unsigned char*").accepts(&buffer(e5m2), 8));
         assert!(rule("float*").accepts(
             &buffer(ElementType::Array {
                 element: Scalar::F32,

@@ -629,7 +629,11 @@ impl Parser<'_> {
                     parts: named.path,
                     unknown: false,
                 },
-                CType::Half | CType::Bfloat16 | CType::Vector(_) => Name {
+                CType::Half
+                | CType::Bfloat16
+                | CType::Fp8E4M3
+                | CType::Fp8E5M2
+                | CType::Vector(_) => Name {
                     parts: vec![NameComponent::plain(ty.to_string())],
                     unknown: false,
                 },
@@ -1149,6 +1153,13 @@ mod tests {
             Some(16)
         );
         assert_eq!(demangle("_Z1k6__half").unwrap().params, [CType::Half]);
+        assert_eq!(
+            demangle("_Z1kP13__nv_fp8_e4m3").unwrap().params,
+            [CType::Pointer {
+                pointee: Box::new(CType::Fp8E4M3),
+                quals: Default::default()
+            }]
+        );
         assert_eq!(
             demangle("_Z1k13__nv_bfloat16").unwrap().params,
             [CType::Bfloat16]

@@ -90,6 +90,10 @@ pub enum CType {
     Half,
     /// CUDA's `__nv_bfloat16` (a 2-byte struct).
     Bfloat16,
+    /// CUDA's `__nv_fp8_e4m3` (a 1-byte struct).
+    Fp8E4M3,
+    /// CUDA's `__nv_fp8_e5m2` (a 1-byte struct).
+    Fp8E5M2,
     /// One of CUDA's vector types: `float4`, `int2`, `uchar4`, `dim3`,
     /// `__half2`, ...
     Vector(VectorType),
@@ -305,6 +309,8 @@ impl CType {
         match name {
             "__half" => CType::Half,
             "__nv_bfloat16" => CType::Bfloat16,
+            "__nv_fp8_e4m3" => CType::Fp8E4M3,
+            "__nv_fp8_e5m2" => CType::Fp8E5M2,
             _ => VectorType::from_name(name).map_or_else(
                 || {
                     CType::Named(NamedType {
@@ -342,6 +348,7 @@ impl CType {
             CType::Float => scalar(4, Float),
             CType::Double => scalar(8, Float),
             CType::Half | CType::Bfloat16 => scalar(2, ValueClass::Aggregate),
+            CType::Fp8E4M3 | CType::Fp8E5M2 => scalar(1, ValueClass::Aggregate),
             CType::Vector(v) => Some(Layout {
                 size: v.size(),
                 align: v.align(),
@@ -383,6 +390,8 @@ impl CType {
             CType::NullPtr => "decltype(nullptr)",
             CType::Half => "__half",
             CType::Bfloat16 => "__nv_bfloat16",
+            CType::Fp8E4M3 => "__nv_fp8_e4m3",
+            CType::Fp8E5M2 => "__nv_fp8_e5m2",
             _ => return None,
         })
     }

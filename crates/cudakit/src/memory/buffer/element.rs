@@ -68,6 +68,10 @@ pub enum Scalar {
     F16,
     /// [`Bf16`]: `__nv_bfloat16`.
     Bf16,
+    /// [`F8E4M3`]: `__nv_fp8_e4m3`.
+    F8E4M3,
+    /// [`F8E5M2`]: `__nv_fp8_e5m2`.
+    F8E5M2,
 }
 
 impl Scalar {
@@ -88,6 +92,8 @@ impl Scalar {
             Scalar::F64 => "f64",
             Scalar::F16 => "F16",
             Scalar::Bf16 => "Bf16",
+            Scalar::F8E4M3 => "F8E4M3",
+            Scalar::F8E5M2 => "F8E5M2",
         }
     }
 }
@@ -412,14 +418,16 @@ pub struct F8E4M3(pub u8);
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct F8E5M2(pub u8);
 
-// SAFETY: a transparent u8, every bit pattern a valid value; kernels take
-// it as `unsigned char` (the kernels have no fp8 header).
+// SAFETY: a transparent u8, every bit pattern a valid value. Its C type
+// is `__nv_fp8_e4m3`; a kernel may also take it as `unsigned char` bits
+// (the signature check accepts both, as `__half` and `unsigned short` for
+// F16), never as the other FP8 format.
 unsafe impl DeviceCopy for F8E4M3 {
-    const ELEMENT_TYPE: ElementType = ElementType::Scalar(Scalar::U8);
+    const ELEMENT_TYPE: ElementType = ElementType::Scalar(Scalar::F8E4M3);
 }
-// SAFETY: as for F8E4M3.
+// SAFETY: as for F8E4M3; C type `__nv_fp8_e5m2`.
 unsafe impl DeviceCopy for F8E5M2 {
-    const ELEMENT_TYPE: ElementType = ElementType::Scalar(Scalar::U8);
+    const ELEMENT_TYPE: ElementType = ElementType::Scalar(Scalar::F8E5M2);
 }
 
 /// Rounds a finite, non-negative `a` to nearest even in a format with
