@@ -17,7 +17,7 @@
 //! f16 and bf16 take `CUDA_R_16F`/`CUDA_R_16BF` inputs, an f32 C and
 //! `CUBLAS_COMPUTE_32F`; f64 is `CUBLAS_COMPUTE_64F`.
 
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::{c_char, c_int, c_void, CStr};
 use std::fmt;
 use std::time::Duration;
 
@@ -139,8 +139,7 @@ impl<'c> Cublas<'c> {
 
     /// The library's version as `major.minor.patch`.
     pub fn version(&self) -> String {
-        let v = self.version;
-        format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100)
+        version_string(self.version as usize)
     }
 
     /// Where the library was loaded from.
@@ -288,28 +287,7 @@ impl<'c> Cublas<'c> {
             };
             check(t, "cublasGemmEx", rc)
         };
-        let events = (0..iters)
-            .map(|_| Ok((self.ctx.timing_event()?, self.ctx.timing_event()?)))
-            .collect::<cudakit::Result<Vec<_>>>()?;
-        let queued = (|| {
-            for _ in 0..warmup {
-                gemm()?;
-            }
-            for (start, end) in &events {
-                start.record(stream)?;
-                gemm()?;
-                end.record(stream)?;
-            }
-            Ok::<(), CublasError>(())
-        })();
-        // Whatever was queued finishes before the buffers are released.
-        let synced = stream.synchronize();
-        queued?;
-        synced?;
-        Ok(events
-            .iter()
-            .map(|(start, end)| end.elapsed_since(start))
-            .collect::<cudakit::Result<Vec<_>>>()?)
+        time_calls(self.ctx, stream, (warmup, iters), gemm)
     }
 }
 
@@ -375,10 +353,21 @@ fn check(
     call: &'static str,
     status: cublasStatus_t,
 ) -> Result<(), CublasError> {
+    check_status(t.cublasGetStatusString, call, status)
+}
+
+/// `status` as a [`CublasError::Call`] unless it is success, with the
+/// library's own message where it has `cublasGetStatusString` (or
+/// cuBLASLt's `cublasLtGetStatusString`, the same signature).
+fn check_status(
+    status_string: Option<unsafe extern "C" fn(cublasStatus_t) -> *const c_char>,
+    call: &'static str,
+    status: cublasStatus_t,
+) -> Result<(), CublasError> {
     if status == cublasStatus_t::CUBLAS_STATUS_SUCCESS {
         return Ok(());
     }
-    let message = match t.cublasGetStatusString {
+    let message = match status_string {
         Some(f) => {
             // SAFETY: takes any status and returns a static NUL-terminated
             // string (or null).
@@ -397,6 +386,46 @@ fn check(
         status,
         message,
     })
+}
+
+/// A library version number (`major * 10000 + minor * 100 + patch`) as
+/// `major.minor.patch`.
+fn version_string(v: usize) -> String {
+    format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100)
+}
+
+/// Queues `call` `warmup` times untimed and `iters` times between two
+/// timing events each on `stream`, then waits for the stream (also when
+/// queueing failed, so that nothing queued outlives the caller's buffers)
+/// and returns the timed intervals.
+fn time_calls(
+    ctx: &Context,
+    stream: &Stream<'_>,
+    (warmup, iters): (usize, usize),
+    mut call: impl FnMut() -> Result<(), CublasError>,
+) -> Result<Vec<Duration>, CublasError> {
+    let events = (0..iters)
+        .map(|_| Ok((ctx.timing_event()?, ctx.timing_event()?)))
+        .collect::<cudakit::Result<Vec<_>>>()?;
+    let queued = (|| {
+        for _ in 0..warmup {
+            call()?;
+        }
+        for (start, end) in &events {
+            start.record(stream)?;
+            call()?;
+            end.record(stream)?;
+        }
+        Ok::<(), CublasError>(())
+    })();
+    // Whatever was queued finishes before the buffers are released.
+    let synced = stream.synchronize();
+    queued?;
+    synced?;
+    Ok(events
+        .iter()
+        .map(|(start, end)| end.elapsed_since(start))
+        .collect::<cudakit::Result<Vec<_>>>()?)
 }
 
 /// Whether cuBLAS can be loaded here (without creating a handle).
@@ -503,8 +532,7 @@ impl<'c> CublasLt<'c> {
 
     /// The library's version as `major.minor.patch`.
     pub fn version(&self) -> String {
-        let v = self.version;
-        format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100)
+        version_string(self.version)
     }
 
     /// Where the library was loaded from.
@@ -731,28 +759,9 @@ impl<'c> CublasLt<'c> {
             };
             check_lt(t, "cublasLtMatmul", rc)
         };
-        let events = (0..iters)
-            .map(|_| Ok((self.ctx.timing_event()?, self.ctx.timing_event()?)))
-            .collect::<cudakit::Result<Vec<_>>>()?;
-        let queued = (|| {
-            for _ in 0..warmup {
-                matmul()?;
-            }
-            for (start, end) in &events {
-                start.record(stream)?;
-                matmul()?;
-                end.record(stream)?;
-            }
-            Ok::<(), CublasError>(())
-        })();
-        let synced = stream.synchronize();
-        queued?;
-        synced?;
+        let times = time_calls(self.ctx, stream, (warmup, iters), matmul);
         drop(workspace);
-        Ok(events
-            .iter()
-            .map(|(start, end)| end.elapsed_since(start))
-            .collect::<cudakit::Result<Vec<_>>>()?)
+        times
     }
 }
 
@@ -771,28 +780,7 @@ fn check_lt(
     call: &'static str,
     status: cublasStatus_t,
 ) -> Result<(), CublasError> {
-    if status == cublasStatus_t::CUBLAS_STATUS_SUCCESS {
-        return Ok(());
-    }
-    let message = match t.cublasLtGetStatusString {
-        Some(f) => {
-            // SAFETY: takes any status and returns a static NUL-terminated
-            // string (or null).
-            let p = unsafe { f(status) };
-            if p.is_null() {
-                String::new()
-            } else {
-                // SAFETY: non-null, NUL-terminated, static.
-                unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
-            }
-        }
-        None => String::new(),
-    };
-    Err(CublasError::Call {
-        call,
-        status,
-        message,
-    })
+    check_status(t.cublasLtGetStatusString, call, status)
 }
 
 #[cfg(test)]

@@ -121,65 +121,35 @@ impl Real for f64 {
     }
 }
 
-impl Real for F16 {
-    const NAME: &'static str = "f16";
-    const POISON: F16 = F16(POISON_U16);
-    fn to_f64(self) -> f64 {
-        f64::from(self.to_f32())
-    }
-    fn is_poison(self) -> bool {
-        self.0 == POISON_U16
-    }
-    fn bits(self) -> u64 {
-        u64::from(self.0)
-    }
+/// `Real` for a float kept as its bits (`.0`), converted through `to_f32`,
+/// with `$poison` as its poison bits.
+macro_rules! bits_real {
+    ($t:ident, $name:literal, $poison:expr) => {
+        impl Real for $t {
+            const NAME: &'static str = $name;
+            const POISON: $t = $t($poison);
+            fn to_f64(self) -> f64 {
+                f64::from(self.to_f32())
+            }
+            fn is_poison(self) -> bool {
+                self.0 == $poison
+            }
+            fn bits(self) -> u64 {
+                u64::from(self.0)
+            }
+        }
+    };
 }
 
-impl Real for Bf16 {
-    const NAME: &'static str = "bf16";
-    const POISON: Bf16 = Bf16(POISON_U16);
-    fn to_f64(self) -> f64 {
-        f64::from(self.to_f32())
-    }
-    fn is_poison(self) -> bool {
-        self.0 == POISON_U16
-    }
-    fn bits(self) -> u64 {
-        u64::from(self.0)
-    }
-}
+bits_real!(F16, "f16", POISON_U16);
+bits_real!(Bf16, "bf16", POISON_U16);
 
 /// The 8-bit poison of the FP8 inputs' row padding (never read: the tensor
 /// maps' dimensions are the logical ones): a NaN as e4m3 and as e5m2.
 pub const POISON_U8: u8 = 0x7f;
 
-impl Real for F8E4M3 {
-    const NAME: &'static str = "e4m3";
-    const POISON: F8E4M3 = F8E4M3(POISON_U8);
-    fn to_f64(self) -> f64 {
-        f64::from(self.to_f32())
-    }
-    fn is_poison(self) -> bool {
-        self.0 == POISON_U8
-    }
-    fn bits(self) -> u64 {
-        u64::from(self.0)
-    }
-}
-
-impl Real for F8E5M2 {
-    const NAME: &'static str = "e5m2";
-    const POISON: F8E5M2 = F8E5M2(POISON_U8);
-    fn to_f64(self) -> f64 {
-        f64::from(self.to_f32())
-    }
-    fn is_poison(self) -> bool {
-        self.0 == POISON_U8
-    }
-    fn bits(self) -> u64 {
-        u64::from(self.0)
-    }
-}
+bits_real!(F8E4M3, "e4m3", POISON_U8);
+bits_real!(F8E5M2, "e5m2", POISON_U8);
 
 /// How an operand is stored: as is, or transposed (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
