@@ -222,6 +222,16 @@ impl Context {
         self.dispatch(r);
     }
 
+    /// Whether [`Context::release`] would run a release on this thread now
+    /// (not a forked child, a driver callback, another thread than a green
+    /// context's own, or a capturing thread, where it is handed on).
+    pub(crate) fn releases_now(&self) -> bool {
+        !crate::driver::forked()
+            && !in_driver_callback()
+            && self.thread_allowed()
+            && !thread_capturing()
+    }
+
     fn dispatch(&self, r: Release) {
         if crate::driver::forked() {
             // A child made by `fork`: the handle is the parent's, and no

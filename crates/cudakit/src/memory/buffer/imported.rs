@@ -146,11 +146,7 @@ impl<'a, T: DeviceCopy> ImportedBuffer<'a, T> {
     /// refuse it, the close is handed to the drop's deferred path and
     /// `Ok(())` returned.
     pub fn close(self) -> Result<()> {
-        if crate::context::release::thread_capturing()
-            || crate::context::release::in_driver_callback()
-            || crate::driver::forked()
-            || !self.ctx.thread_allowed()
-        {
+        if !self.ctx.releases_now() {
             // Where the driver would refuse the close (or, on a green
             // context's partition, another thread than its own), the drop's
             // deferred path gives the import back later.
