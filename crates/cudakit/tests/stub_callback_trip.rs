@@ -29,22 +29,13 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn open() -> libloading::Library {
-    let path = stub::build_stub("");
-    std::env::set_var("CUDAKIT_LIBCUDA", &path);
-    // SAFETY: the stand-in library's initialisers are Rust statics only.
-    unsafe { libloading::Library::new(&path) }.expect("open the stand-in")
+    stub::open_default()
 }
 
 /// The stand-in's counts of `cuEventRecord`, `cuEventSynchronize` and
 /// `cuStreamSynchronize` calls so far.
 fn waits(lib: &libloading::Library) -> [u64; 3] {
-    // SAFETY: exported by the stand-in with this signature.
-    let counts = unsafe { lib.get::<unsafe extern "C" fn(*mut u64)>(b"stub_wait_counts\0") }
-        .expect("stub_wait_counts");
-    let mut out = [0u64; 3];
-    // SAFETY: three writable u64s.
-    unsafe { counts(out.as_mut_ptr()) };
-    out
+    stub::counts(lib, b"stub_wait_counts\0")
 }
 
 #[test]

@@ -15,21 +15,14 @@
 #[path = "../../cuda-sys/tests/support/stub.rs"]
 mod stub;
 
+use stub::call0;
+
 use cudakit::{AllocKind, Context, Error};
 
 /// The stand-in's capture state is process-wide: these tests take turns.
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Calls a no-argument export of the stand-in.
-fn call0<R>(lib: &libloading::Library, name: &[u8]) -> R {
-    // SAFETY: each caller names an export of the stand-in that takes no
-    // arguments and returns R.
-    let f = unsafe { lib.get::<unsafe extern "C" fn() -> R>(name) }.expect("stand-in export");
-    // SAFETY: no arguments.
-    unsafe { f() }
 }
 
 /// (nodes, nodes queued from another thread, invalidated, members) of the

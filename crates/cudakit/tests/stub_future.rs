@@ -11,6 +11,8 @@
 #[path = "../../cuda-sys/tests/support/stub.rs"]
 mod stub;
 
+use stub::{call, call0, wait_until};
+
 use std::future::Future;
 use std::pin::pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -63,28 +65,6 @@ fn block_on<F: Future>(f: F) -> F::Output {
 fn poll_once<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
     let (_u, w) = waker();
     std::pin::Pin::new(f).poll(&mut TaskContext::from_waker(&w))
-}
-
-fn call<A, R>(lib: &libloading::Library, name: &[u8], a: A) -> R {
-    // SAFETY: each caller names an export of the stand-in taking A, returning R.
-    let f = unsafe { lib.get::<unsafe extern "C" fn(A) -> R>(name) }.expect("stand-in export");
-    // SAFETY: as above.
-    unsafe { f(a) }
-}
-
-fn call0<R>(lib: &libloading::Library, name: &[u8]) -> R {
-    // SAFETY: each caller names an export of the stand-in taking nothing.
-    let f = unsafe { lib.get::<unsafe extern "C" fn() -> R>(name) }.expect("stand-in export");
-    // SAFETY: no arguments.
-    unsafe { f() }
-}
-
-fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !f() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(2));
-    }
 }
 
 type Payload = (DeviceBuffer<'static, f32>, &'static Stream<'static>);

@@ -51,16 +51,7 @@ impl Stand {
     /// [created, live, destroyed, destroyed with live streams or
     /// allocations, destroyed without a wait, splits, direct streams].
     fn green(&self) -> [u64; 7] {
-        // SAFETY: the stand-in exports this function with this signature.
-        let f = unsafe {
-            self.lib
-                .get::<unsafe extern "C" fn(*mut u64)>(b"stub_green_counts\0")
-        }
-        .expect("stub_green_counts");
-        let mut out = [0u64; 7];
-        // SAFETY: `out` has 7 slots.
-        unsafe { f(out.as_mut_ptr()) };
-        out
+        stub::counts(&self.lib, b"stub_green_counts\0")
     }
 
     fn set_green(&self, min: u32, align: u32, report: bool) {
@@ -86,15 +77,7 @@ impl Stand {
     }
 
     fn set_params(&self, layout: &[(usize, usize)]) {
-        let flat: Vec<usize> = layout.iter().flat_map(|&(o, s)| [o, s]).collect();
-        // SAFETY: as above.
-        let f = unsafe {
-            self.lib
-                .get::<unsafe extern "C" fn(*const usize, usize)>(b"stub_set_params\0")
-        }
-        .expect("stub_set_params");
-        // SAFETY: `flat` holds 2 * layout.len() usizes.
-        unsafe { f(flat.as_ptr(), layout.len()) };
+        stub::set_params(&self.lib, layout);
     }
 
     fn refusals(&self) -> Vec<u64> {

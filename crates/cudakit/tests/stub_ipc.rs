@@ -45,29 +45,11 @@ struct Stand {
 
 impl Stand {
     fn ipc(&self) -> [u64; 11] {
-        // SAFETY: the stand-in exports this function with this signature.
-        let f = unsafe {
-            self.lib
-                .get::<unsafe extern "C" fn(*mut u64)>(b"stub_ipc_counts\0")
-        }
-        .expect("stub_ipc_counts");
-        let mut out = [0u64; 11];
-        // SAFETY: `out` has 11 slots.
-        unsafe { f(out.as_mut_ptr()) };
-        out
+        stub::counts(&self.lib, b"stub_ipc_counts\0")
     }
 
     fn vmm(&self) -> [u64; 10] {
-        // SAFETY: as above.
-        let f = unsafe {
-            self.lib
-                .get::<unsafe extern "C" fn(*mut u64)>(b"stub_vmm_counts\0")
-        }
-        .expect("stub_vmm_counts");
-        let mut out = [0u64; 10];
-        // SAFETY: `out` has 10 slots.
-        unsafe { f(out.as_mut_ptr()) };
-        out
+        stub::counts(&self.lib, b"stub_vmm_counts\0")
     }
 
     fn fail_next_close(&self, code: i32) {
@@ -82,15 +64,7 @@ impl Stand {
     }
 
     fn set_params(&self, layout: &[(usize, usize)]) {
-        let flat: Vec<usize> = layout.iter().flat_map(|&(o, s)| [o, s]).collect();
-        // SAFETY: as above.
-        let f = unsafe {
-            self.lib
-                .get::<unsafe extern "C" fn(*const usize, usize)>(b"stub_set_params\0")
-        }
-        .expect("stub_set_params");
-        // SAFETY: `flat` holds 2 * layout.len() usizes.
-        unsafe { f(flat.as_ptr(), layout.len()) };
+        stub::set_params(&self.lib, layout);
     }
 
     fn last_launch(&self) -> Vec<u8> {

@@ -36,21 +36,12 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn open() -> libloading::Library {
-    let path = stub::build_stub("");
-    std::env::set_var("CUDAKIT_LIBCUDA", &path);
-    // SAFETY: the stand-in library's initialisers are Rust statics only.
-    unsafe { libloading::Library::new(&path) }.expect("open the stand-in")
+    stub::open_default()
 }
 
 /// Registrations made, refused, undone, live.
 fn reg_counts(lib: &libloading::Library) -> [u64; 4] {
-    // SAFETY: exported by the stand-in with this signature.
-    let f = unsafe { lib.get::<unsafe extern "C" fn(*mut u64)>(b"stub_register_counts\0") }
-        .expect("stub_register_counts");
-    let mut out = [0u64; 4];
-    // SAFETY: four writable u64s.
-    unsafe { f(out.as_mut_ptr()) };
-    out
+    stub::counts(lib, b"stub_register_counts\0")
 }
 
 /// A small xorshift generator seeded from the clock (fresh data each run),

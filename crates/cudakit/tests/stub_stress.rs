@@ -17,17 +17,11 @@
 #[path = "../../cuda-sys/tests/support/stub.rs"]
 mod stub;
 
+use stub::call0;
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use cudakit::{AllocKind, Context, Error};
-
-fn call0<R>(lib: &libloading::Library, name: &[u8]) -> R {
-    // SAFETY: each caller names an export of the stand-in that takes no
-    // arguments and returns R.
-    let f = unsafe { lib.get::<unsafe extern "C" fn() -> R>(name) }.expect("stand-in export");
-    // SAFETY: no arguments.
-    unsafe { f() }
-}
 
 /// The stand-in's refusal counters, by reason (see its `stub_refusals`).
 fn refusals(lib: &libloading::Library) -> [u64; 11] {

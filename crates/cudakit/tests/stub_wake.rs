@@ -11,36 +11,16 @@
 #[path = "../../cuda-sys/tests/support/stub.rs"]
 mod stub;
 
+use stub::{call, call0, wait_until};
+
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::task::{Context as TaskContext, Wake, Waker};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cudakit::{Context, Error, Stream};
-
-fn call<A, R>(lib: &libloading::Library, name: &[u8], a: A) -> R {
-    // SAFETY: each caller names an export of the stand-in taking A, returning R.
-    let f = unsafe { lib.get::<unsafe extern "C" fn(A) -> R>(name) }.expect("stand-in export");
-    // SAFETY: as above.
-    unsafe { f(a) }
-}
-
-fn call0<R>(lib: &libloading::Library, name: &[u8]) -> R {
-    // SAFETY: each caller names an export of the stand-in taking nothing.
-    let f = unsafe { lib.get::<unsafe extern "C" fn() -> R>(name) }.expect("stand-in export");
-    // SAFETY: no arguments.
-    unsafe { f() }
-}
-
-fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !f() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
 
 /// A waker whose wake calls back into cudakit on `stream`, as an executor
 /// that polls inline (or a task's code run by the wake) would.

@@ -70,3 +70,69 @@ fn build_crate(name: &str, file: &str, tag: &str, features: &str) -> PathBuf {
     assert!(path.exists(), "{} was not built", path.display());
     path
 }
+
+/// Builds the default stand-in, points `CUDAKIT_LIBCUDA` at it (before the
+/// first driver call) and opens it, for the tests that read its records.
+#[allow(dead_code)]
+pub fn open_default() -> libloading::Library {
+    let path = build_stub("");
+    std::env::set_var("CUDAKIT_LIBCUDA", &path);
+    // SAFETY: the stand-in library's initialisers are Rust statics only.
+    unsafe { libloading::Library::new(&path) }.expect("open the stand-in")
+}
+
+/// Calls the stand-in's export `name` (NUL-terminated), which fills `N`
+/// counters, and returns them.
+#[allow(dead_code)]
+pub fn counts<const N: usize>(lib: &libloading::Library, name: &[u8]) -> [u64; N] {
+    // SAFETY: each caller names an export of the stand-in that writes N u64s.
+    let f = unsafe { lib.get::<unsafe extern "C" fn(*mut u64)>(name) }.expect("stand-in export");
+    let mut out = [0u64; N];
+    // SAFETY: `out` has N writable slots.
+    unsafe { f(out.as_mut_ptr()) };
+    out
+}
+
+/// Sets the parameter layout, as (offset, size), that the stand-in's
+/// `cuFuncGetParamInfo` reports (`stub_set_params`).
+#[allow(dead_code)]
+pub fn set_params(lib: &libloading::Library, layout: &[(usize, usize)]) {
+    let flat: Vec<usize> = layout.iter().flat_map(|&(o, s)| [o, s]).collect();
+    // SAFETY: the stand-in exports this function with this signature.
+    let f = unsafe { lib.get::<unsafe extern "C" fn(*const usize, usize)>(b"stub_set_params\0") }
+        .expect("stub_set_params");
+    // SAFETY: `flat` holds 2 * layout.len() usizes.
+    unsafe { f(flat.as_ptr(), layout.len()) };
+}
+
+/// Calls the stand-in's export `name` (NUL-terminated), which takes one
+/// argument of type `A` and returns `R`.
+#[allow(dead_code)]
+pub fn call<A, R>(lib: &libloading::Library, name: &[u8], a: A) -> R {
+    // SAFETY: each caller names an export of the stand-in taking A, returning R.
+    let f = unsafe { lib.get::<unsafe extern "C" fn(A) -> R>(name) }.expect("stand-in export");
+    // SAFETY: as above.
+    unsafe { f(a) }
+}
+
+/// Calls the stand-in's no-argument export `name`, which returns `R`.
+#[allow(dead_code)]
+pub fn call0<R>(lib: &libloading::Library, name: &[u8]) -> R {
+    // SAFETY: each caller names an export of the stand-in taking nothing.
+    let f = unsafe { lib.get::<unsafe extern "C" fn() -> R>(name) }.expect("stand-in export");
+    // SAFETY: no arguments.
+    unsafe { f() }
+}
+
+/// Waits (30 s at most, then panics naming `what`) until `f` holds.
+#[allow(dead_code)]
+pub fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !f() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
