@@ -8,7 +8,7 @@ use cuda_sys::{CUdeviceptr, CUmemGenericAllocationHandle, CUresult, Driver};
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::memory::{DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, DeviceView, Sealed};
+use crate::memory::{DeviceCopy, DevicePtr, DeviceView};
 
 /// How an [`ImportedBuffer`]'s memory is mapped, and so how it is given back.
 #[derive(Debug)]
@@ -255,22 +255,4 @@ impl<T: DeviceCopy> Drop for ImportedBuffer<'_, T> {
     }
 }
 
-impl<T: DeviceCopy> Sealed for &ImportedBuffer<'_, T> {}
-
-macro_rules! imported_memory_impls {
-    ($trait:ident) => {
-        impl<'b, T: DeviceCopy> $trait<'b, T> for &'b ImportedBuffer<'_, T> {
-            fn context(&self) -> &'b Context {
-                self.ctx
-            }
-            fn device_ptr(&self) -> DevicePtr {
-                DevicePtr::new(self.ptr)
-            }
-            fn len(&self) -> usize {
-                self.len
-            }
-        }
-    };
-}
-imported_memory_impls!(DeviceSrc);
-imported_memory_impls!(DeviceDst);
+device_memory_impls!(ImportedBuffer, ptr);

@@ -71,6 +71,31 @@ macro_rules! view_methods {
     };
 }
 
+/// `Sealed`, `DeviceSrc` and `DeviceDst` for `&$buffer` (a buffer type with
+/// `ctx` and `len` fields) whose device address is its field `$ptr`: what
+/// makes a buffer a copy source and destination through the same paths as
+/// every other.
+macro_rules! device_memory_impls {
+    ($buffer:ident, $ptr:ident) => {
+        impl<T: $crate::memory::DeviceCopy> $crate::memory::Sealed for &$buffer<'_, T> {}
+        device_memory_impls!(@one $buffer, $ptr, DeviceSrc);
+        device_memory_impls!(@one $buffer, $ptr, DeviceDst);
+    };
+    (@one $buffer:ident, $ptr:ident, $trait:ident) => {
+        impl<'b, T: $crate::memory::DeviceCopy> $crate::memory::$trait<'b, T> for &'b $buffer<'_, T> {
+            fn context(&self) -> &'b $crate::context::Context {
+                self.ctx
+            }
+            fn device_ptr(&self) -> $crate::memory::DevicePtr {
+                $crate::memory::DevicePtr::new(self.$ptr)
+            }
+            fn len(&self) -> usize {
+                self.len
+            }
+        }
+    };
+}
+
 pub(crate) mod device;
 pub(crate) mod element;
 pub(crate) mod imported;

@@ -27,7 +27,7 @@ use crate::context::arena::AllocKind;
 use crate::context::Context;
 use crate::error::{Error, Result, VirtualMemoryError};
 use crate::memory::DeviceView;
-use crate::memory::{byte_len, check_align, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, Sealed};
+use crate::memory::{byte_len, check_align, DeviceCopy, DevicePtr};
 
 /// One physical allocation mapped at `offset` bytes into the range.
 #[derive(Debug)]
@@ -672,25 +672,7 @@ impl<T: DeviceCopy> Drop for VirtualBuffer<'_, T> {
     }
 }
 
-impl<T: DeviceCopy> Sealed for &VirtualBuffer<'_, T> {}
-
-macro_rules! virtual_memory_impls {
-    ($trait:ident) => {
-        impl<'a, T: DeviceCopy> $trait<'a, T> for &'a VirtualBuffer<'_, T> {
-            fn context(&self) -> &'a Context {
-                self.ctx
-            }
-            fn device_ptr(&self) -> DevicePtr {
-                DevicePtr::new(self.base)
-            }
-            fn len(&self) -> usize {
-                self.len
-            }
-        }
-    };
-}
-virtual_memory_impls!(DeviceSrc);
-virtual_memory_impls!(DeviceDst);
+device_memory_impls!(VirtualBuffer, base);
 
 #[cfg(test)]
 mod tests {
