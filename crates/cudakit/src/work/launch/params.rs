@@ -886,35 +886,28 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for DeviceView<'a, T> {
     }
 }
 
-impl<T: DeviceCopy> sealed::Sealed for &crate::memory::VirtualBuffer<'_, T> {}
-impl<'a, T: DeviceCopy> KernelArg<'a> for &'a crate::memory::VirtualBuffer<'_, T> {
-    #[inline]
-    fn push_into(self, list: &mut ParamList<'a>) {
-        push_pointer::<T>(
-            list,
-            self.device_ptr(),
-            self.len(),
-            None,
-            self.context(),
-            Container::VirtualBuffer,
-        );
-    }
+/// `&$buffer` as a kernel argument: a device pointer of its own context,
+/// with no stream origin (the memory is not stream-ordered).
+macro_rules! buffer_pointer_arg {
+    ($buffer:ident) => {
+        impl<T: DeviceCopy> sealed::Sealed for &crate::memory::$buffer<'_, T> {}
+        impl<'a, T: DeviceCopy> KernelArg<'a> for &'a crate::memory::$buffer<'_, T> {
+            #[inline]
+            fn push_into(self, list: &mut ParamList<'a>) {
+                push_pointer::<T>(
+                    list,
+                    self.device_ptr(),
+                    self.len(),
+                    None,
+                    self.context(),
+                    Container::$buffer,
+                );
+            }
+        }
+    };
 }
-
-impl<T: DeviceCopy> sealed::Sealed for &crate::memory::ImportedBuffer<'_, T> {}
-impl<'a, T: DeviceCopy> KernelArg<'a> for &'a crate::memory::ImportedBuffer<'_, T> {
-    #[inline]
-    fn push_into(self, list: &mut ParamList<'a>) {
-        push_pointer::<T>(
-            list,
-            self.device_ptr(),
-            self.len(),
-            None,
-            self.context(),
-            Container::ImportedBuffer,
-        );
-    }
-}
+buffer_pointer_arg!(VirtualBuffer);
+buffer_pointer_arg!(ImportedBuffer);
 
 impl<T: DeviceCopy> sealed::Sealed for &mut UnifiedBuffer<'_, T> {}
 impl<'a, T: DeviceCopy> KernelArg<'a> for &'a mut UnifiedBuffer<'_, T> {
