@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use cudakit::error::check;
 use cudakit::{Context, Result};
 
-use crate::bench::{median, Row};
+use crate::bench::{alternating_medians, median, Row};
 
 /// Operations per timed batch of the NVTX row.
 const NVTX_PER_BATCH: u32 = 1_000_000;
@@ -107,20 +107,11 @@ pub fn api(ctx: &Context, samples: usize) -> Result<Vec<Row>> {
     // so), as the raw calls need.
     raw_batch()?;
     kit_batch()?;
-    let (mut raw, mut kit) = (Vec::new(), Vec::new());
-    for i in 0..samples {
-        if i % 2 == 0 {
-            raw.push(raw_batch()?);
-            kit.push(kit_batch()?);
-        } else {
-            kit.push(kit_batch()?);
-            raw.push(raw_batch()?);
-        }
-    }
+    let (raw, kit) = alternating_medians(samples, raw_batch, kit_batch)?;
     rows.push(Row {
         name: "await a finished event (vs cuEventQuery)".into(),
-        cudakit: median(kit),
-        raw: Some(median(raw)),
+        cudakit: kit,
+        raw: Some(raw),
         samples,
     });
     Ok(rows)
