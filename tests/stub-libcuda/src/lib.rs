@@ -1209,6 +1209,27 @@ pub unsafe extern "C" fn cuFuncGetParamInfo(
 /// handle belongs to the module's context; the driver launches in the
 /// current context, "CUDA_ERROR_INVALID_CONTEXT" is among its codes) or
 /// there is none; then stream work (see `State::enqueue`).
+/// `STUB_THRASH=BYTES`: each `cuLaunchKernel` first reads one byte of
+/// every cache line of a BYTES-long table, as a real driver's launch evicts
+/// its caller's data: under a cache simulator (`valgrind --tool=callgrind
+/// --cache-sim=yes`), the caller's misses then count the cache lines its
+/// own launch path touches.
+fn thrash_caches() {
+    static TABLE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    let t = TABLE.get_or_init(|| {
+        let n = std::env::var("STUB_THRASH")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0usize);
+        vec![1u8; n]
+    });
+    let mut sum = 0u8;
+    for i in (0..t.len()).step_by(64) {
+        sum = sum.wrapping_add(t[i]);
+    }
+    std::hint::black_box(sum);
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchKernel(
     f: *mut c_void,
@@ -1224,6 +1245,7 @@ pub unsafe extern "C" fn cuLaunchKernel(
     extra: *mut *mut c_void,
 ) -> i32 {
     entry!();
+    thrash_caches();
     if !extra.is_null() {
         return CUDA_ERROR_NOT_SUPPORTED;
     }
