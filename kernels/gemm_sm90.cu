@@ -10,7 +10,7 @@
 // host builds it with cuTensorMapEncodeTiled. wgmma needs the sm_90a target
 // (-arch=sm_90a); nothing here runs on other architectures.
 //
-// Design (one 128 x 256 tile of C at a time):
+// Design (one CTA computes one 128 x 256 tile of C):
 // - 3 warpgroups (384 threads). Warpgroup 0 is the producer: one thread
 //   issues the TMA loads (cp.async.bulk.tensor) of A's 128 x BK and B's
 //   BK x 256 slices into a ring of STAGES shared-memory stages, each stage
@@ -21,22 +21,14 @@
 //   128 f32 accumulators per thread. One wgmma batch (a K-slice) stays in
 //   flight while the next is issued; a stage is released when the batch
 //   that read it has completed.
-// - Persistent: the grid may be smaller than the number of tiles (the host
-//   launches min(tiles, SMs)); each CTA walks tiles blockIdx.x,
-//   blockIdx.x + gridDim.x, ... The ring's stage and phase counters run on
-//   across tiles, and the consumers release a tile's last stage as soon as
-//   its final wgmma batch completes, before the epilogue: the producer
-//   loads the next tile's first STAGES stages while the consumers are still
-//   storing the previous tile. Any grid >= 1 is correct (one CTA per tile,
-//   the old launch, also works).
 // - Shared memory tiles use the 128-byte swizzle, which TMA writes and wgmma
 //   reads natively: no bank conflicts, no ldmatrix.
 // - Edges: TMA zero-fills every element of a box outside the tensor map's
 //   dimensions, so partial tiles in M, N and K contribute zeros; the epilogue
 //   bounds-checks every store. Any M, N, K >= 0 (K = 0 gives C = beta*C).
 // - beta == 0: C is only written (BLAS semantics).
-// - Tiles are visited in groups of 8 tile-rows so that CTAs running at the
-//   same time share A and B slices in L2.
+// - Tiles are visited in groups of 8 tile-rows so that neighbouring CTAs
+//   share A and B slices in L2.
 
 struct alignas(64) TensorMap {
     unsigned long long v[16];
@@ -205,17 +197,6 @@ __device__ __forceinline__ void wgmma_tile(float (&d)[128], unsigned long long d
     }
 }
 
-// Tile `tile` of a tiles_m x tiles_n grid, walked in groups of SM90_GROUP_M
-// tile-rows: its first row and column of C.
-__device__ __forceinline__ void tile_origin(int tile, int tiles_m, int tiles_n, int& m0, int& n0) {
-    const int per_group = SM90_GROUP_M * tiles_n;
-    const int first_m = (tile / per_group) * SM90_GROUP_M;
-    const int group_rows = min(tiles_m - first_m, SM90_GROUP_M);
-    const int in_group = tile % per_group;
-    m0 = (first_m + in_group % group_rows) * SM90_BM;
-    n0 = (in_group / group_rows) * SM90_BN;
-}
-
 // B_KMAJOR = true: B is stored N x K (op(B)[k][j] = B[j*K + k], "NT");
 // tensor map over B with dims {K, N}, box {BK, 256}.
 // B_KMAJOR = false: B is stored K x N (op(B)[k][j] = B[k*N + j], "NN"), only
@@ -250,36 +231,40 @@ __device__ __forceinline__ void gemm_body(const TensorMap* tmA, const TensorMap*
     }
     __syncthreads();
 
+    // Tile coordinates, grouped along M for L2 reuse.
     const int tiles_m = (M + SM90_BM - 1) / SM90_BM;
     const int tiles_n = (N + SM90_BN - 1) / SM90_BN;
-    const int tiles = tiles_m * tiles_n;
+    const int bid = blockIdx.x;
+    const int per_group = SM90_GROUP_M * tiles_n;
+    const int first_m = (bid / per_group) * SM90_GROUP_M;
+    const int group_rows = min(tiles_m - first_m, SM90_GROUP_M);
+    const int in_group = bid % per_group;
+    const int tm = first_m + in_group % group_rows;
+    const int tn = in_group / group_rows;
+    const int m0 = tm * SM90_BM;
+    const int n0 = tn * SM90_BN;
     const int nk = (K + BK - 1) / BK;
 
     if (wg == 0) {
         // Producer warpgroup: registers go to the consumers.
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
         if (tid == 0) {
-            unsigned it = 0;  // stage uses so far, across tiles
-            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-                int m0, n0;
-                tile_origin(tile, tiles_m, tiles_n, m0, n0);
-                for (int kt = 0; kt < nk; ++kt, ++it) {
-                    const unsigned s = it % SM90_STAGES;
-                    if (it >= SM90_STAGES) {
-                        mbar_wait(smem_addr(&empty_bar[s]), ((it / SM90_STAGES) - 1) & 1);
-                    }
-                    const unsigned fb = smem_addr(&full_bar[s]);
-                    mbar_expect_tx(fb, SM90_STAGE_BYTES);
-                    const int k0 = kt * BK;
-                    tma_load_2d(a_base + s * SM90_A_STAGE_BYTES, tmA, fb, k0, m0);
-                    if (B_KMAJOR) {
-                        tma_load_2d(b_base + s * SM90_B_STAGE_BYTES, tmB, fb, k0, n0);
-                    } else {
+            for (int kt = 0; kt < nk; ++kt) {
+                const int s = kt % SM90_STAGES;
+                if (kt >= SM90_STAGES) {
+                    mbar_wait(smem_addr(&empty_bar[s]), ((kt / SM90_STAGES) - 1) & 1);
+                }
+                const unsigned fb = smem_addr(&full_bar[s]);
+                mbar_expect_tx(fb, SM90_STAGE_BYTES);
+                const int k0 = kt * BK;
+                tma_load_2d(a_base + s * SM90_A_STAGE_BYTES, tmA, fb, k0, m0);
+                if (B_KMAJOR) {
+                    tma_load_2d(b_base + s * SM90_B_STAGE_BYTES, tmB, fb, k0, n0);
+                } else {
 #pragma unroll
-                        for (int c = 0; c < SM90_BN / 64; ++c) {
-                            tma_load_2d(b_base + s * SM90_B_STAGE_BYTES + c * (BK * 128), tmB, fb,
-                                        n0 + 64 * c, k0);
-                        }
+                    for (int c = 0; c < SM90_BN / 64; ++c) {
+                        tma_load_2d(b_base + s * SM90_B_STAGE_BYTES + c * (BK * 128), tmB, fb,
+                                    n0 + 64 * c, k0);
                     }
                 }
             }
@@ -287,92 +272,80 @@ __device__ __forceinline__ void gemm_body(const TensorMap* tmA, const TensorMap*
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         const int cw = wg - 1;  // consumer 0 or 1: rows 64*cw .. 64*cw+63 of the tile
+        float d[128];
+#pragma unroll
+        for (int i = 0; i < 128; ++i) {
+            d[i] = 0.0f;
+        }
         const int lane = tid & 31;
+        for (int kt = 0; kt < nk; ++kt) {
+            const int s = kt % SM90_STAGES;
+            mbar_wait(smem_addr(&full_bar[s]), (kt / SM90_STAGES) & 1);
+            const unsigned a_tile = a_base + s * SM90_A_STAGE_BYTES + cw * (64 * 128);
+            const unsigned b_tile = b_base + s * SM90_B_STAGE_BYTES;
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < BK / KT::KSTEP; ++kk) {
+                // A: K-major, 128-byte rows; 8-row groups 1024 bytes apart; a K step
+                // of 32 bytes moves the start address inside the swizzled row.
+                const unsigned long long da = make_desc(a_tile + kk * 32, 16, 1024);
+                unsigned long long db;
+                if (B_KMAJOR) {
+                    db = make_desc(b_tile + kk * 32, 16, 1024);
+                } else {
+                    // B MN-major: each k is one 128-byte row of 64 columns; 8-k groups
+                    // 1024 bytes apart (SBO); 64-column chunks BK*128 bytes apart (LBO).
+                    db = make_desc(b_tile + kk * (KT::KSTEP * 128), BK * 128, 1024);
+                }
+                wgmma_tile<KIND, B_KMAJOR ? 0 : 1>(d, da, db);
+            }
+            wgmma_commit();
+            // Keep this batch in flight; the previous one is complete after this.
+            wgmma_wait<1>();
+            if (kt > 0 && lane == 0) {
+                mbar_arrive(smem_addr(&empty_bar[(kt - 1) % SM90_STAGES]));
+            }
+        }
+        wgmma_wait<0>();
+
+        // Epilogue. Accumulator layout of wgmma m64nN (f32): for column block
+        // j (8 columns), d[4j + r] is row 16*warp + g + 8*(r >> 1), column
+        // 8j + 2t + (r & 1), with g = lane / 4, t = lane % 4.
         const int warp = (tid >> 5) & 3;
         const int g = lane >> 2;
         const int t = lane & 3;
+        const int row0 = m0 + cw * 64 + warp * 16 + g;
         const bool pair_ok = ((N & 1) == 0) && ((((unsigned long long)C) & 7) == 0);
-        unsigned it = 0;  // stage uses so far, across tiles (as the producer's)
-        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-            int m0, n0;
-            tile_origin(tile, tiles_m, tiles_n, m0, n0);
-            float d[128];
 #pragma unroll
-            for (int i = 0; i < 128; ++i) {
-                d[i] = 0.0f;
-            }
-            for (int kt = 0; kt < nk; ++kt, ++it) {
-                const unsigned s = it % SM90_STAGES;
-                mbar_wait(smem_addr(&full_bar[s]), (it / SM90_STAGES) & 1);
-                const unsigned a_tile = a_base + s * SM90_A_STAGE_BYTES + cw * (64 * 128);
-                const unsigned b_tile = b_base + s * SM90_B_STAGE_BYTES;
-                wgmma_fence();
+        for (int h = 0; h < 2; ++h) {
+            const int row = row0 + 8 * h;
+            if (row < M) {
+                float* crow = C + (long long)row * N;
 #pragma unroll
-                for (int kk = 0; kk < BK / KT::KSTEP; ++kk) {
-                    // A: K-major, 128-byte rows; 8-row groups 1024 bytes apart; a K
-                    // step of 32 bytes moves the start address inside the swizzled row.
-                    const unsigned long long da = make_desc(a_tile + kk * 32, 16, 1024);
-                    unsigned long long db;
-                    if (B_KMAJOR) {
-                        db = make_desc(b_tile + kk * 32, 16, 1024);
+                for (int j = 0; j < 32; ++j) {
+                    const int col = n0 + 8 * j + 2 * t;
+                    const float v0 = alpha * d[4 * j + 2 * h];
+                    const float v1 = alpha * d[4 * j + 2 * h + 1];
+                    if (pair_ok) {
+                        if (col < N) {
+                            float2* p = reinterpret_cast<float2*>(crow + col);
+                            float2 o;
+                            if (beta != 0.0f) {
+                                const float2 c = *p;
+                                o.x = v0 + beta * c.x;
+                                o.y = v1 + beta * c.y;
+                            } else {
+                                o.x = v0;
+                                o.y = v1;
+                            }
+                            *p = o;
+                        }
                     } else {
-                        // B MN-major: each k is one 128-byte row of 64 columns; 8-k
-                        // groups 1024 bytes apart (SBO); 64-column chunks BK*128
-                        // bytes apart (LBO).
-                        db = make_desc(b_tile + kk * (KT::KSTEP * 128), BK * 128, 1024);
-                    }
-                    wgmma_tile<KIND, B_KMAJOR ? 0 : 1>(d, da, db);
-                }
-                wgmma_commit();
-                // Keep this batch in flight; the previous one is complete after this.
-                wgmma_wait<1>();
-                if (kt > 0 && lane == 0) {
-                    mbar_arrive(smem_addr(&empty_bar[(it - 1) % SM90_STAGES]));
-                }
-            }
-            wgmma_wait<0>();
-            if (nk > 0 && lane == 0) {
-                // The tile's last stage, read by the batch that just completed:
-                // free it now, so that the producer has every stage of the ring
-                // for the next tile's loads while this tile's epilogue runs.
-                mbar_arrive(smem_addr(&empty_bar[(it - 1) % SM90_STAGES]));
-            }
-
-            // Epilogue. Accumulator layout of wgmma m64nN (f32): for column
-            // block j (8 columns), d[4j + r] is row 16*warp + g + 8*(r >> 1),
-            // column 8j + 2t + (r & 1), with g = lane / 4, t = lane % 4.
-            const int row0 = m0 + cw * 64 + warp * 16 + g;
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int row = row0 + 8 * h;
-                if (row < M) {
-                    float* crow = C + (long long)row * N;
-#pragma unroll
-                    for (int j = 0; j < 32; ++j) {
-                        const int col = n0 + 8 * j + 2 * t;
-                        const float v0 = alpha * d[4 * j + 2 * h];
-                        const float v1 = alpha * d[4 * j + 2 * h + 1];
-                        if (pair_ok) {
-                            if (col < N) {
-                                float2* p = reinterpret_cast<float2*>(crow + col);
-                                float2 o;
-                                if (beta != 0.0f) {
-                                    const float2 c = *p;
-                                    o.x = v0 + beta * c.x;
-                                    o.y = v1 + beta * c.y;
-                                } else {
-                                    o.x = v0;
-                                    o.y = v1;
-                                }
-                                *p = o;
-                            }
-                        } else {
-                            if (col < N) {
-                                crow[col] = (beta != 0.0f) ? v0 + beta * crow[col] : v0;
-                            }
-                            if (col + 1 < N) {
-                                crow[col + 1] = (beta != 0.0f) ? v1 + beta * crow[col + 1] : v1;
-                            }
+                        if (col < N) {
+                            crow[col] = (beta != 0.0f) ? v0 + beta * crow[col] : v0;
+                        }
+                        if (col + 1 < N) {
+                            crow[col + 1] = (beta != 0.0f) ? v1 + beta * crow[col + 1] : v1;
                         }
                     }
                 }
@@ -384,8 +357,8 @@ __device__ __forceinline__ void gemm_body(const TensorMap* tmA, const TensorMap*
 }  // namespace sm90
 
 // ---------------------------------------------------------------------------
-// Kernels. Block (384, 1, 1); grid (G, 1, 1) for any G >= 1, best
-// min(ceil(M/128) * ceil(N/256), SMs); dynamic shared memory SM90_SMEM_BYTES = 197632 bytes (raise
+// Kernels. Block (384, 1, 1); grid (ceil(M/128) * ceil(N/256), 1, 1);
+// dynamic shared memory SM90_SMEM_BYTES = 197632 bytes (raise
 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first). Tensor maps: see
 // kernels/README.md.
 // ---------------------------------------------------------------------------

@@ -21,9 +21,7 @@
 //! - **Launch.** Dynamic shared memory above 48 KiB is opted into
 //!   (`MAX_DYNAMIC_SHARED_SIZE_BYTES`) when the product is made; the tensor
 //!   maps are built by [`Product::maps`]; [`Product::launches`] holds the
-//!   launches (the transpose, then the kernel) ready to queue in a scope;
-//!   a persistent kernel (gemm_sm90.cu's) gets at most one block per SM
-//!   of the context ([`Product::grid`]).
+//!   launches (the transpose, then the kernel) ready to queue in a scope.
 //!
 //! [`fastest`] names the kernel `cudakit matmul` picks for a precision on a
 //! device.
@@ -238,8 +236,6 @@ pub struct Product<'c, I: DeviceCopy, O: DeviceCopy> {
     module: Module<'c>,
     transpose: Option<Module<'c>>,
     staged_on_host: Vec<&'static str>,
-    /// The device's SM count: a persistent kernel's grid is at most this.
-    multiprocessors: u32,
 }
 
 impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
@@ -377,7 +373,6 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
             module,
             transpose,
             staged_on_host,
-            multiprocessors: ctx.limits().multiprocessors,
         })
     }
 
@@ -394,14 +389,6 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
     /// C on the device (M×N, packed; one element when empty).
     pub fn c(&self) -> &DeviceBuffer<'c, O> {
         &self.c
-    }
-
-    /// The kernel's grid as [`Product::launches`] launches it
-    /// ([`MatmulKernel::launch_grid`]: at most one block per SM for a
-    /// persistent kernel such as gemm_sm90.cu's).
-    pub fn grid(&self) -> [u32; 3] {
-        self.kernel
-            .launch_grid(self.g.m, self.g.n, 1, self.multiprocessors)
     }
 
     /// What the product does besides the kernel: the device transpose it
@@ -475,7 +462,7 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
             });
         }
         if g.m > 0 && g.n > 0 {
-            let grid = self.grid();
+            let grid = self.kernel.grid(g.m, g.n, 1);
             let b = self.kernel.block;
             let config = LaunchConfig::new((grid[0], grid[1], grid[2]), (b[0], b[1], b[2]))
                 .shared(self.kernel.shared_bytes);

@@ -412,11 +412,6 @@ pub enum Raster {
     /// Grid (⌈M/tile rows⌉·⌈N/tile cols⌉, 1, 1): one block per tile, the
     /// kernel maps its index to a tile itself.
     Linear,
-    /// Grid (G, 1, 1) for any G ≥ 1: the kernel walks the ⌈M/tile rows⌉·
-    /// ⌈N/tile cols⌉ tiles itself (blockIdx.x, blockIdx.x + gridDim.x, …).
-    /// [`MatmulKernel::grid`] gives one block per tile, as for
-    /// [`Raster::Linear`]; [`MatmulKernel::launch_grid`] at most one per SM.
-    Persistent,
 }
 
 /// One matrix-multiply kernel and how to launch it.
@@ -470,7 +465,7 @@ impl MatmulKernel {
             let count = len.div_ceil(tile as usize).max(1);
             u32::try_from(count).expect("grid dimension fits in u32")
         };
-        if matches!(self.raster, Raster::Linear | Raster::Persistent) {
+        if self.raster == Raster::Linear {
             let tiles = u64::from(blocks(m, self.tile[0])) * u64::from(blocks(n, self.tile[1]));
             return [
                 u32::try_from(tiles).expect("grid dimension fits in u32"),
@@ -483,22 +478,6 @@ impl MatmulKernel {
             blocks(m, self.tile[0]),
             u32::try_from(batch.max(1)).expect("batch fits in u32"),
         ]
-    }
-
-    /// The grid to launch for an M×N output on a device of
-    /// `multiprocessors` SMs: [`MatmulKernel::grid`], except that a
-    /// [`Raster::Persistent`] kernel gets min(tiles, multiprocessors)
-    /// blocks (at least 1), each walking its share of the tiles.
-    ///
-    /// # Panics
-    ///
-    /// As [`MatmulKernel::grid`].
-    pub fn launch_grid(&self, m: usize, n: usize, batch: usize, multiprocessors: u32) -> [u32; 3] {
-        let mut grid = self.grid(m, n, batch);
-        if self.raster == Raster::Persistent {
-            grid[0] = grid[0].min(multiprocessors.max(1));
-        }
-        grid
     }
 
     /// The GEMM this kernel computes for M, N, K (its operand storage).
@@ -679,9 +658,7 @@ pub const fn dgemm_smem_bytes(bk: u32, stages: u32) -> u32 {
     stages * (128 * (bk + 4) + bk * 132) * 8
 }
 
-/// A gemm_sm90.cu kernel: 384 threads, a 128×256 tile, persistent (any
-/// grid; [`crate::gemm::Product`] launches at most one block per SM, the
-/// kernel walks the tiles itself).
+/// A gemm_sm90.cu kernel: 384 threads, a 128×256 tile, linear grid.
 const fn sm90(name: &'static str, input: Elem, op_b: Op) -> MatmulKernel {
     let k = kernel(
         "gemm_sm90.cu",
@@ -700,7 +677,7 @@ const fn sm90(name: &'static str, input: Elem, op_b: Op) -> MatmulKernel {
             _ => Accumulation::TensorCoreF32,
         },
         shared_bytes: SM90_SMEM_BYTES,
-        raster: Raster::Persistent,
+        raster: Raster::Linear,
         arch: Some(Arch::SmA(90)),
         ..k
     }
@@ -711,9 +688,9 @@ const fn sm90(name: &'static str, input: Elem, op_b: Op) -> MatmulKernel {
 pub const SM90_FP8_SMEM_BYTES: u32 = 4 * (128 * 128 + 256 * 128) + 1024;
 
 /// A gemm_sm90_fp8.cu kernel: 384 threads, a 128×256 tile, A of `input`
-/// stored M×K, B e4m3 stored N×K, persistent: its descriptor's grid is
-/// one block per tile; [`crate::fp8::Fp8Gemm`] launches at most one per SM
-/// (the kernel walks the tiles itself, for any grid).
+/// stored M×K, B e4m3 stored N×K. Its descriptor's grid is one block per
+/// tile; [`crate::fp8::Fp8Gemm`] launches at most one per SM (the kernel
+/// walks the tiles itself, for any grid).
 const fn sm90_fp8(name: &'static str, input: Elem) -> MatmulKernel {
     let k = kernel(
         "gemm_sm90_fp8.cu",
@@ -728,7 +705,7 @@ const fn sm90_fp8(name: &'static str, input: Elem) -> MatmulKernel {
     );
     MatmulKernel {
         shared_bytes: SM90_FP8_SMEM_BYTES,
-        raster: Raster::Persistent,
+        raster: Raster::Linear,
         arch: Some(Arch::SmA(90)),
         ..k
     }
@@ -1714,26 +1691,14 @@ mod tests {
     #[test]
     fn grids_cover_every_element_and_stay_launchable() {
         for k in MATMUL_KERNELS {
-            if matches!(k.raster, Raster::Linear | Raster::Persistent) {
+            if k.raster == Raster::Linear {
                 for &[m, n, _] in SHAPES {
                     let tiles = m.div_ceil(128).max(1) * n.div_ceil(256).max(1);
                     assert_eq!(k.grid(m, n, 1), [tiles as u32, 1, 1], "{}", k.name);
-                    let persistent = if k.raster == Raster::Persistent {
-                        tiles.min(132)
-                    } else {
-                        tiles
-                    };
-                    assert_eq!(
-                        k.launch_grid(m, n, 1, 132),
-                        [persistent as u32, 1, 1],
-                        "{}",
-                        k.name
-                    );
                 }
                 assert_eq!(k.grid(4096, 4096, 1), [32 * 16, 1, 1]);
                 continue;
             }
-            assert_eq!(k.launch_grid(300, 520, 1, 132), k.grid(300, 520, 1));
             for &[m, n, _] in SHAPES {
                 let g = k.grid(m, n, 1);
                 assert!(g[0] as usize * k.tile[1] as usize >= n, "{}", k.name);
@@ -1816,13 +1781,6 @@ mod tests {
             (197_632, [384, 1, 1], [128, 256])
         );
         assert_eq!(k.arch, Some(Arch::SmA(90)));
-        assert_eq!(k.raster, Raster::Persistent);
-        // One block per SM at 4096² (512 tiles), one per tile below 132
-        // tiles, and at least one for an empty C or a device of no SMs.
-        assert_eq!(k.launch_grid(4096, 4096, 1, 132), [132, 1, 1]);
-        assert_eq!(k.launch_grid(257, 513, 1, 132), [9, 1, 1]);
-        assert_eq!(k.launch_grid(0, 0, 1, 132), [1, 1, 1]);
-        assert_eq!(k.launch_grid(4096, 4096, 1, 0), [1, 1, 1]);
         assert!(k.runs_on((9, 0)) && !k.runs_on((10, 0)) && !k.runs_on((8, 9)));
         assert_eq!(Source::named("gemm_sm90.cu").options(), ["-arch=sm_90a"]);
         assert_eq!(Source::named("sgemm.cu").options(), OPTIONS);
