@@ -3,7 +3,8 @@
 //! raw `cuLaunchKernel` loop is timed with added work after each launch:
 //! `SPIN` register-only loop iterations (about four instructions each), or
 //! `TOUCH` reads of fixed cache lines spread over a 1 MiB table (the same
-//! lines each launch, as a launch's own state is). Beside them, cudakit's
+//! lines each launch, as a launch's own state is), or a `Mutex`
+//! lock and unlock, or one atomic read-modify-write. Beside them, cudakit's
 //! launch with the arguments built per launch and built once. The slopes
 //! say whether instructions or memory make cudakit's distance from raw.
 //! Needs a GPU; without one it prints why and exits non-zero.
@@ -61,7 +62,11 @@ fn run() -> cudakit::Result<()> {
     let per_batch = 2000u32;
     let n: i32 = 1;
 
-    let raw = |spin_k: u32, lines: usize| -> cudakit::Result<Duration> {
+    let lock = std::sync::Mutex::new(0u64);
+    let counter = std::sync::atomic::AtomicU64::new(0);
+    // extra: 0 none, 1 a Mutex lock/unlock after each launch (as the
+    // stream lock), 2 one atomic read-modify-write (a locked instruction).
+    let raw = |spin_k: u32, lines: usize, extra: u8| -> cudakit::Result<Duration> {
         let mut ptr = buf.device_ptr().as_raw();
         let mut nn = n;
         let mut args: [*mut std::ffi::c_void; 2] =
@@ -92,6 +97,13 @@ fn run() -> cudakit::Result<()> {
             if lines > 0 {
                 black_box(touch(&table, lines));
             }
+            match extra {
+                1 => *lock.lock().unwrap() += 1,
+                2 => {
+                    counter.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+                }
+                _ => {}
+            }
         }
         let e = t.elapsed();
         stream.synchronize()?;
@@ -117,18 +129,20 @@ fn run() -> cudakit::Result<()> {
         Ok(e / per_batch)
     };
     // (name, spin, lines) for raw variants; kit variants after.
-    let variants: Vec<(String, u32, usize)> = vec![
-        ("raw".into(), 0, 0),
-        ("raw + spin 75 (~300 instr)".into(), 75, 0),
-        ("raw + spin 150 (~600 instr)".into(), 150, 0),
-        ("raw + spin 300 (~1200 instr)".into(), 300, 0),
-        ("raw + touch 12 lines".into(), 0, 12),
-        ("raw + touch 48 lines".into(), 0, 48),
+    let variants: Vec<(String, u32, usize, u8)> = vec![
+        ("raw".into(), 0, 0, 0),
+        ("raw + spin 75 (~300 instr)".into(), 75, 0, 0),
+        ("raw + spin 150 (~600 instr)".into(), 150, 0, 0),
+        ("raw + spin 300 (~1200 instr)".into(), 300, 0, 0),
+        ("raw + touch 12 lines".into(), 0, 12, 0),
+        ("raw + touch 48 lines".into(), 0, 48, 0),
+        ("raw + Mutex lock/unlock".into(), 0, 0, 1),
+        ("raw + one atomic RMW".into(), 0, 0, 2),
     ];
     let batches = 41;
     let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); variants.len() + 2];
     for v in &variants {
-        raw(v.1, v.2)?;
+        raw(v.1, v.2, v.3)?;
     }
     kit(false)?;
     kit(true)?;
@@ -140,7 +154,7 @@ fn run() -> cudakit::Result<()> {
         };
         for i in order {
             let d = if i < variants.len() {
-                raw(variants[i].1, variants[i].2)?
+                raw(variants[i].1, variants[i].2, variants[i].3)?
             } else {
                 kit(i == variants.len() + 1)?
             };
