@@ -551,7 +551,12 @@ fn a_hundred_thousand_launches() {
     })
     .unwrap();
     assert_eq!(counter.to_vec().unwrap(), vec![n]);
-    assert_eq!(ctx.metrics().launches - before, n);
+    // The count is the context's: other tests of this binary launch on the
+    // same (primary) context meanwhile, so it grew by at least n (every
+    // launch of the scope was counted), maybe more (seen on the H200:
+    // 100,017 when another test launched at the same time).
+    let counted = ctx.metrics().launches - before;
+    assert!(counted >= n, "{counted} launches counted for {n}");
     drop(counter);
     assert!(ctx.leak_report().is_empty(), "{}", ctx.leak_report());
 }
