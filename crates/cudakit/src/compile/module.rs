@@ -1224,6 +1224,13 @@ impl<'m> Function<'m> {
         Ok(())
     }
 
+    /// The parameter table if it was read already ([`Function::param_check`]
+    /// reads it on first use): one load, for the launch path's fast check.
+    #[inline(always)]
+    pub(crate) fn param_check_read(&self) -> Option<&ParamCheck> {
+        self.state.params.get()
+    }
+
     /// The kernel's parameter table (`cuFuncGetParamInfo`), read once and
     /// cached; [`ParamCheck::Unavailable`] when the driver lacks the entry
     /// point.

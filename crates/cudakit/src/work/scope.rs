@@ -106,6 +106,16 @@ pub struct Scope<'s, 'env: 's> {
     /// Unique among the process's scopes (never reused, unlike an address).
     id: u64,
     streams: RefCell<Vec<(CUstream, Arc<StreamState>)>>,
+    /// A stream `streams` holds (the last one used): the launch path's
+    /// check that a stream is known costs one load for it.
+    last_stream: Cell<Option<CUstream>>,
+    /// Whether `streams` holds more than one.
+    multi: Cell<bool>,
+    /// Whether `tails` holds any (one load on the launch path).
+    has_tails: Cell<bool>,
+    /// A range `note_use` found in, or added to, the table (`order`)
+    /// since the table last lost an entry: noted again, it is skipped.
+    last_noted: Cell<Option<(u64, u64)>>,
     /// Whether the scope is counted as having queued work (see
     /// `Context::begin_scope_work`).
     counted: Cell<bool>,
@@ -258,6 +268,10 @@ impl Context {
             ctx: self,
             id: NEXT_SCOPE.fetch_add(1, Ordering::Relaxed),
             streams: RefCell::new(Vec::new()),
+            last_stream: Cell::new(None),
+            multi: Cell::new(false),
+            has_tails: Cell::new(false),
+            last_noted: Cell::new(None),
             counted: Cell::new(false),
             peers: RefCell::new(Vec::new()),
             launches: Cell::new(0),
@@ -342,8 +356,10 @@ impl<'s, 'env> Scope<'s, 'env> {
         let state = stream.state();
         // Work is about to be queued on `raw`: a host function queued
         // earlier is no longer the scope's last work there.
-        if !self.tails.borrow().is_empty() {
-            self.tails.borrow_mut().retain(|(s, _)| *s != raw);
+        if self.has_tails.get() {
+            let mut tails = self.tails.borrow_mut();
+            tails.retain(|(s, _)| *s != raw);
+            self.has_tails.set(!tails.is_empty());
         }
         let refused = || Error::StreamCaptured {
             operation: "work on a stream that another scope is capturing",
@@ -353,7 +369,8 @@ impl<'s, 'env> Scope<'s, 'env> {
         // each under its own lock, before this stream's lock is taken: two
         // stream locks are never held at once).
         let mut waits: Vec<CUevent> = Vec::new();
-        let known = self.streams.borrow().iter().any(|(s, _)| *s == raw);
+        let known = self.last_stream.get() == Some(raw)
+            || self.streams.borrow().iter().any(|(s, _)| *s == raw);
         if !known {
             if !state.lock().usable_by_scope(self.id) {
                 return Err(refused());
@@ -365,19 +382,25 @@ impl<'s, 'env> Scope<'s, 'env> {
                 self.order_after_others(raw, &mut waits)?;
                 self.untracked.set(false);
             }
-            self.streams.borrow_mut().push((raw, state.clone()));
+            let count = {
+                let mut streams = self.streams.borrow_mut();
+                streams.push((raw, state.clone()));
+                streams.len()
+            };
+            self.multi.set(count > 1);
             // Before the stream's lock: `pending` is always locked first.
             self.ctx.begin_pending(self.id, raw, state);
         }
+        self.last_stream.set(Some(raw));
         match order {
-            Ordering_::All if self.streams.borrow().len() == 1 => {
+            Ordering_::All if !self.multi.get() => {
                 // The only stream so far: nothing to order against now, but
                 // what this touched is not known to the table.
                 self.untracked.set(true);
             }
             Ordering_::All => self.order_after_others(raw, &mut waits)?,
             Ordering_::Uses(uses) => {
-                let multi = self.streams.borrow().len() > 1;
+                let multi = self.multi.get();
                 for (start, bytes, origin) in uses {
                     if !multi && origin.map_or(true, |o| o.raw == raw as usize) {
                         // One stream so far: only noted (no lookup, no
@@ -479,6 +502,8 @@ impl<'s, 'env> Scope<'s, 'env> {
             }
         }
         let mut table = self.order.borrow_mut();
+        // The table may lose the range `note_use` remembers.
+        self.last_noted.set(None);
         table.retain(|u| !(start <= u.start && u.end <= end));
         table.push(LastUse {
             start,
@@ -498,20 +523,23 @@ impl<'s, 'env> Scope<'s, 'env> {
             return;
         }
         let end = start.saturating_add(bytes.max(1));
+        if self.last_noted.get() == Some((start, end)) {
+            return;
+        }
         let mut table = self.order.borrow_mut();
-        if table.iter().any(|u| u.start == start && u.end == end) {
-            return;
+        if !table.iter().any(|u| u.start == start && u.end == end) {
+            if table.len() >= NOTED_RANGES {
+                self.untracked.set(true);
+                return;
+            }
+            table.push(LastUse {
+                start,
+                end,
+                stream: raw as usize,
+                state,
+            });
         }
-        if table.len() >= NOTED_RANGES {
-            self.untracked.set(true);
-            return;
-        }
-        table.push(LastUse {
-            start,
-            end,
-            stream: raw as usize,
-            state,
-        });
+        self.last_noted.set(Some((start, end)));
     }
 
     /// An event marking the end of what `raw` (a live stream, state `st`)
@@ -553,6 +581,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         let mut tails = self.tails.borrow_mut();
         tails.retain(|(s, _)| *s != raw);
         tails.push((raw, list.len() - 1));
+        self.has_tails.set(true);
     }
 
     /// Whether the host function `o` has run, waiting briefly for it: a
@@ -673,6 +702,8 @@ impl<'s, 'env> Scope<'s, 'env> {
     fn finish(&self) -> Result<()> {
         let mut streams: Vec<(CUstream, Arc<StreamState>)> =
             std::mem::take(&mut *self.streams.borrow_mut());
+        self.last_stream.set(None);
+        self.multi.set(false);
         // A stream whose last work of the scope is a host function of the
         // scope that has run needs no wait: that function ran after all of
         // the scope's earlier work on the stream (stream order; and the
@@ -684,6 +715,7 @@ impl<'s, 'env> Scope<'s, 'env> {
         // every other case (also when the callback has not run within the
         // spin, or never runs: then the wait reports why).
         let tails = std::mem::take(&mut *self.tails.borrow_mut());
+        self.has_tails.set(false);
         if !tails.is_empty() && !in_driver_callback() {
             let owned = self.owned.borrow();
             streams.retain(|(raw, _)| {

@@ -258,33 +258,57 @@ impl Function<'_> {
     /// [`Error::ArgumentCount`], [`Error::ArgumentType`],
     /// [`Error::ArgumentMismatch`], or [`Error::InvalidArgument`] for an
     /// argument that could not be stored.
+    #[inline]
     pub fn check_params(&self, params: &ParamList<'_>) -> Result<()> {
+        if self.params_fit(params) {
+            return Ok(());
+        }
+        self.check_params_in_full(params)
+    }
+
+    /// The common case of [`Function::check_params`], inlined into the
+    /// launch path: a kernel whose sizes are already known, and arguments
+    /// that fit them (and its types, where those are known), in one pass.
+    /// `false` sends the launch to the full check, which reports a mismatch
+    /// (and passes what this pass does not cover, such as a driver without
+    /// `cuFuncGetParamInfo`).
+    #[inline(always)]
+    fn params_fit(&self, params: &ParamList<'_>) -> bool {
+        if params.error().is_some() {
+            return false;
+        }
+        let Some(ParamCheck::Available(expected)) = self.param_check_read() else {
+            return false;
+        };
+        if expected.len() != params.len() {
+            return false;
+        }
+        let rules = self.signature().rules();
+        if rules.len() == params.len() {
+            params
+                .types()
+                .zip(rules)
+                .zip(expected)
+                .all(|(((ty, size), rule), &(_, want))| size == want && rule.accepts(ty, size))
+        } else {
+            params
+                .sizes()
+                .zip(expected)
+                .all(|(got, &(_, want))| got == want)
+        }
+    }
+
+    /// [`Function::check_params`] for arguments the one-pass check did not
+    /// pass: every check in order, the first failure reported.
+    #[cold]
+    #[inline(never)]
+    fn check_params_in_full(&self, params: &ParamList<'_>) -> Result<()> {
         if let Some(msg) = params.error() {
             return Err(Error::InvalidArgument(format!("{}: {msg}", self.name())));
         }
         let signature = self.signature();
         let rules = signature.rules();
         let table = self.param_check()?;
-        // The common case, a kernel whose sizes are known and arguments that
-        // fit them (and its types, where those are known), in one pass; a
-        // mismatch is found again below, which reports it.
-        if let ParamCheck::Available(expected) = table {
-            if expected.len() == params.len() {
-                let fits = if rules.len() == params.len() {
-                    params.types().zip(rules).zip(expected).all(
-                        |(((ty, size), rule), &(_, want))| size == want && rule.accepts(ty, size),
-                    )
-                } else {
-                    params
-                        .sizes()
-                        .zip(expected)
-                        .all(|(got, &(_, want))| got == want)
-                };
-                if fits {
-                    return Ok(());
-                }
-            }
-        }
         let expected = match table {
             ParamCheck::Available(expected) => Some(expected.len()),
             ParamCheck::Unavailable => signature.is_known().then_some(rules.len()),
@@ -375,6 +399,7 @@ impl Function<'_> {
     /// # Errors
     ///
     /// As [`Function::check_params`]; [`Error::ArgumentContextMismatch`].
+    #[inline]
     pub(crate) fn check_args(&self, ctx: &Context, params: &ParamList<'_>) -> Result<()> {
         self.check_params(params)?;
         if let Some((index, argument_device)) = params.foreign_argument(ctx) {
@@ -755,102 +780,34 @@ impl<'s, 'env> Scope<'s, 'env> {
             || config.programmatic
             || config.access_policy.is_some();
         let (raw_function, raw) = (function.as_raw(), *raw_stream);
-        let plain = |cu: &'static cuda_sys::Driver| {
+        // The plain launch is issued inline, the others through
+        // `launch_issue`.
+        let (mut call, mut rc) = if needs_ex {
             // SAFETY: `kernel_params` has one pointer per kernel parameter
             // (count and sizes checked above where the driver can report
             // them), each pointing at a value inside `params`' storage,
             // which is borrowed until the call returns; the function and
             // stream are live; the configuration was validated.
+            unsafe { launch_issue(cu, raw_function, config, raw, kernel_params, true)? }
+        } else {
+            // SAFETY: as above.
             unsafe { launch_plain(cu, raw_function, config, raw, kernel_params) }
         };
-        let issue = |cu: &'static cuda_sys::Driver| -> Result<(&'static str, CUresult)> {
-            Ok(if !needs_ex {
-                plain(cu)
-            } else if let Some(ex) = cu.cuLaunchKernelEx {
-                let mut attrs: [CUlaunchAttribute; 5] = [zero_attribute(); 5];
-                let mut n = 0;
-                if let Some(c) = config.cluster {
-                    attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-                    attrs[n].value.clusterDim.x = c.x;
-                    attrs[n].value.clusterDim.y = c.y;
-                    attrs[n].value.clusterDim.z = c.z;
-                    n += 1;
-                }
-                if config.cooperative {
-                    attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
-                    attrs[n].value.cooperative = 1;
-                    n += 1;
-                }
-                if let Some(p) = config.priority {
-                    attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY;
-                    attrs[n].value.priority = p;
-                    n += 1;
-                }
-                if config.programmatic {
-                    attrs[n].id =
-                        CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-                    attrs[n].value.programmaticStreamSerializationAllowed = 1;
-                    n += 1;
-                }
-                if let Some(w) = &config.access_policy {
-                    attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW;
-                    attrs[n].value = w.value();
-                    n += 1;
-                }
-                let cfg = CUlaunchConfig {
-                    gridDimX: config.grid.x,
-                    gridDimY: config.grid.y,
-                    gridDimZ: config.grid.z,
-                    blockDimX: config.block.x,
-                    blockDimY: config.block.y,
-                    blockDimZ: config.block.z,
-                    sharedMemBytes: config.shared_bytes,
-                    hStream: *raw_stream,
-                    attrs: attrs.as_mut_ptr(),
-                    numAttrs: n as u32,
-                };
-                // SAFETY: as for cuLaunchKernel; `cfg` and `attrs` (n entries,
-                // each with the union member its id names) live across the call.
-                let rc =
-                    unsafe { ex(&cfg, function.as_raw(), kernel_params, std::ptr::null_mut()) };
-                ("cuLaunchKernelEx", rc)
-            } else if config.cooperative
-                && config.cluster.is_none()
-                && config.priority.is_none()
-                && !config.programmatic
-                && config.access_policy.is_none()
-            {
-                // SAFETY: as for cuLaunchKernel.
-                let rc = unsafe {
-                    (cu.cuLaunchCooperativeKernel)(
-                        function.as_raw(),
-                        config.grid.x,
-                        config.grid.y,
-                        config.grid.z,
-                        config.block.x,
-                        config.block.y,
-                        config.block.z,
-                        config.shared_bytes,
-                        *raw_stream,
-                        kernel_params,
-                    )
-                };
-                ("cuLaunchCooperativeKernel", rc)
-            } else {
-                return Err(Error::NotSupported {
-                    feature: "cuLaunchKernelEx (cluster, priority, programmatic and access-policy launch attributes)",
-                    needs_driver: "CUDA 11.8",
-                });
-            })
-        };
-        // The plain launch, issued here rather than through `issue`: the
-        // common path pays no closure call.
-        let (mut call, mut rc) = if needs_ex { issue(cu)? } else { plain(cu) };
         if rc != CUresult::CUDA_SUCCESS && ctx.should_retry_elsewhere(fast, rc) {
             // The thread's current context was believed to be this one
             // without asking the driver, and foreign code had switched it:
             // the refused launch queued nothing, so it is issued once more.
-            (call, rc) = issue(ctx.enter()?)?;
+            // SAFETY: as above.
+            (call, rc) = unsafe {
+                launch_issue(
+                    ctx.enter()?,
+                    raw_function,
+                    config,
+                    raw,
+                    kernel_params,
+                    needs_ex,
+                )?
+            };
         }
         ctx.check(call, rc)?;
         self.count_launch();
@@ -884,6 +841,104 @@ fn config_key(c: &LaunchConfig) -> Option<[u64; 4]> {
         // Bit 63: a key is never all zeros, the empty cache's words.
         w(c.shared_bytes, u32::from(c.programmatic) | 1 << 31),
     ])
+}
+
+/// A launch through `cuLaunchKernelEx` (with `needs_ex`: the attributes of
+/// `config`), `cuLaunchCooperativeKernel` where that is missing and only
+/// the cooperative attribute is asked for, or `cuLaunchKernel`: the launch
+/// path's uncommon calls, out of line.
+///
+/// # Safety
+///
+/// As [`launch_plain`].
+#[inline(never)]
+unsafe fn launch_issue(
+    cu: &'static cuda_sys::Driver,
+    raw_function: cuda_sys::CUfunction,
+    config: &LaunchConfig,
+    raw_stream: cuda_sys::CUstream,
+    kernel_params: *mut *mut std::ffi::c_void,
+    needs_ex: bool,
+) -> Result<(&'static str, CUresult)> {
+    Ok(if !needs_ex {
+        // SAFETY: the caller's contract.
+        unsafe { launch_plain(cu, raw_function, config, raw_stream, kernel_params) }
+    } else if let Some(ex) = cu.cuLaunchKernelEx {
+        let mut attrs: [CUlaunchAttribute; 5] = [zero_attribute(); 5];
+        let mut n = 0;
+        if let Some(c) = config.cluster {
+            attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            attrs[n].value.clusterDim.x = c.x;
+            attrs[n].value.clusterDim.y = c.y;
+            attrs[n].value.clusterDim.z = c.z;
+            n += 1;
+        }
+        if config.cooperative {
+            attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+            attrs[n].value.cooperative = 1;
+            n += 1;
+        }
+        if let Some(p) = config.priority {
+            attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY;
+            attrs[n].value.priority = p;
+            n += 1;
+        }
+        if config.programmatic {
+            attrs[n].id =
+                CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            attrs[n].value.programmaticStreamSerializationAllowed = 1;
+            n += 1;
+        }
+        if let Some(w) = &config.access_policy {
+            attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW;
+            attrs[n].value = w.value();
+            n += 1;
+        }
+        let cfg = CUlaunchConfig {
+            gridDimX: config.grid.x,
+            gridDimY: config.grid.y,
+            gridDimZ: config.grid.z,
+            blockDimX: config.block.x,
+            blockDimY: config.block.y,
+            blockDimZ: config.block.z,
+            sharedMemBytes: config.shared_bytes,
+            hStream: raw_stream,
+            attrs: attrs.as_mut_ptr(),
+            numAttrs: n as u32,
+        };
+        // SAFETY: the caller's contract (as `launch_plain`'s); `cfg` and
+        // `attrs` (n entries, each with the union member its id names) live
+        // across the call.
+        let rc = unsafe { ex(&cfg, raw_function, kernel_params, std::ptr::null_mut()) };
+        ("cuLaunchKernelEx", rc)
+    } else if config.cooperative
+        && config.cluster.is_none()
+        && config.priority.is_none()
+        && !config.programmatic
+        && config.access_policy.is_none()
+    {
+        // SAFETY: the caller's contract (as `launch_plain`'s).
+        let rc = unsafe {
+            (cu.cuLaunchCooperativeKernel)(
+                raw_function,
+                config.grid.x,
+                config.grid.y,
+                config.grid.z,
+                config.block.x,
+                config.block.y,
+                config.block.z,
+                config.shared_bytes,
+                raw_stream,
+                kernel_params,
+            )
+        };
+        ("cuLaunchCooperativeKernel", rc)
+    } else {
+        return Err(Error::NotSupported {
+                feature: "cuLaunchKernelEx (cluster, priority, programmatic and access-policy launch attributes)",
+                needs_driver: "CUDA 11.8",
+            });
+    })
 }
 
 /// `cuLaunchKernel` of `f` with `config` on `stream` (`extra` NULL).

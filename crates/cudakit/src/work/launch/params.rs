@@ -312,6 +312,7 @@ impl<'a> ParamList<'a> {
     /// The first pointer argument whose context is not `ctx` and whose
     /// device `ctx` has no peer access to, as (index, device ordinal of its
     /// context).
+    #[inline]
     pub(crate) fn foreign_argument(&self, ctx: &Context) -> Option<(usize, i32)> {
         self.foreign_to(ctx.id(), |device, owner| ctx.peer_enabled(device, owner))
     }
@@ -620,13 +621,24 @@ impl<'a> ParamList<'a> {
     /// argument `i`'s value inside this list's storage. Valid while `self`
     /// is borrowed and unchanged, which the launch guarantees by holding
     /// `&self` across the driver call.
+    #[inline(always)]
     pub(crate) fn pointers(&self, out: &mut PointerArray) {
         let base = self.base();
-        out.clear();
-        for e in self.entries() {
-            // SAFETY: every entry's range lies inside the storage (push_bytes
-            // checked `offset + size <= capacity`).
-            out.push(unsafe { base.add(e.offset) }.cast_mut().cast());
+        let entries = self.entries();
+        out.len = entries.len();
+        // Entry `i`'s value, inside the storage.
+        let at = |e: &Entry| -> *mut std::ffi::c_void {
+            // SAFETY: every entry's range lies inside the storage
+            // (push_bytes checked `offset + size <= capacity`).
+            unsafe { base.add(e.offset) }.cast_mut().cast()
+        };
+        if entries.len() <= INLINE_ARGS {
+            for (slot, e) in out.inline.iter_mut().zip(entries) {
+                slot.write(at(e));
+            }
+        } else {
+            out.heap.clear();
+            out.heap.extend(entries.iter().map(at));
         }
     }
 
@@ -731,45 +743,32 @@ impl fmt::Display for ParamDescription {
 }
 
 /// The `void*` array handed to the driver; inline for up to
-/// [`INLINE_ARGS`] entries.
+/// [`INLINE_ARGS`] entries. Filled whole by [`ParamList::pointers`]: the
+/// first `len` inline slots (or the heap copy, past [`INLINE_ARGS`]) are
+/// initialised, the rest never read.
 pub(crate) struct PointerArray {
-    inline: [*mut std::ffi::c_void; INLINE_ARGS],
+    inline: [MaybeUninit<*mut std::ffi::c_void>; INLINE_ARGS],
     heap: Vec<*mut std::ffi::c_void>,
     len: usize,
 }
 
 impl PointerArray {
+    #[inline(always)]
     pub(crate) fn new() -> Self {
         PointerArray {
-            inline: [std::ptr::null_mut(); INLINE_ARGS],
+            inline: [MaybeUninit::uninit(); INLINE_ARGS],
             heap: Vec::new(),
             len: 0,
         }
     }
 
-    fn clear(&mut self) {
-        self.len = 0;
-        self.heap.clear();
-    }
-
-    fn push(&mut self, p: *mut std::ffi::c_void) {
-        if self.len < INLINE_ARGS {
-            self.inline[self.len] = p;
-        } else {
-            if self.heap.is_empty() {
-                self.heap.extend_from_slice(&self.inline);
-            }
-            self.heap.push(p);
-        }
-        self.len += 1;
-    }
-
     /// The array as the driver wants it (NULL when empty).
+    #[inline(always)]
     pub(crate) fn as_mut_ptr(&mut self) -> *mut *mut std::ffi::c_void {
         if self.len == 0 {
             std::ptr::null_mut()
         } else if self.len <= INLINE_ARGS {
-            self.inline.as_mut_ptr()
+            self.inline.as_mut_ptr().cast()
         } else {
             self.heap.as_mut_ptr()
         }
@@ -778,7 +777,9 @@ impl PointerArray {
     #[cfg(test)]
     pub(crate) fn as_slice(&self) -> &[*mut std::ffi::c_void] {
         if self.len <= INLINE_ARGS {
-            &self.inline[..self.len]
+            // SAFETY: the first `len` inline slots were written by
+            // `ParamList::pointers`; MaybeUninit<T> has T's layout.
+            unsafe { std::slice::from_raw_parts(self.inline.as_ptr().cast(), self.len) }
         } else {
             &self.heap
         }
