@@ -6,7 +6,9 @@
 //!   return, and so end the closure's borrows, before the callback is over:
 //!   it waits again on a fresh thread;
 //! - a graph whose allocation node has no free node is refused at
-//!   instantiation (every launch would leak it) unless it frees on launch.
+//!   instantiation (every launch would leak it) unless it frees on launch;
+//! - a replay whose `done` record failed keeps its executable graph: no
+//!   wait can tell when that replay is over.
 //!
 //! Process-global (`CUDAKIT_LIBCUDA`), hence a binary of its own.
 
@@ -95,4 +97,68 @@ fn an_allocation_node_without_a_free_node_is_refused_unless_freed_on_launch() {
     // lacks; the GPU suite instantiates with auto-free on launch.)
     assert_eq!(ctx.stats().kind(AllocKind::Graph).live_count, 0);
     drop(alloc);
+}
+
+#[test]
+fn a_launch_whose_done_record_failed_keeps_its_executable_graph() {
+    let _serial = serial();
+    let lib = open();
+    // SAFETY: exported by the stand-in with these signatures.
+    let fail_record =
+        unsafe { lib.get::<unsafe extern "C" fn(i32)>(b"stub_fail_next_event_record\0") }
+            .expect("stub_fail_next_event_record");
+    // SAFETY: as above.
+    let destroys = unsafe { lib.get::<unsafe extern "C" fn() -> u64>(b"stub_exec_destroys\0") }
+        .expect("stub_exec_destroys");
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let stream = ctx.stream().expect("stream");
+    let mut g = ctx.graph().expect("graph");
+    g.add_empty(&[]).expect("empty node");
+
+    // A launch whose record succeeds: the drop waits for it and destroys.
+    let exec = g
+        .instantiate(InstantiateOptions::default())
+        .expect("instantiate");
+    ctx.scope(|s| s.launch_graph(&stream, &exec))
+        .expect("launch");
+    // SAFETY: no arguments.
+    let before = unsafe { destroys() };
+    drop(exec);
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { destroys() },
+        before + 1,
+        "a waited-for exec is destroyed"
+    );
+
+    // The replay is queued, then recording `done` after it fails: nothing
+    // can wait for that replay, so the drop (inside the scope, before the
+    // scope's own wait) must keep the exec and whatever it uses.
+    let exec = g
+        .instantiate(InstantiateOptions::default())
+        .expect("instantiate");
+    let leaked_before = ctx.stats().kind(AllocKind::Leaked).live_count;
+    let st = &stream;
+    let r = ctx.scope(move |s| {
+        // SAFETY: a plain value (CUDA_ERROR_INVALID_VALUE).
+        unsafe { fail_record(1) };
+        let r = s.launch_graph(st, &exec);
+        drop(exec);
+        r
+    });
+    assert!(
+        matches!(&r, Err(Error::Driver(e)) if e.code.raw().0 == 1),
+        "the failed record is reported: {r:?}"
+    );
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { destroys() },
+        before + 1,
+        "an exec whose replay nothing can wait for was destroyed"
+    );
+    // (An exec without graph memory has no arena entry to mark leaked.)
+    assert_eq!(
+        ctx.stats().kind(AllocKind::Leaked).live_count,
+        leaked_before
+    );
 }

@@ -2306,6 +2306,10 @@ pub unsafe extern "C" fn cuEventDestroy_v2(event: *mut c_void) -> i32 {
 #[no_mangle]
 pub unsafe extern "C" fn cuEventRecord(event: *mut c_void, stream: *mut c_void) -> i32 {
     entry!();
+    let fail = FAIL_NEXT_RECORD.swap(0, std::sync::atomic::Ordering::Relaxed);
+    if fail != 0 {
+        return fail;
+    }
     WAIT_COUNTS[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let stream = stream as usize;
     let mut s = state();
@@ -2577,7 +2581,27 @@ pub unsafe extern "C" fn cuGraphExecUpdate_v2(
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecDestroy(_exec: *mut c_void) -> i32 {
     entry!();
+    EXEC_DESTROYS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     CUDA_SUCCESS
+}
+
+/// `cuGraphExecDestroy` calls so far.
+static EXEC_DESTROYS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many `cuGraphExecDestroy` calls the stand-in has had.
+#[no_mangle]
+pub extern "C" fn stub_exec_destroys() -> u64 {
+    EXEC_DESTROYS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A code the next `cuEventRecord` returns without recording (0: none).
+static FAIL_NEXT_RECORD: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Makes the next `cuEventRecord` return `code` without recording; 0
+/// cancels.
+#[no_mangle]
+pub extern "C" fn stub_fail_next_event_record(code: i32) {
+    FAIL_NEXT_RECORD.store(code, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// The stand-in's host-function thread: runs queued host functions in

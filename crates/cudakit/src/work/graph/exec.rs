@@ -127,7 +127,8 @@ pub struct GraphExec<'g> {
     /// Instantiated for device launch (and uploaded).
     pub(super) device_launch: bool,
     /// Work that uses it may still run and cannot be waited for (an upload
-    /// whose wait failed): the drop keeps it, leaked on purpose.
+    /// whose wait failed, a launch or upload whose `done` record failed):
+    /// the drop keeps it, leaked on purpose.
     pub(super) keep: Cell<bool>,
     _borrows: PhantomData<&'g ()>,
 }
@@ -260,9 +261,14 @@ impl<'g> GraphExec<'g> {
     /// caller's `enter` of this context, just before.
     fn mark(&self, cu: &cuda_sys::Driver, stream: cuda_sys::CUstream) -> Result<()> {
         // SAFETY: a live event and stream of this context.
-        self.ctx.check("cuEventRecord", unsafe {
-            (cu.cuEventRecord)(self.done, stream)
-        })?;
+        let rc = unsafe { (cu.cuEventRecord)(self.done, stream) };
+        if rc != CUresult::CUDA_SUCCESS {
+            // The launch or upload just queued is not covered by `done`:
+            // no wait can tell when it is over, so the drop keeps the exec,
+            // its event and its allocations (leaked on purpose, recorded).
+            self.keep.set(true);
+        }
+        self.ctx.check("cuEventRecord", rc)?;
         self.used.set(true);
         Ok(())
     }
