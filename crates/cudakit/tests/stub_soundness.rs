@@ -114,8 +114,43 @@ fn soundness_against_the_stand_in() {
             matches!(err, Error::ArgumentContextMismatch { index: 0, .. }),
             "{err}"
         );
-        let after: u64 = stub.call0(b"stub_launch_count\0");
+        // A virtual buffer's mapping is granted per device (`grant_access`),
+        // which peer access does not extend: with peer access on, the
+        // buffer, its view and a sub-view of it are all still refused (a
+        // view used to pass as a plain device view).
+        ctx1.enable_peer_access(&ctx0).expect("peer access 1 -> 0");
+        let virt = ctx0
+            .alloc_virtual::<f32>(16, 1 << 20)
+            .expect("virtual on 0");
+        for (what, p) in [
+            ("the buffer", params![&virt, &local]),
+            ("its view", params![virt.as_view(), &local]),
+            (
+                "a sub-view",
+                params![virt.view(1..9).expect("view"), &local],
+            ),
+        ] {
+            // SAFETY: refused before the driver.
+            let err = ctx1
+                .scope(|s| unsafe { s.launch(&stream, &f, &cfg, &p) })
+                .unwrap_err();
+            assert!(
+                matches!(err, Error::ArgumentContextMismatch { index: 0, .. }),
+                "{what} of another context's virtual buffer: {err}"
+            );
+        }
+        // A plain buffer of device 0 is reachable through that peer access.
+        // SAFETY: the stand-in runs nothing.
+        ctx1.scope(|s| unsafe { s.launch(&stream, &f, &cfg, &params![&foreign, &local]) })
+            .expect("a peer's plain buffer");
+        drop(virt);
+        // SAFETY: no work of ctx1 uses ctx0's memory any more (the scopes
+        // above waited).
+        unsafe { ctx1.disable_peer_access(&ctx0) }.expect("peer access off");
+        // (One launch above: the peer's plain buffer.)
+        let after: u64 = stub.call0::<u64>(b"stub_launch_count\0") - 1;
         assert_eq!(before, after, "a foreign argument reached cuLaunchKernel");
+        let after = after + 1;
         // The same arguments of the right context do launch.
         // SAFETY: the stand-in runs nothing.
         ctx1.scope(|s| unsafe { s.launch(&stream, &f, &cfg, &params![&local, &local]) })

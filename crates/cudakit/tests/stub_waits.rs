@@ -125,11 +125,8 @@ fn a_launch_whose_done_record_failed_keeps_its_executable_graph() {
     let before = unsafe { destroys() };
     drop(exec);
     // SAFETY: as above.
-    assert_eq!(
-        unsafe { destroys() },
-        before + 1,
-        "a waited-for exec is destroyed"
-    );
+    let after = unsafe { destroys() };
+    assert_eq!(after, before + 1, "a waited-for exec is destroyed");
 
     // The replay is queued, then recording `done` after it fails: nothing
     // can wait for that replay, so the drop (inside the scope, before the
@@ -151,8 +148,9 @@ fn a_launch_whose_done_record_failed_keeps_its_executable_graph() {
         "the failed record is reported: {r:?}"
     );
     // SAFETY: as above.
+    let after = unsafe { destroys() };
     assert_eq!(
-        unsafe { destroys() },
+        after,
         before + 1,
         "an exec whose replay nothing can wait for was destroyed"
     );

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cuda_sys::CUdeviceptr;
 
+use crate::compile::signature::check::Container;
 use crate::context::arena::AllocKind;
 use crate::context::Context;
 use crate::error::Result;
@@ -139,6 +140,7 @@ impl<'c, T: DeviceCopy> DeviceBuffer<'c, T> {
             ptr: self.ptr,
             len: self.len,
             origin: None,
+            restricted: None,
             _marker: PhantomData,
         }
     }
@@ -180,6 +182,13 @@ pub struct DeviceView<'a, T: DeviceCopy> {
     len: usize,
     /// For a view of stream-ordered memory: its allocation's stream.
     origin: Option<StreamOrigin>,
+    /// For a view of memory mapped for its own device alone (a
+    /// [`VirtualBuffer`](crate::memory::VirtualBuffer)'s or an
+    /// [`ImportedBuffer`](crate::memory::ImportedBuffer)'s), that buffer's
+    /// kind: as a kernel argument it is checked as that buffer would be
+    /// (never an argument of another context: peer access does not extend
+    /// to such mappings).
+    restricted: Option<Container>,
     _marker: PhantomData<&'a T>,
 }
 
@@ -209,8 +218,21 @@ impl<'a, T: DeviceCopy> DeviceView<'a, T> {
             ptr,
             len,
             origin: None,
+            restricted: None,
             _marker: PhantomData,
         }
+    }
+
+    /// The view of a buffer whose mapping only its own device may use
+    /// (`container` names its kind; see `restricted`).
+    pub(crate) fn restricted_to_own_device(mut self, container: Container) -> Self {
+        self.restricted = Some(container);
+        self
+    }
+
+    /// The kind of buffer a kernel argument of this view is checked as.
+    pub(crate) fn container(&self) -> Container {
+        self.restricted.unwrap_or(Container::DeviceView)
     }
 
     /// [`DeviceView::from_raw_parts`] of stream-ordered memory allocated on
@@ -252,6 +274,7 @@ impl<'a, T: DeviceCopy> DeviceView<'a, T> {
             ptr: self.ptr + (start * std::mem::size_of::<T>()) as u64,
             len: end - start,
             origin: self.origin,
+            restricted: self.restricted,
             _marker: PhantomData,
         })
     }

@@ -130,6 +130,7 @@ impl<'a, T: DeviceCopy> ImportedBuffer<'a, T> {
     /// destination. It borrows the buffer, so it cannot outlive the import.
     pub fn as_view(&self) -> DeviceView<'_, T> {
         DeviceView::from_raw_parts(self.ctx, self.ptr, self.len)
+            .restricted_to_own_device(crate::compile::signature::check::Container::ImportedBuffer)
     }
 
     view_methods!();

@@ -632,6 +632,7 @@ impl<'c, T: DeviceCopy> VirtualBuffer<'c, T> {
         // The first `len` elements are mapped (`mapped >= byte_len`), as a
         // view's copies need; the copies below go through it.
         DeviceView::from_raw_parts(self.ctx, self.base, self.len)
+            .restricted_to_own_device(crate::compile::signature::check::Container::VirtualBuffer)
     }
 
     view_methods!();

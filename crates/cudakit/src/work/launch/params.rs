@@ -882,7 +882,7 @@ impl<'a, T: DeviceCopy> KernelArg<'a> for DeviceView<'a, T> {
             self.len(),
             crate::memory::DeviceSrc::origin(&self),
             self.context(),
-            Container::DeviceView,
+            self.container(),
         );
     }
 }
