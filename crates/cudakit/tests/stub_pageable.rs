@@ -11,7 +11,9 @@
 //! - a refused registration (injected, and a range someone else registered
 //!   first: 712) falls back to staging, still byte-exact;
 //! - a wait that fails in the middle (not sticky): the transfer reports it,
-//!   and the registration is undone only after the retried wait.
+//!   and the registration is undone only after the retried wait;
+//! - `release_staging` does nothing on a capturing thread, and keeps (as
+//!   leaked) the chunks of a lane whose wait failed.
 //!
 //! Process-global (`CUDAKIT_LIBCUDA`, the policy), hence a binary of its
 //! own.
@@ -20,7 +22,7 @@
 mod stub;
 
 use cudakit::memory::staged::{self, PageablePolicy, STAGE_MIN};
-use cudakit::Context;
+use cudakit::{AllocKind, Context};
 
 /// Sets the process's pageable policy, the registering ones included.
 fn set_policy(policy: PageablePolicy) {
@@ -288,4 +290,58 @@ fn a_failed_wait_in_the_middle_unregisters_only_after_the_retried_wait() {
     round_trip(&ctx, &mut rng, len, 1, 2);
     set_policy(PageablePolicy::Auto);
     assert_eq!(ctx.stats().kind(cudakit::AllocKind::Leaked).live_count, 0);
+}
+
+#[test]
+fn staging_is_released_only_where_it_may_be_and_only_when_waited_for() {
+    let _serial = serial();
+    let lib = open();
+    set_policy(PageablePolicy::Stage);
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let mut rng = Rng::new();
+    round_trip(&ctx, &mut rng, STAGE_MIN + 1, 1, 2);
+    let live = |kind| ctx.stats().kind(kind).live_count;
+    let chunks = live(AllocKind::Staging);
+    assert!(chunks > 0, "the staged transfer made its chunks");
+
+    // On a thread that is capturing, a release would wait (and so
+    // invalidate the capture): it does nothing.
+    let stream = ctx.stream().expect("stream");
+    ctx.scope(|s| {
+        s.capture(&stream, || {
+            ctx.release_staging();
+            Ok(())
+        })
+        .map(drop)
+    })
+    .expect("the capture is still valid");
+    assert_eq!(
+        live(AllocKind::Staging),
+        chunks,
+        "released during a capture"
+    );
+
+    // A wait that fails (not sticky) may leave a DMA on a chunk: the
+    // chunks are kept, recorded as leaked, never recorded as freed.
+    let leaked = live(AllocKind::Leaked);
+    // SAFETY: exported by the stand-in with this signature.
+    let fail = unsafe { lib.get::<unsafe extern "C" fn(i32)>(b"stub_fail_next_sync\0") }
+        .expect("stub_fail_next_sync");
+    // SAFETY: a plain value (CUDA_ERROR_INVALID_VALUE).
+    unsafe { fail(1) };
+    ctx.release_staging();
+    assert_eq!(live(AllocKind::Staging), 0);
+    // The failed wait is one lane's (each direction has its own lane and
+    // streams): that lane's chunks are kept, the other's are freed.
+    let kept = live(AllocKind::Leaked) - leaked;
+    assert!(
+        kept > 0 && kept < chunks,
+        "chunks a failed wait left in use were recorded as freed ({kept} of {chunks} kept)"
+    );
+    // A later transfer makes new chunks and still round-trips.
+    round_trip(&ctx, &mut rng, STAGE_MIN + 3, 0, 5);
+    // SAFETY: a plain value (0: cancels any injection left).
+    unsafe { fail(0) };
+    ctx.release_staging();
+    assert_eq!(live(AllocKind::Staging), 0, "a clean release frees all");
 }

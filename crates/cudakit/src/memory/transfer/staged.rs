@@ -307,15 +307,22 @@ impl Lane {
     }
 
     /// Hands everything back; errors go to `record`. The lane's context
-    /// must be current.
+    /// must be current. A chunk is freed only once both streams were
+    /// waited for (a failed, non-sticky wait may leave a DMA reading or
+    /// writing it: the chunks are then kept, recorded as leaked), and the
+    /// arena records a free only when `cuMemFreeHost` succeeded.
     fn free(&mut self, cu: &Driver, arena: &Arena, record: &mut dyn FnMut(&'static str, CUresult)) {
+        let mut settled = true;
         for s in &mut self.streams {
             if !s.is_null() {
                 // SAFETY: a stream this lane created; destroyed once (nulled).
-                record("cuStreamSynchronize", unsafe {
-                    (cu.cuStreamSynchronize)(*s)
-                });
-                // SAFETY: as above.
+                let rc = unsafe { (cu.cuStreamSynchronize)(*s) };
+                record("cuStreamSynchronize", rc);
+                if rc != CUresult::CUDA_SUCCESS && !crate::DriverCode::from_raw(rc).is_sticky() {
+                    settled = false;
+                }
+                // SAFETY: as above (a stream with work still queued is
+                // destroyed once that work is done).
                 record("cuStreamDestroy_v2", unsafe { (cu.cuStreamDestroy)(*s) });
                 *s = ptr::null_mut();
             }
@@ -329,12 +336,15 @@ impl Lane {
                 self.events[i] = ptr::null_mut();
             }
             if !self.chunks[i].is_null() {
-                // SAFETY: a chunk from cuMemHostAlloc; its streams were
-                // synchronized above, so no DMA uses it; freed once.
-                record("cuMemFreeHost", unsafe {
-                    (cu.cuMemFreeHost)(self.chunks[i].cast())
-                });
-                arena.record_free(self.ids[i]);
+                if settled {
+                    // SAFETY: a chunk from cuMemHostAlloc; its streams were
+                    // synchronized above, so no DMA uses it; freed once.
+                    let rc = unsafe { (cu.cuMemFreeHost)(self.chunks[i].cast()) };
+                    record("cuMemFreeHost", rc);
+                    arena.record_release(self.ids[i], rc, "cuMemFreeHost");
+                } else {
+                    arena.record_leak(self.ids[i], "cuStreamSynchronize");
+                }
                 self.chunks[i] = ptr::null_mut();
             }
         }
@@ -675,7 +685,15 @@ impl Context {
     /// Frees the staged pipeline's page-locked chunks (they are made again
     /// by the next staged transfer). Waits for any staged transfer running
     /// on another thread to finish first.
+    ///
+    /// Does nothing where a release may not run now (on a thread that is
+    /// capturing, where a wait would invalidate the capture; in a driver
+    /// callback; off a green context's thread; in a child made by `fork`):
+    /// the chunks stay for the next transfer, or the context's drop.
     pub fn release_staging(&self) {
+        if !self.releases_now() {
+            return;
+        }
         let Some(cu) = self.enter_for_drop() else {
             return;
         };
