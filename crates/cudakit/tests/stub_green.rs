@@ -31,7 +31,7 @@
 #[path = "../../cuda-sys/tests/support/stub.rs"]
 mod stub;
 
-use cudakit::{params, Context, Error, LaunchConfig, SmSplitOptions};
+use cudakit::{params, AllocKind, Context, Error, LaunchConfig, SmSplitOptions};
 
 const PTX: &str = "
 .version 8.0
@@ -252,6 +252,23 @@ fn green_contexts_split_check_track_and_destroy_in_order() {
         .synchronize()
         .expect("synchronize drains the deferred free");
     assert_eq!(small.stats().live_count(), 1);
+    // A stream-ordered buffer freed explicitly on another thread: handed
+    // to the owning thread as its drop would be, never leaked for good.
+    let pool = small.default_pool().expect("pool");
+    let pooled = pool.alloc::<u32>(&stream, 64).expect("pool alloc");
+    std::thread::scope(|t| {
+        t.spawn(|| pooled.free().expect("free off the partition's thread"));
+    });
+    assert_eq!(
+        small.stats().kind(AllocKind::Leaked).live_count,
+        0,
+        "freed off its thread: recorded as leaked for good"
+    );
+    small
+        .synchronize()
+        .expect("synchronize drains the deferred free");
+    assert_eq!(small.stats().live_count(), 1, "the pool buffer was freed");
+    drop(pool);
     assert!(small.drop_errors().is_empty(), "{:?}", small.drop_errors());
 
     // A scope whose wait fails once (not sticky): tried again on a fresh

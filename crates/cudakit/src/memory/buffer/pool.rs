@@ -613,11 +613,10 @@ impl<'a, T: DeviceCopy> PoolBuffer<'a, T> {
             }));
         }
         // Where the free cannot be issued now (a captured stream, a
-        // capturing thread, a driver callback), the drop's path defers it.
-        if crate::context::release::thread_capturing()
-            || crate::context::release::in_driver_callback()
-            || self.state.lock().capture.is_some()
-        {
+        // capturing thread, a driver callback, off a green context's
+        // thread, a child made by `fork`), the drop's path defers or
+        // skips it as it does for any release.
+        if !self.ctx.releases_now() || self.state.lock().capture.is_some() {
             drop(self);
             return Ok(());
         }
