@@ -11,8 +11,13 @@
 mod stub;
 
 use std::ffi::c_int;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
+use cudakit::work::future::Batch;
 use cudakit::{Context, Error};
 
 extern "C" {
@@ -39,6 +44,7 @@ fn in_child(
     stream: &cudakit::Stream,
     pinned: &cudakit::PinnedBuffer<u32>,
     lib: &libloading::Library,
+    batch: &mut Batch<(), ()>,
 ) -> c_int {
     let live = counter(lib, b"stub_live_allocations\0");
     let launches = counter(lib, b"stub_launch_count\0");
@@ -79,7 +85,24 @@ fn in_child(
     if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pinned[0])).is_ok() {
         return 9;
     }
+    // A batch still running in the parent at the fork has no thread here:
+    // polled, it says so (a panic) instead of pending for ever.
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(batch))).is_ok() {
+        return 10;
+    }
     0
+}
+
+/// A waker that does nothing (the polls here are one-off).
+struct Nothing;
+impl Wake for Nothing {
+    fn wake(self: Arc<Self>) {}
+}
+
+/// One poll of `f`.
+fn poll_once<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
+    let w = Waker::from(Arc::new(Nothing));
+    Pin::new(f).poll(&mut TaskContext::from_waker(&w))
 }
 
 #[test]
@@ -96,6 +119,29 @@ fn a_forked_child_refuses_the_driver_and_frees_nothing() {
     let mut warm = vec![0u8; 8 << 20];
     cudakit::memory::staged::host_copy(&mut warm, &vec![1u8; 8 << 20]).expect("host copy");
     let live = counter(&lib, b"stub_live_allocations\0");
+    // A batch that is still running at the fork: its host function is
+    // held by the stand-in until the parent lets it go.
+    // SAFETY: exported by the stand-in with this signature.
+    let hold = unsafe { lib.get::<unsafe extern "C" fn(bool)>(b"stub_hold_host_fns\0") }
+        .expect("stub_hold_host_fns");
+    // SAFETY: a plain value.
+    unsafe { hold(true) };
+    let leaked: &'static Context = Box::leak(Box::new(ctx.clone()));
+    let batch_stream: &'static cudakit::Stream<'static> =
+        Box::leak(Box::new(leaked.stream().expect("stream")));
+    let mut batch = leaked.submit((), move |s, _: &mut ()| {
+        s.host_fn(batch_stream, || {})?;
+        Ok(())
+    });
+    let started_at = Instant::now();
+    while counter(&lib, b"stub_host_fns_pending\0") == 0 {
+        assert!(
+            started_at.elapsed() < Duration::from_secs(30),
+            "the batch never queued"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(!batch.is_done());
 
     // SAFETY: the child runs only `in_child` (cudakit, whose driver calls
     // the atfork handler refuses, and memory work) and leaves with
@@ -104,7 +150,7 @@ fn a_forked_child_refuses_the_driver_and_frees_nothing() {
     assert!(pid >= 0, "fork failed");
     if pid == 0 {
         let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            in_child(&ctx, &stream, &pinned, &lib)
+            in_child(&ctx, &stream, &pinned, &lib, &mut batch)
         }))
         .unwrap_or(100);
         // SAFETY: ends the child without unwinding into the test harness.
@@ -129,6 +175,22 @@ fn a_forked_child_refuses_the_driver_and_frees_nothing() {
     let (exited, code) = (status & 0x7f == 0, (status >> 8) & 0xff);
     assert!(exited, "the child died of signal {}", status & 0x7f);
     assert_eq!(code, 0, "check {code} failed in the forked child");
+
+    // The parent's batch resolves once its host function may run.
+    // SAFETY: a plain value.
+    unsafe { hold(false) };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let ((), r) = loop {
+        if let Poll::Ready(v) = poll_once(&mut batch) {
+            break v;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the parent's batch never resolved"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    r.expect("the parent's batch");
 
     // The parent is untouched by the child's drops.
     assert_eq!(counter(&lib, b"stub_live_allocations\0"), live);

@@ -387,6 +387,13 @@ enum Outcome<P, R> {
 ///
 /// Dropping it before it resolves, or forgetting it, is sound and frees
 /// nothing early: see [`crate::work::future`].
+///
+/// # Panics
+///
+/// Polled in a child made by `fork` before it resolved: the batch's thread
+/// and its payload are the parent's, so it can never resolve there (the
+/// `Done` futures resolve to [`Error::ForkedChild`] instead; a batch has no
+/// payload to hand back with an error).
 #[must_use = "the batch runs anyway; drop the future to discard its payload once done"]
 pub struct Batch<P, R> {
     slot: Arc<Slot<P, R>>,
@@ -418,6 +425,15 @@ impl<P, R> Future for Batch<P, R> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
         let slot = &self.slot;
+        if slot.state.load(Ordering::Acquire) == PENDING && crate::driver::forked() {
+            // A child made by `fork` has no batch thread: the batch would
+            // never resolve, and its payload is that thread's, so there is
+            // nothing to hand back with an error. Said, rather than a hang.
+            panic!(
+                "a cudakit Batch submitted before fork was polled in the child: it cannot \
+                 resolve there (its thread and payload are the parent's)"
+            );
+        }
         if slot.state.load(Ordering::Acquire) == PENDING {
             *lock(&slot.waker) = Some(cx.waker().clone());
             if slot.state.load(Ordering::Acquire) == PENDING {
