@@ -90,6 +90,11 @@ fn in_child(
     if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(batch))).is_ok() {
         return 10;
     }
+    // A stream's future is refused before any lock of the process's (one
+    // a parent's thread held at the fork would never be released here).
+    if !matches!(stream.done(), Err(Error::ForkedChild)) {
+        return 11;
+    }
     0
 }
 

@@ -268,6 +268,11 @@ impl<'c> Stream<'c> {
     /// [`Error::InsideHostCallback`]; driver errors.
     pub fn done(&self) -> Result<Done<'c>> {
         let ctx = self.context();
+        if crate::driver::forked() {
+            // Before any lock: one held by a parent's thread at the fork
+            // would never be released here.
+            return Err(Error::ForkedChild);
+        }
         refuse_in_callback("Stream::done")?;
         ctx.refuse_poisoned()?;
         prune();
@@ -312,6 +317,11 @@ impl<'c> Event<'c> {
     /// recorded in a capture that goes on; driver errors.
     pub fn done(&self) -> Result<Done<'c>> {
         let ctx = self.context();
+        if crate::driver::forked() {
+            // Before any lock: one held by a parent's thread at the fork
+            // would never be released here.
+            return Err(Error::ForkedChild);
+        }
         refuse_in_callback("Event::done")?;
         ctx.refuse_poisoned()?;
         prune();
