@@ -864,35 +864,48 @@ unsafe fn launch_issue(
         // SAFETY: the caller's contract.
         unsafe { launch_plain(cu, raw_function, config, raw_stream, kernel_params) }
     } else if let Some(ex) = cu.cuLaunchKernelEx {
-        let mut attrs: [CUlaunchAttribute; 5] = [zero_attribute(); 5];
+        // Only the attributes asked for are written (each zeroed first, its
+        // union member then set): the rest of the array is never read.
+        let mut attrs = [std::mem::MaybeUninit::<CUlaunchAttribute>::uninit(); 5];
         let mut n = 0;
-        if let Some(c) = config.cluster {
-            attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-            attrs[n].value.clusterDim.x = c.x;
-            attrs[n].value.clusterDim.y = c.y;
-            attrs[n].value.clusterDim.z = c.z;
+        let mut push = |id: CUlaunchAttributeID, set: &dyn Fn(&mut CUlaunchAttributeValue)| {
+            let mut a = zero_attribute();
+            a.id = id;
+            set(&mut a.value);
+            attrs[n].write(a);
             n += 1;
+        };
+        if let Some(c) = config.cluster {
+            push(
+                CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                &|v| {
+                    v.clusterDim.x = c.x;
+                    v.clusterDim.y = c.y;
+                    v.clusterDim.z = c.z;
+                },
+            );
         }
         if config.cooperative {
-            attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
-            attrs[n].value.cooperative = 1;
-            n += 1;
+            push(CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &|v| {
+                v.cooperative = 1;
+            });
         }
         if let Some(p) = config.priority {
-            attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY;
-            attrs[n].value.priority = p;
-            n += 1;
+            push(CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY, &|v| {
+                v.priority = p;
+            });
         }
         if config.programmatic {
-            attrs[n].id =
-                CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-            attrs[n].value.programmaticStreamSerializationAllowed = 1;
-            n += 1;
+            push(
+                CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                &|v| v.programmaticStreamSerializationAllowed = 1,
+            );
         }
         if let Some(w) = &config.access_policy {
-            attrs[n].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW;
-            attrs[n].value = w.value();
-            n += 1;
+            push(
+                CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW,
+                &|v| *v = w.value(),
+            );
         }
         let cfg = CUlaunchConfig {
             gridDimX: config.grid.x,
@@ -903,7 +916,8 @@ unsafe fn launch_issue(
             blockDimZ: config.block.z,
             sharedMemBytes: config.shared_bytes,
             hStream: raw_stream,
-            attrs: attrs.as_mut_ptr(),
+            // The first `n` entries, written above.
+            attrs: attrs.as_mut_ptr().cast(),
             numAttrs: n as u32,
         };
         // SAFETY: the caller's contract (as `launch_plain`'s); `cfg` and
