@@ -6,7 +6,11 @@
 //!   on one stream only costs no wait;
 //! - a stream-ordered buffer used on a stream other than the one it was
 //!   allocated on waits for that stream once (its allocation is ordered
-//!   there only).
+//!   there only);
+//! - work whose memory is not known (a graph replay) waits for the other
+//!   streams, and each other stream waits for it once before its next use;
+//! - a use inside a capture does not become its range's last use (it
+//!   waited for nothing): the next use outside the capture still waits.
 //!
 //! Process-global (`CUDAKIT_LIBCUDA`), hence a binary of its own.
 
@@ -131,4 +135,69 @@ fn a_pool_buffer_used_on_another_stream_waits_for_its_allocation() {
     })
     .expect("scope");
     drop(buf);
+}
+
+#[test]
+fn work_ordered_after_everything_is_waited_for_by_the_other_streams() {
+    let _serial = serial();
+    let lib = open();
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let (a, c) = (ctx.stream().expect("a"), ctx.stream().expect("c"));
+    let x = ctx.alloc::<u32>(64).expect("x");
+    let host = vec![1u32; 64];
+    let mut g = ctx.graph().expect("graph");
+    g.add_empty(&[]).expect("node");
+    let exec = g
+        .instantiate(cudakit::work::graph::InstantiateOptions::default())
+        .expect("instantiate");
+    ctx.scope(|s| {
+        s.copy_to_device(&a, &host, &x)?;
+        // A graph replay (memory the table cannot see) on c: c waits for a.
+        let before = waits(&lib);
+        s.launch_graph(&c, &exec)?;
+        assert!(waits(&lib) > before, "the replay waits for a's upload");
+        // The replay may read or write x: a's next use of x waits for c,
+        // once.
+        let before = waits(&lib);
+        s.copy_to_device(&a, &host, &x)?;
+        assert_eq!(
+            waits(&lib) - before,
+            1,
+            "a's second upload of x did not wait for c's replay"
+        );
+        let before = waits(&lib);
+        s.copy_to_device(&a, &host, &x)?;
+        assert_eq!(waits(&lib) - before, 0, "waited for the same replay twice");
+        Ok(())
+    })
+    .expect("scope");
+}
+
+#[test]
+fn a_use_inside_a_capture_does_not_become_the_last_use() {
+    let _serial = serial();
+    let lib = open();
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let (a, b) = (ctx.stream().expect("a"), ctx.stream().expect("b"));
+    let x = ctx.alloc::<u32>(64).expect("x");
+    let y = ctx.alloc::<u32>(64).expect("y");
+    let host = vec![1u32; 64];
+    ctx.scope(|s| {
+        s.copy_to_device(&a, &host, &x)?;
+        s.copy_to_device(&b, &host, &y)?;
+        // b uses x inside a capture: the captured copy waits for nothing
+        // now (it runs at replays), so it must not become x's last use.
+        let graph = s.capture(&b, || s.copy(&b, &x, &y))?;
+        drop(graph);
+        // b's next use of x outside the capture still waits for a's upload.
+        let before = waits(&lib);
+        s.copy(&b, &x, &y)?;
+        assert_eq!(
+            waits(&lib) - before,
+            1,
+            "b's use of x after its capture did not wait for a's upload"
+        );
+        Ok(())
+    })
+    .expect("scope");
 }

@@ -392,6 +392,14 @@ impl<'s, 'env> Scope<'s, 'env> {
             self.ctx.begin_pending(self.id, raw, state);
         }
         self.last_stream.set(Some(raw));
+        // Whether this operation's memory is not known (a graph replay, a
+        // peer copy): ordered after everything of the other streams, and
+        // every other stream's next use then waits for it (below).
+        let after_all = matches!(&order, Ordering_::All);
+        // The table's new last uses, filed only once this stream's waits
+        // were issued outside a capture (a use whose wait was skipped or
+        // failed must not become the range's last use).
+        let mut updates: Vec<LastUse> = Vec::new();
         match order {
             Ordering_::All if !self.multi.get() => {
                 // The only stream so far: nothing to order against now, but
@@ -409,7 +417,13 @@ impl<'s, 'env> Scope<'s, 'env> {
                         self.note_use(raw, Arc::as_ptr(state), start, bytes);
                         continue;
                     }
-                    self.order_use(raw, Arc::as_ptr(state), start, bytes, origin, &mut waits)?;
+                    self.order_use(
+                        raw,
+                        Arc::as_ptr(state),
+                        (start, bytes, origin),
+                        &mut waits,
+                        &mut updates,
+                    )?;
                 }
             }
         }
@@ -457,22 +471,44 @@ impl<'s, 'env> Scope<'s, 'env> {
                 barriers[i].2.push(raw as usize);
             }
         }
+        if guard.capture.is_none() {
+            // The waits were issued: this stream is now the last user of
+            // the ranges it ordered. (A captured use files nothing: its
+            // work runs at replays, which are ordered as a whole.)
+            if !updates.is_empty() {
+                let mut table = self.order.borrow_mut();
+                // The table may lose the range `note_use` remembers.
+                self.last_noted.set(None);
+                for u in updates {
+                    table.retain(|t| !(u.start <= t.start && t.end <= u.end));
+                    table.push(u);
+                }
+            }
+            // Memory the table cannot see, used on one of several streams:
+            // each other stream waits for this one once, at its next use,
+            // as after a module-variable write. (The operation is queued
+            // right after this returns, on this thread: a scope is not
+            // shared, so no other use comes between.)
+            if after_all && self.multi.get() {
+                self.add_barrier(raw, state);
+            }
+        }
         Ok(StreamUse { raw, guard })
     }
 
     /// Orders one use of `[start, start + bytes)` on `raw` (whose state is
     /// `state`): every other stream that last used overlapping memory in
     /// this scope, or else the allocation stream of stream-ordered memory,
-    /// gets an order point that `raw` will wait for; the memory's last
-    /// stream becomes `raw`.
+    /// gets an order point that `raw` will wait for; the memory's new last
+    /// use (on `raw`) goes to `updates`, which the caller files once the
+    /// waits were issued.
     fn order_use(
         &self,
         raw: CUstream,
         state: *const StreamState,
-        start: u64,
-        bytes: u64,
-        origin: Option<StreamOrigin>,
+        (start, bytes, origin): Use,
         waits: &mut Vec<CUevent>,
+        updates: &mut Vec<LastUse>,
     ) -> Result<()> {
         let end = start.saturating_add(bytes.max(1));
         let mut others: Vec<(usize, *const StreamState)> = Vec::new();
@@ -501,17 +537,26 @@ impl<'s, 'env> Scope<'s, 'env> {
                 waits.push(ev);
             }
         }
-        let mut table = self.order.borrow_mut();
-        // The table may lose the range `note_use` remembers.
-        self.last_noted.set(None);
-        table.retain(|u| !(start <= u.start && u.end <= end));
-        table.push(LastUse {
+        // Filed by the caller once the waits were issued.
+        updates.push(LastUse {
             start,
             end,
             stream: raw as usize,
             state,
         });
         Ok(())
+    }
+
+    /// Makes `raw` (state `state`) a barrier: every other stream of the
+    /// scope waits for it once, before its next operation (a later barrier
+    /// on the same stream makes them wait again).
+    fn add_barrier(&self, raw: CUstream, state: &Arc<StreamState>) {
+        let mut barriers = self.barriers.borrow_mut();
+        match barriers.iter_mut().find(|(s, _, _)| *s == raw) {
+            Some((_, _, waited)) => waited.clear(),
+            None => barriers.push((raw, state.clone(), Vec::new())),
+        }
+        self.has_barriers.set(true);
     }
 
     /// Notes that `[start, start + bytes)` was used on `raw`, the scope's only
@@ -963,14 +1008,8 @@ impl<'s, 'env> Scope<'s, 'env> {
         }?;
         self.time_end(|| Timed::HtoD, &raw, t)?;
         drop(raw);
-        let mut barriers = self.barriers.borrow_mut();
-        match barriers.iter_mut().find(|(s, _, _)| *s == stream.as_raw()) {
-            // A later write on the same stream: every other stream waits
-            // again.
-            Some((_, _, waited)) => waited.clear(),
-            None => barriers.push((stream.as_raw(), stream.state().clone(), Vec::new())),
-        }
-        self.has_barriers.set(true);
+        // A later write on the same stream: every other stream waits again.
+        self.add_barrier(stream.as_raw(), stream.state());
         Ok(())
     }
 
