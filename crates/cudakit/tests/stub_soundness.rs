@@ -139,6 +139,21 @@ fn soundness_against_the_stand_in() {
                 "{what} of another context's virtual buffer: {err}"
             );
         }
+        // A pool's allocations do not follow context peer access either
+        // (`cuMemPoolSetAccess` grants them): a view of one is refused.
+        let stream0 = ctx0.stream().expect("stream on 0");
+        let pool = ctx0.default_pool().expect("pool on 0");
+        let pooled = pool.alloc::<f32>(&stream0, 16).expect("pool alloc on 0");
+        // SAFETY: refused before the driver.
+        let err = ctx1
+            .scope(|s| unsafe { s.launch(&stream, &f, &cfg, &params![pooled.as_view(), &local]) })
+            .unwrap_err();
+        assert!(
+            matches!(err, Error::ArgumentContextMismatch { index: 0, .. }),
+            "a view of another context's pool buffer: {err}"
+        );
+        drop(pooled);
+        drop(pool);
         // A plain buffer of device 0 is reachable through that peer access.
         // SAFETY: the stand-in runs nothing.
         ctx1.scope(|s| unsafe { s.launch(&stream, &f, &cfg, &params![&foreign, &local]) })

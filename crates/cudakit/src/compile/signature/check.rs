@@ -28,6 +28,8 @@ pub enum Container {
     VirtualBuffer,
     /// `&ImportedBuffer<T>`.
     ImportedBuffer,
+    /// A view of a `PoolBuffer<T>` (stream-ordered memory).
+    PoolBuffer,
 }
 
 impl Container {
@@ -38,6 +40,7 @@ impl Container {
             Container::UnifiedBuffer => "UnifiedBuffer",
             Container::VirtualBuffer => "VirtualBuffer",
             Container::ImportedBuffer => "ImportedBuffer",
+            Container::PoolBuffer => "PoolBuffer",
         }
     }
 }

@@ -590,9 +590,14 @@ impl<'a, T: DeviceCopy> PoolBuffer<'a, T> {
     }
 
     /// The whole buffer as a view: a kernel argument, a copy source or
-    /// destination.
+    /// destination. As a kernel argument it belongs to its own device's
+    /// kernels alone: a pool's allocations do not follow context peer
+    /// access (`cuMemPoolSetAccess` grants them, which cudakit does not
+    /// call), so another context's kernel is refused it.
     pub fn as_view(&self) -> DeviceView<'_, T> {
-        DeviceView::from_raw_parts(self.ctx, self.ptr, self.len).with_origin(self.stream_origin())
+        DeviceView::from_raw_parts(self.ctx, self.ptr, self.len)
+            .with_origin(self.stream_origin())
+            .restricted_to_own_device(crate::compile::signature::check::Container::PoolBuffer)
     }
 
     /// Frees the buffer in stream order now, returning the driver's
@@ -664,6 +669,13 @@ impl<T: DeviceCopy> PoolBuffer<'_, T> {
 
 impl<T: DeviceCopy> Drop for PoolBuffer<'_, T> {
     fn drop(&mut self) {
+        if crate::driver::forked() {
+            // A child made by `fork`: the memory is the parent's, no driver
+            // call may be made, and no lock is taken (a parent's thread may
+            // have held the stream's at the fork). The arena stays as it
+            // was, as every release leaves it there.
+            return;
+        }
         let (ptr, stream, id) = (self.ptr, self.stream, self.id);
         if self.exports.load(Ordering::Acquire) > 0 {
             // Exported over IPC and never released: another process may

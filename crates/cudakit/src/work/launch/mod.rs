@@ -738,10 +738,13 @@ impl<'s, 'env> Scope<'s, 'env> {
         let _nvtx = crate::nvtx::auto(function.name());
         let ctx: &Context = self.context();
         same_context("launch", ctx, function.context())?;
-        let raw_stream = self.use_stream_for(stream, params.device_uses())?;
+        // Every check before the stream is used: a refused launch queues
+        // no wait and orders nothing (a foreign buffer's stream is not
+        // this context's to record on).
         function.check_args(ctx, params)?;
         params.check_conditions("launch", None)?;
         function.validate_cached(config)?;
+        let raw_stream = self.use_stream_for(stream, params.device_uses())?;
         if let Some(record) = raw_stream.capture_record() {
             // A captured launch runs at each replay: the graph checks then
             // that its peer memory is still reachable.

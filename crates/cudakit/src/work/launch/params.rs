@@ -331,15 +331,19 @@ impl<'a> ParamList<'a> {
             .enumerate()
             .find_map(|(index, e)| match e.kind {
                 // A virtual buffer's access is per mapping (`grant_access`),
-                // which context peer access does not grant, and an imported
-                // buffer is mapped for its importing device alone: never a
-                // kernel argument of another context.
+                // which context peer access does not grant, an imported
+                // buffer is mapped for its importing device alone, and a
+                // pool's allocations do not follow context peer access
+                // either (`cuMemPoolSetAccess`): never a kernel argument of
+                // another context, nor any view of one.
                 ArgKind::DevicePointer { device, .. }
                     if e.context != id
                         && matches!(
                             e.ty,
                             ArgType::Pointer {
-                                container: Container::VirtualBuffer | Container::ImportedBuffer,
+                                container: Container::VirtualBuffer
+                                    | Container::ImportedBuffer
+                                    | Container::PoolBuffer,
                                 ..
                             }
                         ) =>
