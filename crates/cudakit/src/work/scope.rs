@@ -9,6 +9,14 @@
 //! can be freed, and no host slice of one handed out, while work on it may
 //! still run. This is the same shape as `std::thread::scope`.
 //!
+//! Work on several streams of one scope is ordered where it shares memory:
+//! an operation on a device range that another stream of the scope used
+//! last first waits for that stream (an event wait). Work whose memory
+//! cudakit cannot see (a graph replay, a peer copy, an array copy) waits
+//! for every other stream, and every other stream waits for it once before
+//! its next operation. A use inside a capture waits for nothing now (its
+//! work runs at replays) and does not become its range's last use.
+//!
 //! ```no_run
 //! # fn main() -> cudakit::Result<()> {
 //! let ctx = cudakit::Context::new(0)?;
