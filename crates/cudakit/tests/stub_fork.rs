@@ -126,11 +126,8 @@ fn a_forked_child_refuses_the_driver_and_frees_nothing() {
     let live = counter(&lib, b"stub_live_allocations\0");
     // A batch that is still running at the fork: its host function is
     // held by the stand-in until the parent lets it go.
-    // SAFETY: exported by the stand-in with this signature.
-    let hold = unsafe { lib.get::<unsafe extern "C" fn(bool)>(b"stub_hold_host_fns\0") }
-        .expect("stub_hold_host_fns");
-    // SAFETY: a plain value.
-    unsafe { hold(true) };
+    let hold = |on: bool| stub::call::<bool, ()>(&lib, b"stub_hold_host_fns\0", on);
+    hold(true);
     let leaked: &'static Context = Box::leak(Box::new(ctx.clone()));
     let batch_stream: &'static cudakit::Stream<'static> =
         Box::leak(Box::new(leaked.stream().expect("stream")));
@@ -138,14 +135,9 @@ fn a_forked_child_refuses_the_driver_and_frees_nothing() {
         s.host_fn(batch_stream, || {})?;
         Ok(())
     });
-    let started_at = Instant::now();
-    while counter(&lib, b"stub_host_fns_pending\0") == 0 {
-        assert!(
-            started_at.elapsed() < Duration::from_secs(30),
-            "the batch never queued"
-        );
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    stub::wait_until("the batch to queue its host function", || {
+        counter(&lib, b"stub_host_fns_pending\0") > 0
+    });
     assert!(!batch.is_done());
 
     // SAFETY: the child runs only `in_child` (cudakit, whose driver calls
@@ -182,8 +174,7 @@ fn a_forked_child_refuses_the_driver_and_frees_nothing() {
     assert_eq!(code, 0, "check {code} failed in the forked child");
 
     // The parent's batch resolves once its host function may run.
-    // SAFETY: a plain value.
-    unsafe { hold(false) };
+    hold(false);
     let deadline = Instant::now() + Duration::from_secs(30);
     let ((), r) = loop {
         if let Poll::Ready(v) = poll_once(&mut batch) {

@@ -25,18 +25,11 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn open() -> libloading::Library {
-    let path = stub::build_stub("");
-    std::env::set_var("CUDAKIT_LIBCUDA", &path);
-    // SAFETY: the stand-in library's initialisers are Rust statics only.
-    unsafe { libloading::Library::new(&path) }.expect("open the stand-in")
+    stub::open_default()
 }
 
 fn waits(lib: &libloading::Library) -> u64 {
-    // SAFETY: exported by the stand-in with this signature.
-    let f = unsafe { lib.get::<unsafe extern "C" fn() -> u64>(b"stub_stream_waits\0") }
-        .expect("stub_stream_waits");
-    // SAFETY: no arguments.
-    unsafe { f() }
+    stub::call0(lib, b"stub_stream_waits\0")
 }
 
 #[test]

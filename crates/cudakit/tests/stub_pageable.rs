@@ -324,11 +324,8 @@ fn staging_is_released_only_where_it_may_be_and_only_when_waited_for() {
     // A wait that fails (not sticky) may leave a DMA on a chunk: the
     // chunks are kept, recorded as leaked, never recorded as freed.
     let leaked = live(AllocKind::Leaked);
-    // SAFETY: exported by the stand-in with this signature.
-    let fail = unsafe { lib.get::<unsafe extern "C" fn(i32)>(b"stub_fail_next_sync\0") }
-        .expect("stub_fail_next_sync");
-    // SAFETY: a plain value (CUDA_ERROR_INVALID_VALUE).
-    unsafe { fail(1) };
+    let fail = |code: i32| stub::call::<i32, ()>(&lib, b"stub_fail_next_sync\0", code);
+    fail(1); // CUDA_ERROR_INVALID_VALUE
     ctx.release_staging();
     assert_eq!(live(AllocKind::Staging), 0);
     // The failed wait is one lane's (each direction has its own lane and
@@ -340,8 +337,7 @@ fn staging_is_released_only_where_it_may_be_and_only_when_waited_for() {
     );
     // A later transfer makes new chunks and still round-trips.
     round_trip(&ctx, &mut rng, STAGE_MIN + 3, 0, 5);
-    // SAFETY: a plain value (0: cancels any injection left).
-    unsafe { fail(0) };
+    fail(0); // cancels any injection left
     ctx.release_staging();
     assert_eq!(live(AllocKind::Staging), 0, "a clean release frees all");
 }

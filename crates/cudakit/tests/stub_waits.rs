@@ -26,10 +26,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn open() -> libloading::Library {
-    let path = stub::build_stub("");
-    std::env::set_var("CUDAKIT_LIBCUDA", &path);
-    // SAFETY: the stand-in library's initialisers are Rust statics only.
-    unsafe { libloading::Library::new(&path) }.expect("open the stand-in")
+    stub::open_default()
 }
 
 #[test]
@@ -103,13 +100,7 @@ fn an_allocation_node_without_a_free_node_is_refused_unless_freed_on_launch() {
 fn a_launch_whose_done_record_failed_keeps_its_executable_graph() {
     let _serial = serial();
     let lib = open();
-    // SAFETY: exported by the stand-in with these signatures.
-    let fail_record =
-        unsafe { lib.get::<unsafe extern "C" fn(i32)>(b"stub_fail_next_event_record\0") }
-            .expect("stub_fail_next_event_record");
-    // SAFETY: as above.
-    let destroys = unsafe { lib.get::<unsafe extern "C" fn() -> u64>(b"stub_exec_destroys\0") }
-        .expect("stub_exec_destroys");
+    let destroys = || stub::call0::<u64>(&lib, b"stub_exec_destroys\0");
     let ctx = Context::new(0).expect("context on the stand-in");
     let stream = ctx.stream().expect("stream");
     let mut g = ctx.graph().expect("graph");
@@ -121,12 +112,9 @@ fn a_launch_whose_done_record_failed_keeps_its_executable_graph() {
         .expect("instantiate");
     ctx.scope(|s| s.launch_graph(&stream, &exec))
         .expect("launch");
-    // SAFETY: no arguments.
-    let before = unsafe { destroys() };
+    let before = destroys();
     drop(exec);
-    // SAFETY: as above.
-    let after = unsafe { destroys() };
-    assert_eq!(after, before + 1, "a waited-for exec is destroyed");
+    assert_eq!(destroys(), before + 1, "a waited-for exec is destroyed");
 
     // The replay is queued, then recording `done` after it fails: nothing
     // can wait for that replay, so the drop (inside the scope, before the
@@ -136,9 +124,10 @@ fn a_launch_whose_done_record_failed_keeps_its_executable_graph() {
         .expect("instantiate");
     let leaked_before = ctx.stats().kind(AllocKind::Leaked).live_count;
     let st = &stream;
+    let lib = &lib;
     let r = ctx.scope(move |s| {
-        // SAFETY: a plain value (CUDA_ERROR_INVALID_VALUE).
-        unsafe { fail_record(1) };
+        // CUDA_ERROR_INVALID_VALUE.
+        stub::call::<i32, ()>(lib, b"stub_fail_next_event_record\0", 1);
         let r = s.launch_graph(st, &exec);
         drop(exec);
         r
@@ -147,10 +136,8 @@ fn a_launch_whose_done_record_failed_keeps_its_executable_graph() {
         matches!(&r, Err(Error::Driver(e)) if e.code.raw().0 == 1),
         "the failed record is reported: {r:?}"
     );
-    // SAFETY: as above.
-    let after = unsafe { destroys() };
     assert_eq!(
-        after,
+        destroys(),
         before + 1,
         "an exec whose replay nothing can wait for was destroyed"
     );
