@@ -31,6 +31,19 @@ pub(crate) fn cu() -> Result<&'static Driver> {
     }
 }
 
+/// [`cu`] for a fast path: the table once it loaded, outside a forked
+/// child; `None` sends the caller to its full path, which calls [`cu`].
+#[inline(always)]
+pub(crate) fn cu_fast() -> Option<&'static Driver> {
+    if FORKED.load(Ordering::Relaxed) {
+        return None;
+    }
+    match INIT.get() {
+        Some(Ok(table)) => Some(table),
+        _ => None,
+    }
+}
+
 /// Set in a child made by `fork` once the parent had loaded the driver
 /// (the handler [`init`] registers runs in the child, before `fork`
 /// returns there).

@@ -345,6 +345,12 @@ pub(crate) fn auto(name: &str) -> Range<'static> {
     }
 }
 
+/// Whether [`auto`] emits ranges (`CUDAKIT_NVTX=1` and a tool attached).
+#[inline]
+pub(crate) fn auto_on() -> bool {
+    AUTO.is_some()
+}
+
 /// [`auto`] with a name built only when a range is emitted.
 #[inline]
 pub(crate) fn auto_with(name: impl FnOnce() -> String) -> Range<'static> {

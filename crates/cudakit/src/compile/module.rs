@@ -1342,6 +1342,8 @@ pub(crate) struct FunctionState {
     limits: OnceCell<FunctionLimits>,
     /// The last plain configuration the launch path validated.
     pub(crate) validated: ConfigCache,
+    /// The last argument signature that fitted the parameters.
+    pub(crate) fitted: crate::work::launch::params::FitCache,
     /// Never above the function's real
     /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`: written only
     /// under `dynamic_shared_lock`, right after the driver accepted it.

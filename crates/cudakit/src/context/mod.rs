@@ -451,6 +451,23 @@ impl Context {
         Ok((self.enter()?, false))
     }
 
+    /// The launch fast path's [`Context::enter_for_launch`]: the driver,
+    /// where this thread's last `enter` was for this context (which is
+    /// neither green nor poisoned) and the thread is not inside a driver
+    /// callback; `None` sends the launch to the full path, which reports
+    /// whatever refuses it.
+    #[inline(always)]
+    pub(crate) fn launch_driver_fast(&self) -> Option<&'static Driver> {
+        if !self.believed_current()
+            || self.shared.poison.get().is_some()
+            || self.shared.green.is_some()
+            || release::in_driver_callback()
+        {
+            return None;
+        }
+        crate::driver::cu_fast()
+    }
+
     /// Whether this thread's last [`Context::enter`] (or drop-time
     /// `cuCtxSetCurrent`) was for this context.
     #[inline]

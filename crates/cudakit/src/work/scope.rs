@@ -349,6 +349,51 @@ impl<'s, 'env> Scope<'s, 'env> {
         self.use_stream_ordered(stream, Ordering_::<std::iter::Empty<Use>>::All)
     }
 
+    /// The launch fast path's [`Scope::use_stream_for`]: the stream the
+    /// scope used last, while it is the scope's only one, with no host
+    /// function or barrier pending and every range of the scope's memory
+    /// noted, for arguments whose stream-ordered memory (if any) was
+    /// allocated on it: nothing to wait for. Takes the stream's capture
+    /// lock and notes the arguments' ranges, as the full path does. `None`
+    /// (the stream captured, or any of the above not so), before anything
+    /// was noted: the caller takes the full path.
+    #[inline(always)]
+    pub(crate) fn use_stream_fast<'a>(
+        &self,
+        stream: &'a Stream<'_>,
+        params: &crate::work::launch::ParamList<'_>,
+    ) -> Option<StreamUse<'a>> {
+        let raw = stream.as_raw();
+        // `last_stream` is set only once the stream is in `streams` and
+        // the scope's work counted (`use_stream_ordered`); a stream in
+        // `streams` is borrowed for the scope, so its handle names it and
+        // its context was checked at that first use.
+        if self.last_stream.get() != Some(raw)
+            || self.multi.get()
+            || self.has_tails.get()
+            || self.has_barriers.get()
+            || self.untracked.get()
+        {
+            return None;
+        }
+        if params.has_origin()
+            && !params
+                .all_device_uses(|_, _, origin| origin.map_or(true, |o| o.raw == raw as usize))
+        {
+            return None;
+        }
+        let state = stream.state();
+        let guard = state.lock();
+        if guard.capture.is_some() {
+            return None;
+        }
+        params.all_device_uses(|start, bytes, _| {
+            self.note_use(raw, Arc::as_ptr(state), start, bytes);
+            true
+        });
+        Some(StreamUse { raw, guard })
+    }
+
     fn use_stream_ordered<'a, I: IntoIterator<Item = Use>>(
         &self,
         stream: &'a Stream<'_>,

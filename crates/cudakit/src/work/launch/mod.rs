@@ -661,6 +661,9 @@ fn over(
 static TRACE: Lazy<bool> =
     Lazy::new(|| std::env::var_os("CUDAKIT_TRACE_LAUNCH").is_some_and(|v| v == "1"));
 
+/// Whether launches trace or emit NVTX ranges: never on the fast path.
+static LAUNCH_EXTRAS: Lazy<bool> = Lazy::new(|| *TRACE || crate::nvtx::auto_on());
+
 impl<'s, 'env> Scope<'s, 'env> {
     /// Launches `function` on `stream` with `config` and `params`, after
     /// checking both (see the [module documentation](self)). Buffers in
@@ -728,7 +731,147 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// buffer of another device whose memory this context has no peer
     /// access to: see `Context::enable_peer_access`), driver errors; a
     /// poisoned context.
+    #[inline]
     pub unsafe fn launch(
+        &self,
+        stream: &'s Stream<'_>,
+        function: &'s Function<'_>,
+        config: &LaunchConfig,
+        params: &ParamList<'s>,
+    ) -> Result<()> {
+        // SAFETY: the caller's contract, passed on.
+        if let Some(done) = unsafe { self.launch_fast(stream, function, config, params) } {
+            return done;
+        }
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.launch_checked(stream, function, config, params) }
+    }
+
+    /// The launch path's common case, every check of
+    /// [`Scope::launch_checked`] made against what earlier launches
+    /// established: a plain or programmatic configuration that this
+    /// function validated last, arguments of the kernel's context that fit
+    /// its parameters, the scope's one stream (used before, not captured,
+    /// no host function or barrier pending on it), this context current
+    /// on the thread by cudakit's own record, not poisoned, not green, no
+    /// kernel timing, tracing or NVTX. `None` when any of that does not
+    /// hold, before anything was done: the caller then takes the full
+    /// path, which checks (and reports) everything from the start.
+    ///
+    /// # Safety
+    ///
+    /// As [`Scope::launch`].
+    #[inline(always)]
+    unsafe fn launch_fast(
+        &self,
+        stream: &'s Stream<'_>,
+        function: &'s Function<'_>,
+        config: &LaunchConfig,
+        params: &ParamList<'s>,
+    ) -> Option<Result<()>> {
+        let ctx: &Context = self.context();
+        if !ctx.same(function.context()) || !params.all_plain_of(ctx.id()) {
+            return None;
+        }
+        // The configuration as `validate_cached` takes it from the cache
+        // (no cluster, cooperative or window attribute), and the arguments
+        // as `check_args` passes them (one pass, sizes and types).
+        let key = config_key(config)?;
+        if !function.state.validated.holds(&key) {
+            return None;
+        }
+        let sig = params.sig();
+        if !function.state.fitted.holds(sig) {
+            if !function.params_fit(params) {
+                return None;
+            }
+            function.state.fitted.store(sig);
+        }
+        if *LAUNCH_EXTRAS || ctx.kernel_timing() {
+            return None;
+        }
+        let cu = ctx.launch_driver_fast()?;
+        // Last: takes the stream's capture lock (held until the driver
+        // call has returned) and notes the arguments' memory as used.
+        let raw_stream = self.use_stream_fast(stream, params)?;
+        let mut pointers = PointerArray::new();
+        params.pointers(&mut pointers);
+        let kernel_params = pointers.as_mut_ptr();
+        let (raw_function, raw) = (function.as_raw(), *raw_stream);
+        // `config_key` refused clusters, cooperative launches and windows:
+        // the rest of `cuLaunchKernelEx`'s attributes.
+        let needs_ex = config.priority.is_some() || config.programmatic;
+        let (call, rc) = if needs_ex {
+            // SAFETY: as in `launch_checked`: one pointer per parameter
+            // (count and sizes checked by `params_fit`), each into
+            // `params`' storage, borrowed across the call; a live function
+            // and stream; a configuration this function validated.
+            match unsafe { launch_issue(cu, raw_function, config, raw, kernel_params, true) } {
+                Ok(r) => r,
+                Err(e) => return Some(Err(e)),
+            }
+        } else {
+            // SAFETY: as above.
+            unsafe { launch_plain(cu, raw_function, config, raw, kernel_params) }
+        };
+        if rc != CUresult::CUDA_SUCCESS {
+            // SAFETY: as above; the stream's lock is still held.
+            return Some(unsafe {
+                self.launch_refused(call, rc, raw_function, config, raw, kernel_params, needs_ex)
+            });
+        }
+        drop(raw_stream);
+        self.count_launch();
+        Some(Ok(()))
+    }
+
+    /// A fast-path launch the driver refused: issued once more after a full
+    /// `enter` if foreign code had switched the thread's context, as in
+    /// [`Scope::launch_checked`]; else the error (a sticky one poisons).
+    ///
+    /// # Safety
+    ///
+    /// As [`launch_plain`], with the stream's capture lock held.
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn launch_refused(
+        &self,
+        call: &'static str,
+        rc: CUresult,
+        raw_function: cuda_sys::CUfunction,
+        config: &LaunchConfig,
+        raw: cuda_sys::CUstream,
+        kernel_params: *mut *mut std::ffi::c_void,
+        needs_ex: bool,
+    ) -> Result<()> {
+        let ctx = self.context();
+        let (mut call, mut rc) = (call, rc);
+        if ctx.should_retry_elsewhere(true, rc) {
+            // SAFETY: the caller's contract.
+            (call, rc) = unsafe {
+                launch_issue(
+                    ctx.enter()?,
+                    raw_function,
+                    config,
+                    raw,
+                    kernel_params,
+                    needs_ex,
+                )?
+            };
+        }
+        ctx.check(call, rc)?;
+        self.count_launch();
+        Ok(())
+    }
+
+    /// [`Scope::launch`]'s full path: every check from the start.
+    ///
+    /// # Safety
+    ///
+    /// As [`Scope::launch`].
+    #[inline(never)]
+    unsafe fn launch_checked(
         &self,
         stream: &'s Stream<'_>,
         function: &'s Function<'_>,

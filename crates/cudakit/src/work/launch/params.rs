@@ -41,6 +41,7 @@ use std::panic::Location;
 pub use crate::compile::signature::check::{ArgType, Container};
 use crate::context::arena::{host_arena, AllocKind};
 use crate::context::Context;
+use crate::memory::buffer::element::{ElementType, Scalar};
 use crate::memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceView, UnifiedBuffer};
 
 /// Arguments that fit without a heap allocation.
@@ -164,6 +165,13 @@ pub struct ParamList<'a> {
     contexts: Contexts,
     /// Whether a conditional handle was pushed.
     conditions: bool,
+    /// The arguments' [`type_code`]s, argument `i` in byte `i`, for the
+    /// launch fast path's per-function cache of the last list that fitted
+    /// ([`FitCache`]); [`SIG_NONE`] when an argument has no code or there
+    /// are more than eight.
+    sig: u64,
+    /// Whether an argument is stream-ordered memory (has a stream origin).
+    has_origin: bool,
     _borrows: PhantomData<&'a ()>,
 }
 
@@ -208,6 +216,8 @@ impl<'a> ParamList<'a> {
             error: None,
             contexts: Contexts::None,
             conditions: false,
+            sig: 0,
+            has_origin: false,
             _borrows: PhantomData,
         }
     }
@@ -307,6 +317,48 @@ impl<'a> ParamList<'a> {
     /// reported by the launch or node as [`crate::Error::InvalidArgument`].
     pub(crate) fn set_error(&mut self, message: String) {
         self.error.get_or_insert(message);
+    }
+
+    /// The arguments' type signature for [`FitCache`] ([`SIG_NONE`]: none).
+    #[inline(always)]
+    pub(crate) fn sig(&self) -> u64 {
+        self.sig
+    }
+
+    /// Whether an argument is stream-ordered memory, allocated on a stream
+    /// (its origin).
+    #[inline(always)]
+    pub(crate) fn has_origin(&self) -> bool {
+        self.has_origin
+    }
+
+    /// Whether the launch fast path may take these arguments for a kernel
+    /// of the context whose identity is `id`: every argument was stored,
+    /// none is a conditional handle, and every one that belongs to a
+    /// context belongs to that one (so [`Self::foreign_argument`] finds
+    /// nothing and no peer memory is used).
+    #[inline(always)]
+    pub(crate) fn all_plain_of(&self, id: usize) -> bool {
+        self.error.is_none()
+            && !self.conditions
+            && (matches!(self.contexts, Contexts::None) || self.contexts == Contexts::One(id))
+    }
+
+    /// The device ranges of the arguments, as (address, bytes, stream
+    /// origin), through a callback that may refuse one (`false` stops the
+    /// walk and is returned).
+    #[inline(always)]
+    pub(crate) fn all_device_uses(
+        &self,
+        mut f: impl FnMut(u64, u64, Option<crate::context::stream_state::StreamOrigin>) -> bool,
+    ) -> bool {
+        for e in self.entries() {
+            if matches!(e.kind, ArgKind::DevicePointer { .. }) && !f(e.range.0, e.range.1, e.origin)
+            {
+                return false;
+            }
+        }
+        true
     }
 
     /// The first pointer argument whose context is not `ctx` and whose
@@ -416,6 +468,7 @@ impl<'a> ParamList<'a> {
             Storage::Heap { entries, .. } => &mut entries[i],
         };
         e.range = (address, bytes);
+        self.has_origin |= origin.is_some();
         e.origin = origin;
     }
 
@@ -491,6 +544,13 @@ impl<'a> ParamList<'a> {
         ty: ArgType,
     ) {
         self.note_kind(kind, context);
+        let code = type_code(&ty, value.len());
+        if code == 0 || self.len >= SIG_ARGS {
+            self.sig = SIG_NONE;
+        } else {
+            // A list with no code stays at SIG_NONE (all bits set).
+            self.sig |= u64::from(code) << (8 * self.len);
+        }
         if align <= MAX_ALIGN && align.is_power_of_two() && self.len < INLINE_ARGS {
             let used = self.used;
             // No overflow: `used <= INLINE_BYTES` while inline and
@@ -967,9 +1027,240 @@ macro_rules! params {
     }};
 }
 
+/// How many arguments a [`ParamList`]'s signature covers.
+const SIG_ARGS: usize = 8;
+
+/// The signature of a list that has none: every byte 0xff, which no list
+/// has (no [`type_code`] is 0xff).
+pub(crate) const SIG_NONE: u64 = u64::MAX;
+
+/// A number for the C-type-relevant part of an argument: its [`ArgType`]
+/// (without the container, which no parameter rule reads) at the size
+/// that type always has; 0 for everything else (structs, unknown element
+/// types, odd sizes), which the fast path then leaves to the full check.
+/// Distinct (type, size) pairs get distinct codes, and a parameter rule's
+/// verdict (`ParamRule::accepts`) and the size check depend on nothing
+/// else: two lists of equal signatures fit the same kernels.
+#[inline(always)]
+pub(crate) const fn type_code(ty: &ArgType, size: usize) -> u8 {
+    const fn scalar(s: Scalar) -> (u8, usize) {
+        match s {
+            Scalar::I8 => (0, 1),
+            Scalar::U8 => (1, 1),
+            Scalar::I16 => (2, 2),
+            Scalar::U16 => (3, 2),
+            Scalar::I32 => (4, 4),
+            Scalar::U32 => (5, 4),
+            Scalar::I64 => (6, 8),
+            Scalar::U64 => (7, 8),
+            Scalar::I128 => (8, 16),
+            Scalar::U128 => (9, 16),
+            Scalar::F32 => (10, 4),
+            Scalar::F64 => (11, 8),
+            Scalar::F16 => (12, 2),
+            Scalar::Bf16 => (13, 2),
+            Scalar::F8E4M3 => (14, 1),
+            Scalar::F8E5M2 => (15, 1),
+        }
+    }
+    match *ty {
+        // 1..=16
+        ArgType::Value(ElementType::Scalar(s)) => {
+            let (i, bytes) = scalar(s);
+            if size == bytes {
+                1 + i
+            } else {
+                0
+            }
+        }
+        // 17..=48
+        ArgType::Pointer {
+            element: ElementType::Scalar(s),
+            read_only,
+            ..
+        } if size == 8 => 17 + 2 * scalar(s).0 + read_only as u8,
+        // 49, 50
+        ArgType::Pointer {
+            element: ElementType::Unknown,
+            read_only,
+            ..
+        } if size == 8 => 49 + read_only as u8,
+        ArgType::Texture if size == 8 => 51,
+        ArgType::Surface if size == 8 => 52,
+        ArgType::TensorMap if size == 128 => 53,
+        // 54..=58
+        ArgType::Untyped => match size {
+            1 => 54,
+            2 => 55,
+            4 => 56,
+            8 => 57,
+            16 => 58,
+            _ => 0,
+        },
+        // 59..=122
+        ArgType::Value(ElementType::Array { element, len }) if len >= 1 && len <= 4 => {
+            let (i, bytes) = scalar(element);
+            if size == bytes * len {
+                59 + 4 * i + (len as u8 - 1)
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// A function's record of the last argument signature ([`ParamList`]'s
+/// `sig`) that passed its full parameter check: a list of the same
+/// signature passes it too (the kernel's parameter table and types never
+/// change once read).
+#[derive(Debug)]
+pub(crate) struct FitCache(std::sync::atomic::AtomicU64);
+
+impl Default for FitCache {
+    fn default() -> Self {
+        FitCache(std::sync::atomic::AtomicU64::new(SIG_NONE))
+    }
+}
+
+impl FitCache {
+    /// Whether `sig` (not [`SIG_NONE`]) is the signature recorded.
+    #[inline(always)]
+    pub(crate) fn holds(&self, sig: u64) -> bool {
+        sig != SIG_NONE && self.0.load(std::sync::atomic::Ordering::Relaxed) == sig
+    }
+
+    /// Records `sig`, which passed the full check.
+    #[inline(always)]
+    pub(crate) fn store(&self, sig: u64) {
+        if sig != SIG_NONE {
+            self.0.store(sig, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `type_code` is injective on what it encodes, ignores the container
+    /// (no parameter rule reads it), never gives 0xff (part of
+    /// `SIG_NONE`), and gives 0 to every size a type never has.
+    #[test]
+    fn type_codes_tell_every_encoded_type_apart() {
+        const SCALARS: [(Scalar, usize); 16] = [
+            (Scalar::I8, 1),
+            (Scalar::U8, 1),
+            (Scalar::I16, 2),
+            (Scalar::U16, 2),
+            (Scalar::I32, 4),
+            (Scalar::U32, 4),
+            (Scalar::I64, 8),
+            (Scalar::U64, 8),
+            (Scalar::I128, 16),
+            (Scalar::U128, 16),
+            (Scalar::F32, 4),
+            (Scalar::F64, 8),
+            (Scalar::F16, 2),
+            (Scalar::Bf16, 2),
+            (Scalar::F8E4M3, 1),
+            (Scalar::F8E5M2, 1),
+        ];
+        const CONTAINERS: [Container; 6] = [
+            Container::DeviceBuffer,
+            Container::DeviceView,
+            Container::UnifiedBuffer,
+            Container::VirtualBuffer,
+            Container::ImportedBuffer,
+            Container::PoolBuffer,
+        ];
+        let mut owner: std::collections::HashMap<u8, String> = Default::default();
+        let mut check = |key: String, ty: ArgType, size: usize| {
+            let code = type_code(&ty, size);
+            assert_ne!(code, 0xff, "{key}");
+            for wrong in [0, 3, 5, 12, 24, 64, 256] {
+                if wrong != size {
+                    assert_eq!(type_code(&ty, wrong), 0, "{key} at {wrong} bytes");
+                }
+            }
+            if code == 0 {
+                return;
+            }
+            let was = owner.entry(code).or_insert_with(|| key.clone());
+            assert_eq!(*was, key, "code {code} given to both");
+        };
+        let mut encoded = 0;
+        for (s, bytes) in SCALARS {
+            check(
+                format!("{s:?}"),
+                ArgType::Value(ElementType::Scalar(s)),
+                bytes,
+            );
+            for len in 1..=4 {
+                let ty = ArgType::Value(ElementType::Array { element: s, len });
+                check(format!("[{s:?}; {len}]"), ty, bytes * len);
+            }
+            encoded += 5;
+            for read_only in [false, true] {
+                for container in CONTAINERS {
+                    let ty = ArgType::Pointer {
+                        element: ElementType::Scalar(s),
+                        container,
+                        read_only,
+                    };
+                    check(format!("*{s:?} ro={read_only}"), ty, 8);
+                }
+                encoded += 1;
+            }
+        }
+        for read_only in [false, true] {
+            for container in CONTAINERS {
+                let ty = ArgType::Pointer {
+                    element: ElementType::Unknown,
+                    container,
+                    read_only,
+                };
+                check(format!("*? ro={read_only}"), ty, 8);
+            }
+        }
+        check("texture".into(), ArgType::Texture, 8);
+        check("surface".into(), ArgType::Surface, 8);
+        check("tensor map".into(), ArgType::TensorMap, 128);
+        for size in [1, 2, 4, 8, 16] {
+            check(format!("untyped {size}"), ArgType::Untyped, size);
+        }
+        encoded += 2 + 3 + 5;
+        assert_eq!(owner.len(), encoded, "every listed type has its own code");
+        // Not encoded: an array of five, an unknown value.
+        assert_eq!(
+            type_code(
+                &ArgType::Value(ElementType::Array {
+                    element: Scalar::F32,
+                    len: 5
+                }),
+                20
+            ),
+            0
+        );
+        assert_eq!(type_code(&ArgType::Value(ElementType::Unknown), 4), 0);
+        // A list's signature: one code a byte, SIG_NONE past eight.
+        let mut p = ParamList::new().arg(1i32).arg(2.0f32);
+        assert_eq!(
+            p.sig(),
+            u64::from(type_code(
+                &ArgType::Value(ElementType::Scalar(Scalar::I32)),
+                4
+            )) | u64::from(type_code(
+                &ArgType::Value(ElementType::Scalar(Scalar::F32)),
+                4
+            )) << 8
+        );
+        for i in 0..7 {
+            p.push(i as u8);
+        }
+        assert_eq!(p.sig(), SIG_NONE, "nine arguments");
+        assert_eq!(ParamList::new().sig(), 0, "no argument");
+    }
 
     // The C layout of `struct { char a; double b; short c; }`, its padding
     // declared as fields (DeviceCopy forbids implicit padding).

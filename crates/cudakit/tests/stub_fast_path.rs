@@ -1,0 +1,272 @@
+//! The launch path's fast case (`Scope::launch` after an earlier launch of
+//! the same scope on the same stream, whose checks it takes from caches)
+//! against the test-only stand-in libcuda and real NVRTC: every refusal of
+//! the full path must still happen there, before the driver, and the
+//! stand-in must record no launch for it. Each case below runs inside one
+//! scope that has launched already, which is what sends a launch down the
+//! fast path.
+//!
+//! Process-global (`CUDAKIT_LIBCUDA`): the tests take one lock and share
+//! one stand-in.
+
+#[path = "../../cuda-sys/tests/support/stub.rs"]
+mod stub;
+
+use cudakit::compile::program::{Arch, Output, Program};
+use cudakit::{params, Context, Error, LaunchConfig};
+use stub::{call, call0, set_params};
+
+const SOURCE: &str = r#"
+extern "C" __global__ void k(float* p, int n) { if (n < 0) p[0] = 1.0f; }
+extern "C" __global__ void kd(double* p, int n) { if (n < 0) p[0] = 1.0; }
+"#;
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn open() -> libloading::Library {
+    let path = stub::build_stub("");
+    std::env::set_var("CUDAKIT_LIBCUDA", &path);
+    // SAFETY: the stand-in library's initialisers are Rust statics only.
+    let lib = unsafe { libloading::Library::new(&path) }.expect("open the stand-in");
+    let () = call(&lib, b"stub_set_device_count\0", 2i32);
+    // (pointer, int) at offsets 0 and 8.
+    set_params(&lib, &[(0, 8), (8, 4)]);
+    lib
+}
+
+fn compiled() -> cudakit::compile::program::Compiled {
+    Program::new("fast.cu", SOURCE)
+        .arch(Arch::Sm(90))
+        .output(Output::Ptx)
+        .compile()
+        .expect("NVRTC compiles the kernels")
+}
+
+#[test]
+fn every_check_of_the_full_path_holds_on_the_fast_path() {
+    let _serial = serial();
+    let lib = open();
+    let launches = || -> u64 { call0(&lib, b"stub_launch_count\0") };
+    let cu = cudakit::sys::driver().expect("the stand-in's table");
+    let current = || {
+        let mut c = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        let rc = unsafe { (cu.cuCtxGetCurrent)(&mut c) };
+        assert_eq!(rc, cudakit::sys::CUresult::CUDA_SUCCESS);
+        c
+    };
+    let (c0, c1) = (Context::new(0).unwrap(), Context::new(1).unwrap());
+    let compiled = compiled();
+    let module = c0.load_module(&compiled).expect("module");
+    let f = module
+        .function_with_signature("k", "float* p, int n")
+        .expect("k");
+    let fd = module
+        .function_with_signature("kd", "double* p, int n")
+        .expect("kd");
+    let stream = c0.stream().expect("stream");
+    let f32s = c0.alloc::<f32>(4).expect("alloc");
+    let f64s = c0.alloc::<f64>(4).expect("alloc");
+    let cfg = LaunchConfig::new(1, 32);
+    let foreign = c1.alloc::<f32>(4).expect("alloc on device 1");
+
+    let outcome = c0.scope(|s| {
+        // Refused before the driver: the stand-in records no launch.
+        let refused = |what: &str, r: cudakit::Result<()>, before: u64| -> Error {
+            assert_eq!(launches(), before, "{what}: reached the driver");
+            match r {
+                Err(e) => e,
+                Ok(()) => panic!("{what}: launched"),
+            }
+        };
+        let launched = |what: &str, r: cudakit::Result<()>, before: u64| {
+            r.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(launches(), before + 1, "{what}: not launched once");
+        };
+        // Two launches: the second one takes the fast path, and fills the
+        // function's caches.
+        for i in 0..3 {
+            let before = launches();
+            // SAFETY: the stand-in runs nothing.
+            let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f32s, 1i32]) };
+            launched(&format!("warm-up {i}"), r, before);
+        }
+
+        // Argument types and sizes.
+        let before = launches();
+        // SAFETY: refused before the driver.
+        let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f64s, 1i32]) };
+        match refused("double* for float*", r, before) {
+            Error::ArgumentType { index: 0, .. } => {}
+            other => panic!("double* for float*: {other:?}"),
+        }
+        // SAFETY: refused before the driver.
+        let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f32s, 1u32]) };
+        match refused("unsigned for int", r, before) {
+            Error::ArgumentType { index: 1, .. } => {}
+            other => panic!("unsigned for int: {other:?}"),
+        }
+        // SAFETY: refused before the driver.
+        let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f32s, 1i64]) };
+        refused("long long for int", r, before);
+        // SAFETY: refused before the driver.
+        let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f32s]) };
+        match refused("one argument of two", r, before) {
+            Error::ArgumentCount { .. } => {}
+            other => panic!("one argument of two: {other:?}"),
+        }
+        // The same argument types fit `k`, not `kd`: the record of what
+        // fitted is the function's own.
+        // SAFETY: refused before the driver.
+        let r = unsafe { s.launch(&stream, &fd, &cfg, &params![&f32s, 1i32]) };
+        match refused("float* for kd's double*", r, before) {
+            Error::ArgumentType { index: 0, .. } => {}
+            other => panic!("float* for double*: {other:?}"),
+        }
+        // A buffer of another context, without peer access.
+        // SAFETY: refused before the driver.
+        let r = unsafe { s.launch(&stream, &f, &cfg, &params![&foreign, 1i32]) };
+        match refused("a buffer of device 1", r, before) {
+            Error::ArgumentContextMismatch { index: 0, .. } => {}
+            other => panic!("a buffer of device 1: {other:?}"),
+        }
+
+        // Configurations: only the one validated last is taken from the
+        // cache.
+        for (what, bad) in [
+            ("a zero grid", LaunchConfig::new(0, 32)),
+            ("4096 threads a block", LaunchConfig::new(1, 4096)),
+            ("a zero block", LaunchConfig::new(1, 0)),
+        ] {
+            // SAFETY: refused before the driver.
+            let r = unsafe { s.launch(&stream, &f, &bad, &params![&f32s, 1i32]) };
+            match refused(what, r, before) {
+                Error::LaunchConfig { .. } => {}
+                other => panic!("{what}: {other:?}"),
+            }
+        }
+        // SAFETY: the stand-in runs nothing.
+        let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f32s, 1i32]) };
+        launched("after the refusals", r, before);
+
+        // Foreign code switches the thread to device 1 behind cudakit's
+        // back after a launch on device 0. The fast path believes device 0
+        // current, the stand-in refuses the launch (201), and it is issued
+        // once more after a full enter.
+        let before = launches();
+        // SAFETY: the stand-in runs nothing.
+        let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f32s, 1i32]) };
+        launched("device 0 current again", r, before);
+        assert_eq!(current(), c0.as_raw());
+        // SAFETY: foreign code's own switch.
+        let rc = unsafe { (cu.cuCtxSetCurrent)(c1.as_raw()) };
+        assert_eq!(rc, cudakit::sys::CUresult::CUDA_SUCCESS);
+        let before = launches();
+        // SAFETY: the stand-in runs nothing.
+        let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f32s, 1i32]) };
+        launched("after a foreign switch", r, before);
+        assert_eq!(current(), c0.as_raw(), "launched with device 1 current");
+
+        // A launch during a capture of the stream is the capture's (the
+        // fast path leaves captures to the full path, which records the
+        // capture's peer memory): the stand-in counts it as a node of the
+        // capture.
+        let graph = s.capture(&stream, || {
+            let nodes: u64 = call(&lib, b"stub_capture_nodes\0", stream.as_raw() as usize);
+            // SAFETY: the stand-in runs nothing.
+            unsafe { s.launch(&stream, &f, &cfg, &params![&f32s, 1i32])? };
+            let after: u64 = call(&lib, b"stub_capture_nodes\0", stream.as_raw() as usize);
+            assert_eq!(after, nodes + 1, "the launch is not in the capture");
+            Ok(())
+        })?;
+        drop(graph);
+        let before = launches();
+        // SAFETY: the stand-in runs nothing.
+        let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f32s, 1i32]) };
+        launched("after the capture", r, before);
+
+        // A sticky error poisons the context: the next launch is refused.
+        let () = call(&lib, b"stub_fail_next_sync\0", 700i32);
+        assert!(stream.synchronize().is_err(), "the injected fault");
+        assert!(c0.poisoned().is_some(), "a sticky error poisons");
+        let before = launches();
+        // SAFETY: refused before the driver.
+        let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f32s, 1i32]) };
+        match refused("a poisoned context", r, before) {
+            Error::ContextPoisoned { .. } => {}
+            other => panic!("a poisoned context: {other:?}"),
+        }
+        Ok(())
+    });
+    // What the scope's own end reports on a poisoned context is not this
+    // test's subject (stub_waits covers it); every case above ran.
+    drop(outcome);
+}
+
+/// Rule 1 on the fast path: a scope that launches again and again on a
+/// stream (after its first launch, every one takes the fast path) while
+/// another thread captures that stream. Each launch is refused (the stream
+/// is the other scope's capture) or issued; none may enter the capture.
+#[test]
+fn the_fast_path_never_enters_another_threads_capture() {
+    let _serial = serial();
+    let lib = open();
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let compiled = compiled();
+    let module = ctx.load_module(&compiled).expect("module");
+    let f = module
+        .function_with_signature("k", "float* p, int n")
+        .expect("k");
+    let stream = ctx.stream().expect("stream");
+    let buf = ctx.alloc::<f32>(4).expect("alloc");
+    let cfg = LaunchConfig::new(1, 32);
+    let foreign_before: u64 = call0(&lib, b"stub_foreign_captured\0");
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (mut issued, mut refused) = (0u64, 0u64);
+    let mut failed = Vec::new();
+    std::thread::scope(|t| {
+        let launcher = t.spawn(|| {
+            let (mut issued, mut refused) = (0u64, 0u64);
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = ctx.scope(|s| {
+                    for _ in 0..200 {
+                        // SAFETY: the stand-in runs nothing.
+                        match unsafe { s.launch(&stream, &f, &cfg, &params![&buf, 1i32]) } {
+                            Ok(()) => issued += 1,
+                            Err(Error::StreamCaptured { .. }) => refused += 1,
+                            Err(e) => panic!("launch: {e}"),
+                        }
+                    }
+                    Ok(())
+                });
+            }
+            (issued, refused)
+        });
+        for _ in 0..300 {
+            let outcome = ctx.scope(|s| {
+                s.capture(&stream, || {
+                    std::thread::yield_now();
+                    Ok(())
+                })
+                .map(drop)
+            });
+            if let Err(e) = outcome {
+                failed.push(e.to_string());
+            }
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        (issued, refused) = launcher.join().expect("the launching thread");
+    });
+    let foreign: u64 = call0(&lib, b"stub_foreign_captured\0");
+    assert_eq!(
+        foreign - foreign_before,
+        0,
+        "another thread's launch was recorded into a capture"
+    );
+    assert!(failed.is_empty(), "captures failed: {failed:?}");
+    assert!(issued > 0, "no launch was issued");
+    eprintln!("{issued} launches issued, {refused} refused during captures");
+}
