@@ -123,7 +123,9 @@ pub struct Scope<'s, 'env: 's> {
     has_tails: Cell<bool>,
     /// A range `note_use` found in, or added to, the table (`order`)
     /// since the table last lost an entry: noted again, it is skipped.
-    last_noted: Cell<Option<(u64, u64)>>,
+    last_noted: [Cell<(u64, u64)>; NOTED_RECENT],
+    /// The slot of `last_noted` the next new range takes.
+    noted_next: Cell<usize>,
     /// Whether the scope is counted as having queued work (see
     /// `Context::begin_scope_work`).
     counted: Cell<bool>,
@@ -196,6 +198,10 @@ enum Ordering_<I> {
     /// After everything the other streams queued.
     All,
 }
+
+/// How many of the ranges noted last a scope remembers, so that the same
+/// arguments launched again are noted without a look at the table.
+const NOTED_RECENT: usize = 4;
 
 /// How many distinct device ranges a scope notes while it uses one stream.
 const NOTED_RANGES: usize = 64;
@@ -279,7 +285,8 @@ impl Context {
             last_stream: Cell::new(None),
             multi: Cell::new(false),
             has_tails: Cell::new(false),
-            last_noted: Cell::new(None),
+            last_noted: Default::default(),
+            noted_next: Cell::new(0),
             counted: Cell::new(false),
             peers: RefCell::new(Vec::new()),
             launches: Cell::new(0),
@@ -387,10 +394,19 @@ impl<'s, 'env> Scope<'s, 'env> {
         if guard.capture.is_some() {
             return None;
         }
-        params.all_device_uses(|start, bytes, _| {
-            self.note_use(raw, Arc::as_ptr(state), start, bytes);
-            true
-        });
+        match params.pointer_ranges() {
+            Some(ranges) => {
+                for &(start, bytes) in ranges {
+                    self.note_use(raw, Arc::as_ptr(state), start, bytes);
+                }
+            }
+            None => {
+                params.all_device_uses(|start, bytes, _| {
+                    self.note_use(raw, Arc::as_ptr(state), start, bytes);
+                    true
+                });
+            }
+        }
         Some(StreamUse { raw, guard })
     }
 
@@ -530,8 +546,10 @@ impl<'s, 'env> Scope<'s, 'env> {
             // work runs at replays, which are ordered as a whole.)
             if !updates.is_empty() {
                 let mut table = self.order.borrow_mut();
-                // The table may lose the range `note_use` remembers.
-                self.last_noted.set(None);
+                // The table may lose the ranges `note_use` remembers.
+                for c in &self.last_noted {
+                    c.set((0, 0));
+                }
                 for u in updates {
                     table.retain(|t| !(u.start <= t.start && t.end <= u.end));
                     table.push(u);
@@ -615,15 +633,23 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// Notes that `[start, start + bytes)` was used on `raw`, the scope's only
     /// stream so far; past [`NOTED_RANGES`] distinct ranges the scope stops
     /// noting and a second stream will wait for all of this one instead.
-    #[inline]
+    #[inline(always)]
     fn note_use(&self, raw: CUstream, state: *const StreamState, start: u64, bytes: u64) {
         if self.untracked.get() {
             return;
         }
         let end = start.saturating_add(bytes.max(1));
-        if self.last_noted.get() == Some((start, end)) {
+        // (0, 0), the empty slot, is no range: `end > start` or `end` is
+        // u64::MAX.
+        if self.last_noted.iter().any(|c| c.get() == (start, end)) {
             return;
         }
+        self.note_new(raw, state, start, end);
+    }
+
+    /// [`Scope::note_use`] for a range not among the last few noted.
+    #[inline(never)]
+    fn note_new(&self, raw: CUstream, state: *const StreamState, start: u64, end: u64) {
         let mut table = self.order.borrow_mut();
         if !table.iter().any(|u| u.start == start && u.end == end) {
             if table.len() >= NOTED_RANGES {
@@ -637,7 +663,9 @@ impl<'s, 'env> Scope<'s, 'env> {
                 state,
             });
         }
-        self.last_noted.set(Some((start, end)));
+        let slot = self.noted_next.get();
+        self.last_noted[slot].set((start, end));
+        self.noted_next.set((slot + 1) % NOTED_RECENT);
     }
 
     /// An event marking the end of what `raw` (a live stream, state `st`)

@@ -172,6 +172,13 @@ pub struct ParamList<'a> {
     sig: u64,
     /// Whether an argument is stream-ordered memory (has a stream origin).
     has_origin: bool,
+    /// The device ranges of the first [`RANGES`] pointer arguments, as
+    /// (address, bytes): `..nranges` are written; `nranges` is
+    /// [`RANGES_MANY`] past that many (then the entries say).
+    ranges: [MaybeUninit<(u64, u64)>; RANGES],
+    nranges: u8,
+    /// While the storage is inline: entry `i`'s offset, for `..len`.
+    offsets: [MaybeUninit<u16>; INLINE_ARGS],
     _borrows: PhantomData<&'a ()>,
 }
 
@@ -218,6 +225,9 @@ impl<'a> ParamList<'a> {
             conditions: false,
             sig: 0,
             has_origin: false,
+            ranges: [MaybeUninit::uninit(); RANGES],
+            nranges: 0,
+            offsets: [MaybeUninit::uninit(); INLINE_ARGS],
             _borrows: PhantomData,
         }
     }
@@ -323,6 +333,20 @@ impl<'a> ParamList<'a> {
     #[inline(always)]
     pub(crate) fn sig(&self) -> u64 {
         self.sig
+    }
+
+    /// The device ranges of the pointer arguments, as (address, bytes),
+    /// where there are at most [`RANGES`]; `None` past that (see
+    /// [`Self::all_device_uses`]).
+    #[inline(always)]
+    pub(crate) fn pointer_ranges(&self) -> Option<&[(u64, u64)]> {
+        let n = usize::from(self.nranges);
+        if n > RANGES {
+            return None;
+        }
+        // SAFETY: `..nranges` were written (`set_last_range`), and
+        // MaybeUninit<(u64, u64)> has the layout of (u64, u64).
+        Some(unsafe { std::slice::from_raw_parts(self.ranges.as_ptr().cast(), n) })
     }
 
     /// Whether an argument is stream-ordered memory, allocated on a stream
@@ -470,6 +494,13 @@ impl<'a> ParamList<'a> {
         e.range = (address, bytes);
         self.has_origin |= origin.is_some();
         e.origin = origin;
+        let n = usize::from(self.nranges);
+        if n < RANGES {
+            self.ranges[n] = MaybeUninit::new((address, bytes));
+            self.nranges += 1;
+        } else {
+            self.nranges = RANGES_MANY;
+        }
     }
 
     /// The device memory the arguments cover, as (address, bytes, stream
@@ -572,6 +603,8 @@ impl<'a> ParamList<'a> {
                     unsafe {
                         std::ptr::copy_nonoverlapping(value.as_ptr(), base.add(offset), value.len())
                     };
+                    // No truncation: `offset <= INLINE_BYTES`.
+                    self.offsets[self.len] = MaybeUninit::new(offset as u16);
                     entries[self.len] = MaybeUninit::new(Entry {
                         offset,
                         size: value.len(),
@@ -687,6 +720,20 @@ impl<'a> ParamList<'a> {
     /// `&self` across the driver call.
     #[inline(always)]
     pub(crate) fn pointers(&self, out: &mut PointerArray) {
+        if let Storage::Inline(bytes, _) = &self.storage {
+            // Every inline push wrote its offset (`push_bytes`); a list
+            // that moved to the heap never comes back inline.
+            let base = bytes.as_ptr().cast::<u8>();
+            out.len = self.len;
+            for i in 0..self.len.min(INLINE_ARGS) {
+                // SAFETY: `offsets[i]` was written for entry `i < len`, and
+                // lies inside the inline storage (push_bytes checked
+                // `offset + size <= INLINE_BYTES`).
+                let at = unsafe { base.add(usize::from(self.offsets[i].assume_init())) };
+                out.inline[i].write(at.cast_mut().cast());
+            }
+            return;
+        }
         let base = self.base();
         let entries = self.entries();
         out.len = entries.len();
@@ -744,11 +791,19 @@ impl<'a> ParamList<'a> {
 }
 
 impl Drop for ParamList<'_> {
+    #[inline]
     fn drop(&mut self) {
         if let Storage::Heap { arena_id, .. } = self.storage {
-            host_arena().record_free(arena_id);
+            spilled_free(arena_id);
         }
     }
+}
+
+/// The host arena's record of a spilled list's storage, freed.
+#[cold]
+#[inline(never)]
+fn spilled_free(arena_id: u64) {
+    host_arena().record_free(arena_id);
 }
 
 impl fmt::Debug for ParamList<'_> {
@@ -1026,6 +1081,13 @@ macro_rules! params {
         list
     }};
 }
+
+/// How many pointer arguments' ranges a [`ParamList`] keeps beside its
+/// entries, for the launch fast path.
+const RANGES: usize = 4;
+
+/// [`ParamList`]'s `nranges` past [`RANGES`].
+const RANGES_MANY: u8 = u8::MAX;
 
 /// How many arguments a [`ParamList`]'s signature covers.
 const SIG_ARGS: usize = 8;
