@@ -19,6 +19,7 @@ use stub::{call, call0, set_params};
 const SOURCE: &str = r#"
 extern "C" __global__ void k(float* p, int n) { if (n < 0) p[0] = 1.0f; }
 extern "C" __global__ void kd(double* p, int n) { if (n < 0) p[0] = 1.0; }
+extern "C" __global__ void kc(unsigned long long h, float* p) { if (h == 0) p[0] = 1.0f; }
 "#;
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
@@ -86,14 +87,24 @@ fn every_check_of_the_full_path_holds_on_the_fast_path() {
             r.unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(launches(), before + 1, "{what}: not launched once");
         };
-        // Two launches: the second one takes the fast path, and fills the
-        // function's caches.
+        // The first launch takes the full path (the scope's first use of
+        // the stream, the function's first configuration); the later ones
+        // the fast path, the first of them filling `fitted`.
         for i in 0..3 {
             let before = launches();
             // SAFETY: the stand-in runs nothing.
             let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f32s, 1i32]) };
             launched(&format!("warm-up {i}"), r, before);
         }
+        assert_eq!(s.fast_launches(), 2, "warm-ups 1 and 2 take the fast path");
+        for i in 0..2 {
+            let before = launches();
+            // SAFETY: the stand-in runs nothing.
+            let r = unsafe { s.launch(&stream, &fd, &cfg, &params![&f64s, 1i32]) };
+            launched(&format!("kd warm-up {i}"), r, before);
+        }
+        assert_eq!(s.fast_launches(), 3, "kd's second launch is fast");
+        let fast = s.fast_launches();
 
         // Argument types and sizes.
         let before = launches();
@@ -119,7 +130,8 @@ fn every_check_of_the_full_path_holds_on_the_fast_path() {
             other => panic!("one argument of two: {other:?}"),
         }
         // The same argument types fit `k`, not `kd`: the record of what
-        // fitted is the function's own.
+        // fitted is the function's own (both have one, of another
+        // signature each).
         // SAFETY: refused before the driver.
         let r = unsafe { s.launch(&stream, &fd, &cfg, &params![&f32s, 1i32]) };
         match refused("float* for kd's double*", r, before) {
@@ -148,9 +160,11 @@ fn every_check_of_the_full_path_holds_on_the_fast_path() {
                 other => panic!("{what}: {other:?}"),
             }
         }
+        assert_eq!(s.fast_launches(), fast, "a refused launch counted as fast");
         // SAFETY: the stand-in runs nothing.
         let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f32s, 1i32]) };
         launched("after the refusals", r, before);
+        assert_eq!(s.fast_launches(), fast + 1, "the caches still hold");
 
         // Foreign code switches the thread to device 1 behind cudakit's
         // back after a launch on device 0. The fast path believes device 0
@@ -176,10 +190,16 @@ fn every_check_of_the_full_path_holds_on_the_fast_path() {
         // capture.
         let graph = s.capture(&stream, || {
             let nodes: u64 = call(&lib, b"stub_capture_nodes\0", stream.as_raw() as usize);
+            let fast = s.fast_launches();
             // SAFETY: the stand-in runs nothing.
             unsafe { s.launch(&stream, &f, &cfg, &params![&f32s, 1i32])? };
             let after: u64 = call(&lib, b"stub_capture_nodes\0", stream.as_raw() as usize);
             assert_eq!(after, nodes + 1, "the launch is not in the capture");
+            assert_eq!(
+                s.fast_launches(),
+                fast,
+                "a captured launch took the fast path"
+            );
             Ok(())
         })?;
         drop(graph);
@@ -269,4 +289,153 @@ fn the_fast_path_never_enters_another_threads_capture() {
     assert!(failed.is_empty(), "captures failed: {failed:?}");
     assert!(issued > 0, "no launch was issued");
     eprintln!("{issued} launches issued, {refused} refused during captures");
+}
+
+/// What the fast path leaves to the full path because the full path must
+/// wait or reorder there: a host function queued on the stream (the scope's
+/// end must then wait for the stream again, not only for the host
+/// function), a second stream of the scope (a range another stream used
+/// last is waited for), and stream-ordered memory of another stream (its
+/// allocation is waited for). Each is checked by what the driver was asked
+/// to do, and by the scope's count of fast launches.
+#[test]
+fn the_fast_path_leaves_waits_and_tails_to_the_full_path() {
+    let _serial = serial();
+    let lib = open();
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let compiled = compiled();
+    let module = ctx.load_module(&compiled).expect("module");
+    let f = module
+        .function_with_signature("k", "float* p, int n")
+        .expect("k");
+    let (a, b) = (ctx.stream().expect("a"), ctx.stream().expect("b"));
+    let (x, y) = (
+        ctx.alloc::<f32>(4).expect("x"),
+        ctx.alloc::<f32>(4).expect("y"),
+    );
+    let cfg = LaunchConfig::new(1, 32);
+    let waits = || -> u64 { call0(&lib, b"stub_stream_waits\0") };
+    let event_syncs = || stub::counts::<3>(&lib, b"stub_wait_counts\0")[1];
+    let host_fns_run = || -> u64 { call0(&lib, b"stub_host_fns_run\0") };
+    // Two launches of `k` on x: the second takes the fast path.
+    macro_rules! warm {
+        ($s:expr, $stream:expr) => {
+            for _ in 0..2 {
+                // SAFETY: the stand-in runs nothing.
+                unsafe { $s.launch($stream, &f, &cfg, &params![&x, 1i32])? };
+            }
+        };
+    }
+
+    // A host function, then a launch: the launch is no longer the tail,
+    // so the scope's end waits for the stream (event record and wait), not
+    // only for the host function that has run.
+    let mut syncs_at_end = 0;
+    ctx.scope(|s| {
+        warm!(s, &a);
+        assert_eq!(s.fast_launches(), 1);
+        let ran = host_fns_run();
+        s.host_fn(&a, || {})?;
+        stub::wait_until("the host function", || host_fns_run() > ran);
+        // SAFETY: the stand-in runs nothing.
+        unsafe { s.launch(&a, &f, &cfg, &params![&x, 1i32])? };
+        assert_eq!(
+            s.fast_launches(),
+            1,
+            "a launch after a host function was fast"
+        );
+        syncs_at_end = event_syncs();
+        Ok(())
+    })
+    .expect("scope");
+    assert!(
+        event_syncs() > syncs_at_end,
+        "the scope's end did not wait for the launch after its host function"
+    );
+
+    // Two streams: a(x), b(x), a(y), then a(x) again must wait for b,
+    // which used x last.
+    ctx.scope(|s| {
+        warm!(s, &a);
+        let before = waits();
+        // SAFETY: the stand-in runs nothing.
+        unsafe { s.launch(&b, &f, &cfg, &params![&x, 1i32])? };
+        assert_eq!(waits() - before, 1, "b(x) waits for a(x)");
+        // SAFETY: the stand-in runs nothing.
+        unsafe { s.launch(&a, &f, &cfg, &params![&y, 1i32])? };
+        let (before, fast) = (waits(), s.fast_launches());
+        // SAFETY: the stand-in runs nothing.
+        unsafe { s.launch(&a, &f, &cfg, &params![&x, 1i32])? };
+        assert_eq!(waits() - before, 1, "a(x) after b(x) waits for b");
+        assert_eq!(
+            s.fast_launches(),
+            fast,
+            "a launch of a two-stream scope was fast"
+        );
+        Ok(())
+    })
+    .expect("scope");
+
+    // Stream-ordered memory allocated on b, used on a: a waits for b once.
+    let pool = ctx.default_pool().expect("default pool");
+    let pb = pool.alloc::<f32>(&b, 4).expect("pool buffer on b");
+    ctx.scope(|s| {
+        warm!(s, &a);
+        let (before, fast) = (waits(), s.fast_launches());
+        // SAFETY: the stand-in runs nothing.
+        unsafe { s.launch(&a, &f, &cfg, &params![pb.as_view(), 1i32])? };
+        assert_eq!(waits() - before, 1, "a waits for the allocation on b");
+        assert_eq!(
+            s.fast_launches(),
+            fast,
+            "a launch with b's pool memory was fast"
+        );
+        let before = waits();
+        // SAFETY: the stand-in runs nothing.
+        unsafe { s.launch(&a, &f, &cfg, &params![pb.as_view(), 1i32])? };
+        assert_eq!(waits() - before, 0, "once is enough");
+        Ok(())
+    })
+    .expect("scope");
+    drop(pb);
+}
+
+/// A conditional handle outside its graph is refused on the fast path as
+/// on the full one, though a plain `u64` of the same parameter took the
+/// fast path just before.
+#[test]
+fn a_condition_handle_is_refused_on_the_fast_path() {
+    let _serial = serial();
+    let lib = open();
+    set_params(&lib, &[(0, 8), (8, 8)]);
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let compiled = compiled();
+    let module = ctx.load_module(&compiled).expect("module");
+    let kc = module
+        .function_with_signature("kc", "unsigned long long h, float* p")
+        .expect("kc");
+    let stream = ctx.stream().expect("stream");
+    let buf = ctx.alloc::<f32>(4).expect("alloc");
+    let cfg = LaunchConfig::new(1, 32);
+    let mut g = ctx.graph().expect("graph");
+    let cond = g.condition(Some(1)).expect("handle");
+    let launches = || -> u64 { call0(&lib, b"stub_launch_count\0") };
+    ctx.scope(|s| {
+        for _ in 0..3 {
+            // SAFETY: the stand-in runs nothing.
+            unsafe { s.launch(&stream, &kc, &cfg, &params![7u64, &buf])? };
+        }
+        assert_eq!(s.fast_launches(), 2, "a plain u64 takes the fast path");
+        let before = launches();
+        // SAFETY: refused before the driver.
+        let r = unsafe { s.launch(&stream, &kc, &cfg, &params![&cond, &buf]) };
+        assert!(
+            matches!(r, Err(Error::ForeignCondition { .. })),
+            "a condition handle outside its graph: {r:?}"
+        );
+        assert_eq!(launches(), before, "reached the driver");
+        assert_eq!(s.fast_launches(), 2);
+        Ok(())
+    })
+    .expect("scope");
 }

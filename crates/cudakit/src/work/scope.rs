@@ -136,6 +136,9 @@ pub struct Scope<'s, 'env: 's> {
     /// Launches made through the scope, added to the context's metrics
     /// when it ends (one shared atomic update per scope, not per launch).
     launches: Cell<u64>,
+    /// Of `launches`, those the launch fast path issued (tests only read
+    /// it: [`Scope::fast_launches`]).
+    fast_launches: Cell<u64>,
     timings: RefCell<Vec<(Timed, Event<'env>, Event<'env>)>>,
     /// Host-function closures queued by the scope, freed after its wait.
     owned: RefCell<Vec<Owned>>,
@@ -290,6 +293,7 @@ impl Context {
             counted: Cell::new(false),
             peers: RefCell::new(Vec::new()),
             launches: Cell::new(0),
+            fast_launches: Cell::new(0),
             timings: RefCell::new(Vec::new()),
             owned: RefCell::new(Vec::new()),
             tails: RefCell::new(Vec::new()),
@@ -789,6 +793,21 @@ impl<'s, 'env> Scope<'s, 'env> {
     #[inline]
     pub(crate) fn count_launch(&self) {
         self.launches.set(self.launches.get() + 1);
+    }
+
+    /// [`Scope::count_launch`] for a launch the fast path issued.
+    #[inline(always)]
+    pub(crate) fn count_fast_launch(&self) {
+        self.count_launch();
+        self.fast_launches.set(self.fast_launches.get() + 1);
+    }
+
+    /// How many of the scope's launches so far took the launch path's fast
+    /// case (checks taken from caches, see `Scope::launch`). For tests that
+    /// check which path a launch took; not a stable interface.
+    #[doc(hidden)]
+    pub fn fast_launches(&self) -> u64 {
+        self.fast_launches.get()
     }
 
     /// Starts timing an operation on the stream in use when kernel timing

@@ -755,8 +755,11 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// no host function or barrier pending on it), this context current
     /// on the thread by cudakit's own record, not poisoned, not green, no
     /// kernel timing, tracing or NVTX. `None` when any of that does not
-    /// hold, before anything was done: the caller then takes the full
-    /// path, which checks (and reports) everything from the start.
+    /// hold, before anything was queued, waited for or noted (the one
+    /// thing it may have done is record, in the function's `fitted`, a
+    /// signature that passed the full parameter check, which stays true):
+    /// the caller then takes the full path, which checks (and reports)
+    /// everything from the start.
     ///
     /// # Safety
     ///
@@ -821,7 +824,7 @@ impl<'s, 'env> Scope<'s, 'env> {
             });
         }
         drop(raw_stream);
-        self.count_launch();
+        self.count_fast_launch();
         Some(Ok(()))
     }
 

@@ -1205,11 +1205,11 @@ impl FitCache {
 mod tests {
     use super::*;
 
-    /// `type_code` is injective on what it encodes, ignores the container
-    /// (no parameter rule reads it), never gives 0xff (part of
-    /// `SIG_NONE`), and gives 0 to every size a type never has.
-    #[test]
-    fn type_codes_tell_every_encoded_type_apart() {
+    /// Every argument type the launch path can meet, as (key, type, size):
+    /// the same key for types `type_code` must not tell apart (a pointer's
+    /// container), a key of its own for everything else; vector arrays
+    /// included (they have no code).
+    fn encodable_types() -> Vec<(String, ArgType, usize)> {
         const SCALARS: [(Scalar, usize); 16] = [
             (Scalar::I8, 1),
             (Scalar::U8, 1),
@@ -1236,33 +1236,17 @@ mod tests {
             Container::ImportedBuffer,
             Container::PoolBuffer,
         ];
-        let mut owner: std::collections::HashMap<u8, String> = Default::default();
-        let mut check = |key: String, ty: ArgType, size: usize| {
-            let code = type_code(&ty, size);
-            assert_ne!(code, 0xff, "{key}");
-            for wrong in [0, 3, 5, 12, 24, 64, 256] {
-                if wrong != size {
-                    assert_eq!(type_code(&ty, wrong), 0, "{key} at {wrong} bytes");
-                }
-            }
-            if code == 0 {
-                return;
-            }
-            let was = owner.entry(code).or_insert_with(|| key.clone());
-            assert_eq!(*was, key, "code {code} given to both");
-        };
-        let mut encoded = 0;
+        let mut out = Vec::new();
         for (s, bytes) in SCALARS {
-            check(
+            out.push((
                 format!("{s:?}"),
                 ArgType::Value(ElementType::Scalar(s)),
                 bytes,
-            );
+            ));
             for len in 1..=4 {
                 let ty = ArgType::Value(ElementType::Array { element: s, len });
-                check(format!("[{s:?}; {len}]"), ty, bytes * len);
+                out.push((format!("[{s:?}; {len}]"), ty, bytes * len));
             }
-            encoded += 5;
             for read_only in [false, true] {
                 for container in CONTAINERS {
                     let ty = ArgType::Pointer {
@@ -1270,9 +1254,8 @@ mod tests {
                         container,
                         read_only,
                     };
-                    check(format!("*{s:?} ro={read_only}"), ty, 8);
+                    out.push((format!("*{s:?} ro={read_only}"), ty, 8));
                 }
-                encoded += 1;
             }
         }
         for read_only in [false, true] {
@@ -1282,16 +1265,111 @@ mod tests {
                     container,
                     read_only,
                 };
-                check(format!("*? ro={read_only}"), ty, 8);
+                out.push((format!("*? ro={read_only}"), ty, 8));
             }
         }
-        check("texture".into(), ArgType::Texture, 8);
-        check("surface".into(), ArgType::Surface, 8);
-        check("tensor map".into(), ArgType::TensorMap, 128);
+        out.push(("texture".into(), ArgType::Texture, 8));
+        out.push(("surface".into(), ArgType::Surface, 8));
+        out.push(("tensor map".into(), ArgType::TensorMap, 128));
         for size in [1, 2, 4, 8, 16] {
-            check(format!("untyped {size}"), ArgType::Untyped, size);
+            out.push((format!("untyped {size}"), ArgType::Untyped, size));
         }
-        encoded += 2 + 3 + 5;
+        out
+    }
+
+    /// What the fast path's `FitCache` rests on: two argument types of one
+    /// (nonzero) code get the same verdict from every parameter rule, for
+    /// rules from C types (declared) and from PTX declarations alike.
+    #[test]
+    fn types_of_one_code_fit_the_same_parameters() {
+        use crate::compile::signature::check::ParamRule;
+        let declared = "char, signed char, unsigned char, short, unsigned short, int, \
+            unsigned, long, unsigned long, long long, unsigned long long, __int128, \
+            unsigned __int128, float, double, bool, __half, __nv_bfloat16, float2, float4, \
+            double2, int4, uchar4, float*, const float*, double*, const double*, int*, \
+            const int*, unsigned*, long long*, unsigned long long*, void*, const void*, \
+            __half*, const __nv_bfloat16*, float4*, const float2*, char*, const unsigned char*, \
+            cudaTextureObject_t, cudaSurfaceObject_t, Params, Params*, const Params*";
+        let mut rules: Vec<(String, ParamRule)> =
+            crate::compile::signature::parse_declared(declared)
+                .expect("the declared list parses")
+                .iter()
+                .map(|t| (t.to_string(), ParamRule::from_ctype(t)))
+                .collect();
+        let ptx = ".version 8.8\n.target sm_90\n.address_size 64\n\
+            .visible .entry e(\n.param .u8 a, .param .s8 b, .param .u16 c, .param .s16 d, \
+            .param .u32 e, .param .s32 f, .param .u64 g, .param .s64 h, .param .f16 i, \
+            .param .b16 j, .param .f32 k, .param .f64 l, .param .b32 m, .param .b64 n, \
+            .param .align 8 .b8 o[16], .param .align 4 .b8 p[8], .param .align 1 .b8 q[1], \
+            .param .align 64 .b8 r[128], .param .align 2 .b8 s[2], .param .align 16 .b8 t[16]\n)\n{\nret;\n}\n";
+        let entries = crate::compile::signature::ptx::read_entries(ptx).expect("the PTX reads");
+        for p in &entries[0].params {
+            rules.push((format!("{p} (PTX)"), ParamRule::from_ptx(p)));
+        }
+        assert!(rules.len() >= 60, "{} rules", rules.len());
+        let mut by_code: std::collections::HashMap<u8, (String, Vec<bool>)> = Default::default();
+        for (key, ty, size) in encodable_types() {
+            let code = type_code(&ty, size);
+            if code == 0 {
+                continue;
+            }
+            let verdicts: Vec<bool> = rules.iter().map(|(_, r)| r.accepts(&ty, size)).collect();
+            let (first, want) = by_code
+                .entry(code)
+                .or_insert_with(|| (format!("{key} {ty:?}"), verdicts.clone()));
+            for (i, (w, v)) in want.iter().zip(&verdicts).enumerate() {
+                assert_eq!(
+                    w, v,
+                    "code {code}: {first} and {key} {ty:?} disagree on '{}'",
+                    rules[i].0
+                );
+            }
+        }
+        // The rules tell types apart: every scalar and pointer type (not
+        // the arrays, which few rules here take) is accepted by some rule
+        // and refused by another; untyped bytes fit every rule's type.
+        for (code, (first, verdicts)) in &by_code {
+            if first.starts_with('[') {
+                continue;
+            }
+            assert!(
+                verdicts.iter().any(|v| *v),
+                "code {code} ({first}) fits nothing"
+            );
+            assert_eq!(
+                verdicts.iter().all(|v| *v),
+                first.starts_with("untyped"),
+                "code {code} ({first})"
+            );
+        }
+    }
+
+    /// `type_code` is injective on what it encodes, ignores the container
+    /// (no parameter rule reads it), never gives 0xff (part of
+    /// `SIG_NONE`), and gives 0 to every size a type never has.
+    #[test]
+    fn type_codes_tell_every_encoded_type_apart() {
+        let mut owner: std::collections::HashMap<u8, String> = Default::default();
+        let mut encoded = std::collections::HashSet::new();
+        for (key, ty, size) in encodable_types() {
+            let code = type_code(&ty, size);
+            assert_ne!(code, 0xff, "{key}");
+            for wrong in [0, 3, 5, 12, 24, 64, 256] {
+                if wrong != size {
+                    assert_eq!(type_code(&ty, wrong), 0, "{key} at {wrong} bytes");
+                }
+            }
+            if code == 0 {
+                continue;
+            }
+            encoded.insert(key.clone());
+            let was = owner.entry(code).or_insert_with(|| key.clone());
+            assert_eq!(*was, key, "code {code} given to both");
+        }
+        // 16 scalars (the value, arrays of 1 to 4, two pointers each), 2
+        // unknown pointers, texture, surface, tensor map, 5 untyped sizes.
+        let encoded = encoded.len();
+        assert_eq!(encoded, 16 * 7 + 2 + 3 + 5);
         assert_eq!(owner.len(), encoded, "every listed type has its own code");
         // Not encoded: an array of five, an unknown value.
         assert_eq!(
