@@ -1,6 +1,6 @@
 //! The process's driver table, initialised once (`cuInit`).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 use cuda_sys::Driver;
 use once_cell::sync::OnceCell;
@@ -31,16 +31,29 @@ pub(crate) fn cu() -> Result<&'static Driver> {
     }
 }
 
-/// [`cu`] for a fast path: the table once it loaded, outside a forked
-/// child; `None` sends the caller to its full path, which calls [`cu`].
+/// The table for the launch fast path: null until [`arm_fast`] stored it
+/// (after the table loaded), and null again in a child made by `fork`
+/// (the atfork handler clears it). One load, on a line of its own, where
+/// [`cu`] reads `FORKED` and `INIT`.
+static FAST: AtomicPtr<Driver> = AtomicPtr::new(std::ptr::null_mut());
+
+/// [`cu`] for the launch fast path: the table once [`arm_fast`] armed it,
+/// never in a forked child; `None` sends the caller to its full path,
+/// which calls [`cu`].
 #[inline(always)]
 pub(crate) fn cu_fast() -> Option<&'static Driver> {
-    if FORKED.load(Ordering::Relaxed) {
-        return None;
-    }
-    match INIT.get() {
-        Some(Ok(table)) => Some(table),
-        _ => None,
+    let table = FAST.load(Ordering::Relaxed);
+    // SAFETY: `FAST` holds null or a `&'static Driver` (`arm_fast`).
+    unsafe { table.cast_const().as_ref() }
+}
+
+/// Lets [`cu_fast`] return `cu` (a table [`cu`] returned), unless this is
+/// a forked child. The launch path arms it only when it needs nothing of
+/// the full path's extras (tracing, NVTX ranges), which are fixed for the
+/// process once read.
+pub(crate) fn arm_fast(cu: &'static Driver) {
+    if !FORKED.load(Ordering::Relaxed) {
+        FAST.store(std::ptr::from_ref(cu).cast_mut(), Ordering::Relaxed);
     }
 }
 
@@ -57,10 +70,11 @@ pub(crate) fn forked() -> bool {
     FORKED.load(Ordering::Relaxed)
 }
 
-/// Runs in the child of a `fork` (an atfork handler: only an atomic store,
-/// which is async-signal-safe).
+/// Runs in the child of a `fork` (an atfork handler: only atomic stores,
+/// which are async-signal-safe).
 extern "C" fn mark_forked_child() {
     FORKED.store(true, Ordering::Relaxed);
+    FAST.store(std::ptr::null_mut(), Ordering::Relaxed);
 }
 
 extern "C" {

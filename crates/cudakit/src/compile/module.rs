@@ -925,14 +925,18 @@ pub(crate) enum FunctionOrigin<'m> {
 /// A kernel of a [`Module`] or of a
 /// [`Library`](crate::compile::library::Library) in one context; it
 /// borrows its module (or library) and its context.
+// `repr(C)` and 64-byte aligned: a launch reads `ctx`, `raw` and the
+// first two fields of `state` (the validated configuration and the fitted
+// signature), which fill the first cache line exactly.
+#[repr(C, align(64))]
 pub struct Function<'m> {
     ctx: &'m Context,
-    origin: FunctionOrigin<'m>,
     raw: CUfunction,
-    name: String,
-    symbol: String,
     /// What the launch path caches on the function.
     pub(crate) state: FunctionState,
+    origin: FunctionOrigin<'m>,
+    name: String,
+    symbol: String,
 }
 
 // SAFETY: a function handle may be used from any thread (the driver API is
@@ -1334,16 +1338,18 @@ pub(crate) struct FunctionLimits {
 }
 
 /// What the launch path caches on each function.
+// `repr(C)`: the launch fast path's two caches first (see `Function`).
 #[derive(Debug, Default)]
+#[repr(C)]
 pub(crate) struct FunctionState {
-    params: OnceCell<ParamCheck>,
-    /// The parameter types, computed at lookup.
-    signature: KernelSignature,
-    limits: OnceCell<FunctionLimits>,
     /// The last plain configuration the launch path validated.
     pub(crate) validated: ConfigCache,
     /// The last argument signature that fitted the parameters.
     pub(crate) fitted: crate::work::launch::params::FitCache,
+    params: OnceCell<ParamCheck>,
+    /// The parameter types, computed at lookup.
+    signature: KernelSignature,
+    limits: OnceCell<FunctionLimits>,
     /// Never above the function's real
     /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`: written only
     /// under `dynamic_shared_lock`, right after the driver accepted it.

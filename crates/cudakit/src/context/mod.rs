@@ -79,15 +79,26 @@ pub struct Context {
     shared: Arc<Shared>,
 }
 
+// `repr(C)` and 64-byte aligned: the fields every launch reads (`raw`,
+// `generation`, `device`, `kernel_timing`, `is_green`, `poison`'s state)
+// come first and share the allocation's first cache line with the `Arc`'s
+// counts, instead of wherever the compiler would put them in a record of
+// over a kilobyte (one line to fetch after the driver's own call has
+// evicted them, not four).
+#[repr(C, align(64))]
 pub(crate) struct Shared {
-    device: Device,
     raw: CUcontext,
-    limits: DeviceLimits,
+    /// This context's identity: unique in the process, never reused.
+    generation: u64,
+    device: Device,
+    kernel_timing: AtomicBool,
+    /// `green.is_some()`, beside the other fields the launch path reads.
+    is_green: bool,
     poison: OnceCell<DriverError>,
+    limits: DeviceLimits,
     drop_errors: Mutex<Vec<DriverError>>,
     arena: Arena,
     metrics: MetricsCounters,
-    kernel_timing: AtomicBool,
     released: AtomicBool,
     /// Objects kept because they were exported over IPC and their guard
     /// was never released: another process may still use them, so the
@@ -100,8 +111,6 @@ pub(crate) struct Shared {
     /// that was dropped and made again is another context, to which the
     /// old access does not extend.
     peers: [AtomicU64; 64],
-    /// This context's identity: unique in the process, never reused.
-    generation: u64,
     /// State that a room above keeps per context and hands back before
     /// the context goes (the staged pipeline's page-locked chunks); held
     /// as a trait object so that this room does not depend on that one.
@@ -460,7 +469,7 @@ impl Context {
     pub(crate) fn launch_driver_fast(&self) -> Option<&'static Driver> {
         if !self.believed_current()
             || self.shared.poison.get().is_some()
-            || self.shared.green.is_some()
+            || self.shared.is_green
             || release::in_driver_callback()
         {
             return None;
@@ -1009,6 +1018,7 @@ impl Shared {
         green: Option<green::GreenState>,
     ) -> Shared {
         Shared {
+            is_green: green.is_some(),
             device,
             raw,
             limits,

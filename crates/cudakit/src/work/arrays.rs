@@ -142,7 +142,7 @@ fn push_object(
     object: &'static str,
     type_name: &'static str,
     ctx: &crate::Context,
-    ty: ArgType,
+    ty: &'static ArgType,
 ) {
     list.push_bytes(
         &raw.to_ne_bytes(),
@@ -168,7 +168,7 @@ impl<'a> KernelArg<'a> for &'a Texture<'_> {
             "texture",
             "cudaTextureObject_t",
             self.context(),
-            ArgType::Texture,
+            &ArgType::Texture,
         );
     }
 }
@@ -184,7 +184,7 @@ impl<'a> KernelArg<'a> for &'a mut Surface<'_> {
             "surface",
             "cudaSurfaceObject_t",
             self.context(),
-            ArgType::Surface,
+            &ArgType::Surface,
         );
     }
 }

@@ -109,23 +109,40 @@ pub(crate) struct Owned {
 /// assert_eq!(host, [-1.0, -2.0, -3.0]);
 /// # Ok(()) }
 /// ```
+// `repr(C)` and 64-byte aligned: what a fast-path launch reads and writes
+// (the four last noted ranges, then the context, the last stream, the
+// counters and the flags) fills the first two cache lines; the rest is
+// for the full path.
+#[repr(C, align(64))]
 pub struct Scope<'s, 'env: 's> {
+    /// A range `note_use` found in, or added to, the table (`order`)
+    /// since the table last lost an entry: noted again, it is skipped.
+    last_noted: [Cell<(u64, u64)>; NOTED_RECENT],
     ctx: &'env Context,
-    /// Unique among the process's scopes (never reused, unlike an address).
-    id: u64,
-    streams: RefCell<Vec<(CUstream, Arc<StreamState>)>>,
     /// A stream `streams` holds (the last one used): the launch path's
     /// check that a stream is known costs one load for it.
     last_stream: Cell<Option<CUstream>>,
+    /// Launches made through the scope, added to the context's metrics
+    /// when it ends (one shared atomic update per scope, not per launch).
+    launches: Cell<u64>,
+    /// Of `launches`, those the launch fast path issued (tests only read
+    /// it: [`Scope::fast_launches`]).
+    fast_launches: Cell<u64>,
+    /// The slot of `last_noted` the next new range takes.
+    noted_next: Cell<usize>,
     /// Whether `streams` holds more than one.
     multi: Cell<bool>,
     /// Whether `tails` holds any (one load on the launch path).
     has_tails: Cell<bool>,
-    /// A range `note_use` found in, or added to, the table (`order`)
-    /// since the table last lost an entry: noted again, it is skipped.
-    last_noted: [Cell<(u64, u64)>; NOTED_RECENT],
-    /// The slot of `last_noted` the next new range takes.
-    noted_next: Cell<usize>,
+    /// Whether `barriers` holds any (one load on the launch path).
+    has_barriers: Cell<bool>,
+    /// Whether work of the scope touched memory the table does not know
+    /// (see `note_use`): a stream new to the scope then waits for all the
+    /// others once.
+    untracked: Cell<bool>,
+    /// Unique among the process's scopes (never reused, unlike an address).
+    id: u64,
+    streams: RefCell<Vec<(CUstream, Arc<StreamState>)>>,
     /// Whether the scope is counted as having queued work (see
     /// `Context::begin_scope_work`).
     counted: Cell<bool>,
@@ -133,12 +150,6 @@ pub struct Scope<'s, 'env: 's> {
     /// synchronous operations wait for the scope's streams until it ends
     /// (`Context::begin_foreign`).
     peers: RefCell<Vec<Context>>,
-    /// Launches made through the scope, added to the context's metrics
-    /// when it ends (one shared atomic update per scope, not per launch).
-    launches: Cell<u64>,
-    /// Of `launches`, those the launch fast path issued (tests only read
-    /// it: [`Scope::fast_launches`]).
-    fast_launches: Cell<u64>,
     timings: RefCell<Vec<(Timed, Event<'env>, Event<'env>)>>,
     /// Host-function closures queued by the scope, freed after its wait.
     owned: RefCell<Vec<Owned>>,
@@ -152,17 +163,11 @@ pub struct Scope<'s, 'env: 's> {
     /// Which stream used each device range last (once the scope uses more
     /// than one stream, or stream-ordered memory of another stream).
     order: RefCell<Vec<LastUse>>,
-    /// Whether work of the scope touched memory the table does not know
-    /// (see `note_use`): a stream new to the scope then waits for all the
-    /// others once.
-    untracked: Cell<bool>,
     /// Streams that wrote a module variable (`copy_to_global`), which any
     /// kernel may read without naming it: every other stream of the scope
     /// waits for such a stream once, before its next operation. With the
     /// streams that already did.
     barriers: RefCell<Vec<Barrier>>,
-    /// Whether `barriers` holds any (one load on the launch path).
-    has_barriers: Cell<bool>,
     /// Streams made by [`Scope::stream`], destroyed when the scope is
     /// (after its wait). Boxed on purpose: a stream handed out must never
     /// move, and a `Vec<Stream>` would move its elements when it grows.

@@ -283,7 +283,7 @@ impl<'a> KernelArg<'a> for &Condition {
                 device: self.device,
             },
             self.ctx_id,
-            ArgType::Value(<u64 as DeviceCopy>::ELEMENT_TYPE),
+            const { &ArgType::Value(<u64 as DeviceCopy>::ELEMENT_TYPE) },
         );
     }
 }

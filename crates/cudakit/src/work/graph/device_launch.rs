@@ -238,7 +238,7 @@ impl<'a> KernelArg<'a> for &'a GraphExec<'_> {
                 device: self.ctx.device().ordinal(),
             },
             self.ctx.id(),
-            ArgType::Untyped,
+            &ArgType::Untyped,
         );
     }
 }

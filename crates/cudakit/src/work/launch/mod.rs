@@ -93,28 +93,33 @@ impl From<(u32, u32, u32)> for Dim3 {
 }
 
 /// How a kernel is launched.
+// `repr(C)`, in this order: what every launch reads (the dimensions, the
+// shared bytes, the flags and the three attributes' tags, the window's
+// inside it at byte 20) lies within 48 of the 80 bytes, bytes 20 to 68,
+// instead of at both ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
 pub struct LaunchConfig {
+    /// An L2 access-policy window for this launch
+    /// (`CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW`, see [`crate::work::l2`]).
+    pub access_policy: Option<AccessPolicyWindow>,
+    /// A launch priority (lower is higher), overriding the stream's.
+    pub priority: Option<i32>,
     /// Blocks in the grid.
     pub grid: Dim3,
     /// Threads in a block.
     pub block: Dim3,
     /// Dynamic shared memory per block, in bytes.
     pub shared_bytes: u32,
-    /// Thread-block cluster dimensions (sm_90 and newer).
-    pub cluster: Option<Dim3>,
     /// A cooperative launch (grid-wide synchronization).
     pub cooperative: bool,
-    /// A launch priority (lower is higher), overriding the stream's.
-    pub priority: Option<i32>,
     /// Programmatic dependent launch (sm_90 and newer,
     /// `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`): the kernel
     /// may start before the previous kernel on the stream has finished;
     /// see [`LaunchConfig::programmatic`].
     pub programmatic: bool,
-    /// An L2 access-policy window for this launch
-    /// (`CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW`, see [`crate::work::l2`]).
-    pub access_policy: Option<AccessPolicyWindow>,
+    /// Thread-block cluster dimensions (sm_90 and newer).
+    pub cluster: Option<Dim3>,
 }
 
 impl LaunchConfig {
@@ -790,7 +795,9 @@ impl<'s, 'env> Scope<'s, 'env> {
             }
             function.state.fitted.store(sig);
         }
-        if *LAUNCH_EXTRAS || ctx.kernel_timing() {
+        // `launch_driver_fast` is `None` until a full-path launch armed the
+        // table, which it does only without tracing and NVTX.
+        if ctx.kernel_timing() {
             return None;
         }
         let cu = ctx.launch_driver_fast()?;
@@ -960,6 +967,11 @@ impl<'s, 'env> Scope<'s, 'env> {
         }
         ctx.check(call, rc)?;
         self.count_launch();
+        if !*LAUNCH_EXTRAS {
+            // The fast path's driver table: armed only where no launch
+            // needs tracing or NVTX, so that the fast path need not ask.
+            crate::driver::arm_fast(cu);
+        }
         if timer.is_none() {
             return Ok(());
         }

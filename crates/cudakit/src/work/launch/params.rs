@@ -117,8 +117,9 @@ struct Entry {
     range: (u64, u64),
     origin: Option<crate::context::stream_state::StreamOrigin>,
     /// The C type the argument stands for, checked against the kernel's
-    /// parameter types.
-    ty: ArgType,
+    /// parameter types: a constant (an address, not 24 bytes copied in on
+    /// every push and read from the constant's cache line).
+    ty: &'static ArgType,
 }
 
 // The inline variant is large on purpose: it is what spares the common launch
@@ -273,7 +274,7 @@ impl<'a> ParamList<'a> {
             std::any::type_name::<T>(),
             ArgKind::Value,
             0,
-            ArgType::Untyped,
+            &ArgType::Untyped,
         );
     }
 
@@ -291,7 +292,7 @@ impl<'a> ParamList<'a> {
 
     /// The C types the arguments stand for, in order, with their sizes.
     pub(crate) fn types(&self) -> impl Iterator<Item = (&ArgType, usize)> + '_ {
-        self.entries().iter().map(|e| (&e.ty, e.size))
+        self.entries().iter().map(|e| (e.ty, e.size))
     }
 
     /// Argument `index` as an error names it (`DeviceBuffer<f64>`).
@@ -572,10 +573,10 @@ impl<'a> ParamList<'a> {
         type_name: &'static str,
         kind: ArgKind,
         context: usize,
-        ty: ArgType,
+        ty: &'static ArgType,
     ) {
         self.note_kind(kind, context);
-        let code = type_code(&ty, value.len());
+        let code = type_code(ty, value.len());
         if code == 0 || self.len >= SIG_ARGS {
             self.sig = SIG_NONE;
         } else {
@@ -639,7 +640,7 @@ impl<'a> ParamList<'a> {
         type_name: &'static str,
         kind: ArgKind,
         context: usize,
-        ty: ArgType,
+        ty: &'static ArgType,
     ) {
         if align > MAX_ALIGN || !align.is_power_of_two() {
             self.error.get_or_insert_with(|| {
@@ -772,7 +773,7 @@ impl<'a> ParamList<'a> {
                     pointer: base as usize + e.offset,
                     bytes_hex: bytes.iter().map(|b| format!("{b:02x}")).collect(),
                     kind: e.kind,
-                    arg_type: e.ty,
+                    arg_type: *e.ty,
                 }
             })
             .collect()
@@ -941,8 +942,33 @@ impl<T: DeviceCopy> KernelArg<'_> for T {
             std::any::type_name::<T>(),
             ArgKind::Value,
             0,
-            ArgType::Value(T::ELEMENT_TYPE),
+            const { &ArgType::Value(T::ELEMENT_TYPE) },
         );
+    }
+}
+
+/// The (constant) C type of a writable `T*` argument held in `container`:
+/// with `container` known where it is inlined, one address.
+#[inline(always)]
+fn pointer_type<T: DeviceCopy>(container: Container) -> &'static ArgType {
+    macro_rules! of {
+        ($c:ident) => {
+            const {
+                &ArgType::Pointer {
+                    element: T::ELEMENT_TYPE,
+                    container: Container::$c,
+                    read_only: false,
+                }
+            }
+        };
+    }
+    match container {
+        Container::DeviceBuffer => of!(DeviceBuffer),
+        Container::DeviceView => of!(DeviceView),
+        Container::UnifiedBuffer => of!(UnifiedBuffer),
+        Container::VirtualBuffer => of!(VirtualBuffer),
+        Container::ImportedBuffer => of!(ImportedBuffer),
+        Container::PoolBuffer => of!(PoolBuffer),
     }
 }
 
@@ -966,11 +992,7 @@ fn push_pointer<T: DeviceCopy>(
             device: ctx.device().ordinal(),
         },
         ctx.id(),
-        ArgType::Pointer {
-            element: T::ELEMENT_TYPE,
-            container,
-            read_only: false,
-        },
+        pointer_type::<T>(container),
     );
     let bytes = len * std::mem::size_of::<T>();
     list.set_last_range(address.as_raw(), bytes as u64, origin);
@@ -1066,7 +1088,7 @@ impl<'a> KernelArg<'a> for &'a crate::memory::image::tensor_map::TensorMap<'_> {
                 device: ctx.device().ordinal(),
             },
             ctx.id(),
-            ArgType::TensorMap,
+            &ArgType::TensorMap,
         );
     }
 }
@@ -1598,7 +1620,14 @@ mod tests {
         } else {
             8
         };
-        list.push_bytes(&bytes[..size], size, "arg", kind, context, ArgType::Untyped);
+        list.push_bytes(
+            &bytes[..size],
+            size,
+            "arg",
+            kind,
+            context,
+            &ArgType::Untyped,
+        );
         list
     }
 
@@ -1655,11 +1684,11 @@ mod tests {
         for count in [3usize, 20] {
             let mut list = ParamList::new();
             for _ in 0..count - 1 {
-                list.push_bytes(&bytes, 8, "arg", pointer, MINE, ArgType::Untyped);
+                list.push_bytes(&bytes, 8, "arg", pointer, MINE, &ArgType::Untyped);
             }
             assert_eq!(list.contexts, Contexts::One(MINE));
             assert_eq!(list.foreign_to(MINE, |_, _| false), None);
-            list.push_bytes(&bytes, 8, "arg", pointer, OTHER, ArgType::Untyped);
+            list.push_bytes(&bytes, 8, "arg", pointer, OTHER, &ArgType::Untyped);
             assert_eq!(list.contexts, Contexts::Mixed);
             assert_eq!(
                 list.foreign_to(MINE, |_, _| false),
@@ -1682,7 +1711,7 @@ mod tests {
             graph: 7,
             device: 0,
         };
-        list.push_bytes(&bytes, 8, "cond", cond, MINE, ArgType::Untyped);
+        list.push_bytes(&bytes, 8, "cond", cond, MINE, &ArgType::Untyped);
         assert!(list.conditions);
         assert!(list.check_conditions("launch", None).is_err());
         assert!(list.check_conditions("node", Some(7)).is_ok());
