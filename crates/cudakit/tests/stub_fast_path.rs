@@ -22,6 +22,16 @@ extern "C" __global__ void kd(double* p, int n) { if (n < 0) p[0] = 1.0; }
 extern "C" __global__ void kc(unsigned long long h, float* p) { if (h == 0) p[0] = 1.0f; }
 "#;
 
+// `refused(what, r, before)` must give the error `pattern`.
+macro_rules! assert_refused {
+    ($refused:ident, $what:expr, $r:expr, $before:expr, $pattern:pat) => {
+        match $refused($what, $r, $before) {
+            $pattern => {}
+            other => panic!("{}: {other:?}", $what),
+        }
+    };
+}
+
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
@@ -110,41 +120,56 @@ fn every_check_of_the_full_path_holds_on_the_fast_path() {
         let before = launches();
         // SAFETY: refused before the driver.
         let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f64s, 1i32]) };
-        match refused("double* for float*", r, before) {
-            Error::ArgumentType { index: 0, .. } => {}
-            other => panic!("double* for float*: {other:?}"),
-        }
+        assert_refused!(
+            refused,
+            "double* for float*",
+            r,
+            before,
+            Error::ArgumentType { index: 0, .. }
+        );
         // SAFETY: refused before the driver.
         let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f32s, 1u32]) };
-        match refused("unsigned for int", r, before) {
-            Error::ArgumentType { index: 1, .. } => {}
-            other => panic!("unsigned for int: {other:?}"),
-        }
+        assert_refused!(
+            refused,
+            "unsigned for int",
+            r,
+            before,
+            Error::ArgumentType { index: 1, .. }
+        );
         // SAFETY: refused before the driver.
         let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f32s, 1i64]) };
         refused("long long for int", r, before);
         // SAFETY: refused before the driver.
         let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f32s]) };
-        match refused("one argument of two", r, before) {
-            Error::ArgumentCount { .. } => {}
-            other => panic!("one argument of two: {other:?}"),
-        }
+        assert_refused!(
+            refused,
+            "one argument of two",
+            r,
+            before,
+            Error::ArgumentCount { .. }
+        );
         // The same argument types fit `k`, not `kd`: the record of what
         // fitted is the function's own (both have one, of another
         // signature each).
         // SAFETY: refused before the driver.
         let r = unsafe { s.launch(&stream, &fd, &cfg, &params![&f32s, 1i32]) };
-        match refused("float* for kd's double*", r, before) {
-            Error::ArgumentType { index: 0, .. } => {}
-            other => panic!("float* for double*: {other:?}"),
-        }
+        assert_refused!(
+            refused,
+            "float* for kd's double*",
+            r,
+            before,
+            Error::ArgumentType { index: 0, .. }
+        );
         // A buffer of another context, without peer access.
         // SAFETY: refused before the driver.
         let r = unsafe { s.launch(&stream, &f, &cfg, &params![&foreign, 1i32]) };
-        match refused("a buffer of device 1", r, before) {
-            Error::ArgumentContextMismatch { index: 0, .. } => {}
-            other => panic!("a buffer of device 1: {other:?}"),
-        }
+        assert_refused!(
+            refused,
+            "a buffer of device 1",
+            r,
+            before,
+            Error::ArgumentContextMismatch { index: 0, .. }
+        );
 
         // Configurations: only the one validated last is taken from the
         // cache.
@@ -155,10 +180,7 @@ fn every_check_of_the_full_path_holds_on_the_fast_path() {
         ] {
             // SAFETY: refused before the driver.
             let r = unsafe { s.launch(&stream, &f, &bad, &params![&f32s, 1i32]) };
-            match refused(what, r, before) {
-                Error::LaunchConfig { .. } => {}
-                other => panic!("{what}: {other:?}"),
-            }
+            assert_refused!(refused, what, r, before, Error::LaunchConfig { .. });
         }
         assert_eq!(s.fast_launches(), fast, "a refused launch counted as fast");
         // SAFETY: the stand-in runs nothing.
@@ -215,10 +237,13 @@ fn every_check_of_the_full_path_holds_on_the_fast_path() {
         let before = launches();
         // SAFETY: refused before the driver.
         let r = unsafe { s.launch(&stream, &f, &cfg, &params![&f32s, 1i32]) };
-        match refused("a poisoned context", r, before) {
-            Error::ContextPoisoned { .. } => {}
-            other => panic!("a poisoned context: {other:?}"),
-        }
+        assert_refused!(
+            refused,
+            "a poisoned context",
+            r,
+            before,
+            Error::ContextPoisoned { .. }
+        );
         Ok(())
     });
     // What the scope's own end reports on a poisoned context is not this

@@ -856,20 +856,19 @@ impl<'s, 'env> Scope<'s, 'env> {
         needs_ex: bool,
     ) -> Result<()> {
         let ctx = self.context();
-        let (mut call, mut rc) = (call, rc);
-        if ctx.should_retry_elsewhere(true, rc) {
-            // SAFETY: the caller's contract.
-            (call, rc) = unsafe {
-                launch_issue(
-                    ctx.enter()?,
-                    raw_function,
-                    config,
-                    raw,
-                    kernel_params,
-                    needs_ex,
-                )?
-            };
-        }
+        // SAFETY: the caller's contract.
+        let (call, rc) = unsafe {
+            reissue_if_switched(
+                ctx,
+                true,
+                (call, rc),
+                raw_function,
+                config,
+                raw,
+                kernel_params,
+                needs_ex,
+            )?
+        };
         ctx.check(call, rc)?;
         self.count_launch();
         Ok(())
@@ -949,14 +948,13 @@ impl<'s, 'env> Scope<'s, 'env> {
             // SAFETY: as above.
             unsafe { launch_plain(cu, raw_function, config, raw, kernel_params) }
         };
-        if rc != CUresult::CUDA_SUCCESS && ctx.should_retry_elsewhere(fast, rc) {
-            // The thread's current context was believed to be this one
-            // without asking the driver, and foreign code had switched it:
-            // the refused launch queued nothing, so it is issued once more.
+        if rc != CUresult::CUDA_SUCCESS {
             // SAFETY: as above.
             (call, rc) = unsafe {
-                launch_issue(
-                    ctx.enter()?,
+                reissue_if_switched(
+                    ctx,
+                    fast,
+                    (call, rc),
                     raw_function,
                     config,
                     raw,
@@ -979,6 +977,44 @@ impl<'s, 'env> Scope<'s, 'env> {
             || Timed::Kernel(function.name().to_owned()),
             &raw_stream,
             timer,
+        )
+    }
+}
+
+/// A launch the driver refused with `rc` (`call` the entry point): when
+/// the thread's current context was believed to be `ctx` without asking
+/// the driver (`fast`) and foreign code had switched it, the refused launch
+/// queued nothing, so it is issued once more after a full `enter`; else
+/// `(call, rc)` as they were.
+///
+/// # Safety
+///
+/// As [`launch_plain`].
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn reissue_if_switched(
+    ctx: &Context,
+    fast: bool,
+    (call, rc): (&'static str, CUresult),
+    raw_function: cuda_sys::CUfunction,
+    config: &LaunchConfig,
+    raw_stream: cuda_sys::CUstream,
+    kernel_params: *mut *mut std::ffi::c_void,
+    needs_ex: bool,
+) -> Result<(&'static str, CUresult)> {
+    if !ctx.should_retry_elsewhere(fast, rc) {
+        return Ok((call, rc));
+    }
+    // SAFETY: the caller's contract.
+    unsafe {
+        launch_issue(
+            ctx.enter()?,
+            raw_function,
+            config,
+            raw_stream,
+            kernel_params,
+            needs_ex,
         )
     }
 }
