@@ -696,3 +696,37 @@ extern "C" __global__ void __launch_bounds__(256)
     }
 }
 #endif
+
+#if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_sgemm_pad_t)
+// The transposed padded path's copies: as sgemm_pad, through a transpose,
+//   dst[r*dst_cols + c] = (c < src_rows && r < src_cols) ? src[c*src_cols + r] : 0
+// for every r < dst_rows, c < dst_cols (packed row-major, any sizes >= 0, any alignment; the
+// source is read only in range). Block (32, 8, 1), exactly; grid (ceil(dst_cols/32), any y >= 1,
+// e.g. min(ceil(dst_rows/32), 65535), 1): block (x, y) transposes the 32 x 32 tiles at dst
+// columns 32x and rows 32y, 32(y + gridDim.y), ..., through a [32][33] shared tile (reads and
+// writes coalesced, as transpose.cu's).
+extern "C" __global__ void __launch_bounds__(256)
+    sgemm_pad_t(const float* __restrict__ src, int src_rows, int src_cols,
+                float* __restrict__ dst, int dst_rows, int dst_cols) {
+    __shared__ float tile[32][33];
+    const long long c0 = blockIdx.x * 32LL;
+    for (long long r0 = blockIdx.y * 32LL; r0 < dst_rows; r0 += gridDim.y * 32LL) {
+        // Source rows c0 .. c0 + 31, columns r0 .. r0 + 31.
+#pragma unroll
+        for (int j = threadIdx.y; j < 32; j += 8) {
+            const long long sr = c0 + j, sc = r0 + threadIdx.x;
+            tile[j][threadIdx.x] =
+                (sr < src_rows && sc < src_cols) ? src[sr * src_cols + sc] : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = threadIdx.y; j < 32; j += 8) {
+            const long long r = r0 + j, c = c0 + threadIdx.x;
+            if (r < dst_rows && c < dst_cols) {
+                dst[r * dst_cols + c] = tile[threadIdx.x][j];
+            }
+        }
+        __syncthreads();
+    }
+}
+#endif

@@ -62,9 +62,10 @@ Options:
   --iters I             Timed runs (default 10), after --warmup W (default 1)
   --pad MODE            auto (default: an f32 SGEMM whose K % 16 != 0 or
                         N % 4 != 0 runs on zero-padded copies of A and B,
-                        made on the device and timed with it, and C is
-                        copied back), or off (the kernel alone, its edge
-                        paths on every block)
+                        or of their transposes (C^T = B^T*A^T) where that
+                        makes every block a whole tile, made on the device
+                        and timed with it, and C is copied back), or off
+                        (the kernel alone, its edge paths on every block)
   --seed S              Seed of the inputs (decimal or 0x hex; default fresh)
   --verify MODE         auto (default: every element up to M*N*K = 2^30, else
                         sampled), full, sampled, or none
@@ -1095,8 +1096,10 @@ impl<'a> Run<'a> {
         // A and B (a tf32 B twice: as given and transposed), C, and
         // cuBLAS's C; with padding, the padded A, B and C.
         let padded = match o.pad {
-            Pad::Device => gemm::padded_shape(kernel, g)
-                .map_or(0, |[m, n, k]| (m * k + k * n) * elem_in + m * n * elem_out),
+            Pad::Device => gemm::padded_shape(kernel, g).map_or(0, |p| {
+                let [m, n, k] = p.dims;
+                (m * k + k * n) * elem_in + m * n * elem_out
+            }),
             Pad::Off => 0,
         };
         self.check_device_memory(

@@ -27,8 +27,11 @@
 //!   [`padded_shape`]), runs the kernel on the padded shape into a padded C
 //!   (C copied in first when beta ≠ 0), and copies C back: `sgemm_pad`
 //!   (kernels/sgemm.cu) before and after each launch of the kernel, timed
-//!   with it. The zeros add nothing to any sum, so C is the unpadded
-//!   product's, bit for bit.
+//!   with it. Where the padded M is a whole number of tiles wide and the
+//!   padded N is not (4095×4097×…), it computes Cᵀ = Bᵀ·Aᵀ instead, on
+//!   zero-padded transposes (`sgemm_pad_t`), so that every block is a whole
+//!   tile ([`Padding::transposed`]). The zeros add nothing to any sum, and
+//!   a·b = b·a, so C is the unpadded product's, bit for bit.
 //! - **Launch.** Dynamic shared memory above 48 KiB is opted into
 //!   (`MAX_DYNAMIC_SHARED_SIZE_BYTES`) when the product is made; the tensor
 //!   maps are built by [`Product::maps`]; [`Product::launches`] holds the
@@ -45,8 +48,9 @@ use cudakit::{
 };
 
 use crate::kernels::{
-    matmul_kernel, sgemm_pad_grid, sgemm_pad_program, tensor_maps, transpose_grid, Elem,
-    MatmulKernel, Signature, Source, SGEMM_PAD, SGEMM_PAD_BLOCK, TRANSPOSE_BLOCK,
+    matmul_kernel, sgemm_pad_grid, sgemm_pad_program, sgemm_pad_t_grid, tensor_maps,
+    transpose_grid, Elem, MatmulKernel, Signature, Source, SGEMM_PAD, SGEMM_PAD_BLOCK, SGEMM_PAD_T,
+    SGEMM_PAD_T_BLOCK, TRANSPOSE_BLOCK,
 };
 use crate::reference::{Gemm, Op, Real};
 
@@ -207,15 +211,30 @@ pub enum Pad {
     Device,
 }
 
-/// The (M, N, K) that [`Pad::Device`] runs `kernel` on for `g`: M rounded
-/// up to a multiple of the tile's rows, N to a multiple of 4, K to a
-/// multiple of 16, so that every block whose tile lies inside the padded
-/// matrix takes the whole-tile body. `None` (no padding) unless `kernel` is
-/// one of sgemm.cu's, M, N and K are non-zero, K % 16 ≠ 0 or N % 4 ≠ 0
-/// (the scratch buffers are allocations, aligned as the whole-tile body
-/// needs), the padded N holds a whole tile (else no block could take that
-/// body) and the padded sizes fit the kernel's `int`s.
-pub fn padded_shape(kernel: &MatmulKernel, g: &Gemm) -> Option<[usize; 3]> {
+/// How [`Pad::Device`] runs a product ([`padded_shape`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Padding {
+    /// The (M, N, K) the kernel runs on.
+    pub dims: [usize; 3],
+    /// Whether it computes Cᵀ = Bᵀ·Aᵀ: its A is Bᵀ padded (N rows), its B
+    /// Aᵀ padded (M columns), its C Cᵀ padded; else A, B and C padded.
+    pub transposed: bool,
+}
+
+/// How [`Pad::Device`] runs `kernel` for `g`. The kernel's M is the
+/// product's M rounded up to a multiple of the tile's rows, its N the
+/// product's N rounded up to 4, its K the product's K rounded up to 16, so
+/// that every block whose tile lies inside the padded matrix takes the
+/// whole-tile body; transposed (Cᵀ = Bᵀ·Aᵀ: the kernel's M from N, its N
+/// from M) when M rounded up to 4 is a multiple of the tile's columns and N
+/// rounded up to 4 is not, since then every block is a whole tile (at
+/// 4095×4097×4093: 33×16 whole tiles, against 32×16 and an edge column).
+/// `None` (no padding) unless `kernel` is one of sgemm.cu's, M, N and K
+/// are non-zero, K % 16 ≠ 0 or N % 4 ≠ 0 (the scratch buffers are
+/// allocations, aligned as the whole-tile body needs), the kernel's N
+/// holds a whole tile (else no block could take that body) and the padded
+/// sizes fit the kernel's `int`s.
+pub fn padded_shape(kernel: &MatmulKernel, g: &Gemm) -> Option<Padding> {
     if kernel.file != "sgemm.cu" || kernel.signature != Signature::Gemm {
         return None;
     }
@@ -223,13 +242,19 @@ pub fn padded_shape(kernel: &MatmulKernel, g: &Gemm) -> Option<[usize; 3]> {
         return None;
     }
     let [tile_m, tile_n] = kernel.tile.map(|t| t as usize);
-    let dims = [
-        g.m.checked_next_multiple_of(tile_m)?,
+    let (m4, n4) = (
+        g.m.checked_next_multiple_of(4)?,
         g.n.checked_next_multiple_of(4)?,
+    );
+    let transposed = m4 % tile_n == 0 && n4 % tile_n != 0;
+    let (rows, cols) = if transposed { (g.n, m4) } else { (g.m, n4) };
+    let dims = [
+        rows.checked_next_multiple_of(tile_m)?,
+        cols,
         g.k.checked_next_multiple_of(16)?,
     ];
     let fits = dims.iter().all(|&d| i32::try_from(d).is_ok());
-    (fits && dims[1] >= tile_n).then_some(dims)
+    (fits && dims[1] >= tile_n).then_some(Padding { dims, transposed })
 }
 
 /// `stored` (a `rows`×`cols` row-major packed matrix), transposed when
@@ -292,11 +317,13 @@ pub struct Product<'c, I: DeviceCopy, O: DeviceCopy> {
     staged_on_host: Vec<&'static str>,
 }
 
-/// The scratch buffers of a padded product: A (M'×K'), B (K'×N') and C
-/// (M'×N') for the padded shape [M', N', K'] ([`padded_shape`]), and the
-/// module of `sgemm_pad`.
+/// The scratch buffers of a padded product: the kernel's A (M'×K'), B
+/// (K'×N') and C (M'×N') for its shape [M', N', K'] ([`padded_shape`];
+/// transposed: Bᵀ, Aᵀ and Cᵀ, padded), and the module of `sgemm_pad` and
+/// `sgemm_pad_t`.
 struct Padded<'c, I: DeviceCopy, O: DeviceCopy> {
     dims: [usize; 3],
+    transposed: bool,
     a: DeviceBuffer<'c, I>,
     b: DeviceBuffer<'c, I>,
     c: DeviceBuffer<'c, O>,
@@ -446,10 +473,12 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
             }
         };
         let padded = match (pad, padded_shape(kernel, &g)) {
-            (Pad::Device, Some(dims @ [m, n, k])) => {
+            (Pad::Device, Some(Padding { dims, transposed })) => {
+                let [m, n, k] = dims;
                 let compiled = sgemm_pad_program().compile_for(ctx)?;
                 Some(Padded {
                     dims,
+                    transposed,
                     a: ctx.alloc::<I>(m * k)?,
                     b: ctx.alloc::<I>(k * n)?,
                     c: ctx.alloc::<O>(m * n)?,
@@ -515,12 +544,18 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
         if self.bt.is_some() {
             notes.insert(0, "B transposed on the device (transpose<float>, timed)");
         }
-        if self.padded.is_some() {
-            notes.insert(
+        match &self.padded {
+            Some(p) if p.transposed => notes.insert(
+                0,
+                "C^T = B^T*A^T on zero-padded transposes made on the device (K to 16, M to 4, \
+                 N to the tile), C transposed back (sgemm_pad_t, timed)",
+            ),
+            Some(_) => notes.insert(
                 0,
                 "A, B zero-padded on the device (K to 16, N to 4, M to the tile), \
                  C copied back (sgemm_pad, timed)",
-            );
+            ),
+            None => {}
         }
         notes
     }
@@ -600,11 +635,18 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
             None => None,
         };
         if let Some((p, [pm, pn, pk])) = padded {
-            let function = || p.module.function(SGEMM_PAD);
-            steps.push(pad_step(function()?, &self.a, [m, k], &p.a, [pm, pk]));
-            steps.push(pad_step(function()?, &self.b, [k, n], &p.b, [pk, pn]));
+            // The kernel's A from A (or, transposed, Bᵀ), its B from B (or
+            // Aᵀ), its C from C (or Cᵀ) when beta ≠ 0.
+            let (module, t) = (&p.module, p.transposed);
+            let (a_src, a_dims, b_src, b_dims) = if t {
+                (&self.b, [k, n], &self.a, [m, k])
+            } else {
+                (&self.a, [m, k], &self.b, [k, n])
+            };
+            steps.push(pad_step(module, t, a_src, a_dims, &p.a, [pm, pk])?);
+            steps.push(pad_step(module, t, b_src, b_dims, &p.b, [pk, pn])?);
             if beta != 0.0 {
-                steps.push(pad_step(function()?, &self.c, [m, n], &p.c, [pm, pn]));
+                steps.push(pad_step(module, t, &self.c, [m, n], &p.c, [pm, pn])?);
             }
         }
         if g.m > 0 && g.n > 0 {
@@ -651,8 +693,14 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
             });
         }
         if let Some((p, [pm, pn, _])) = padded {
-            let function = p.module.function(SGEMM_PAD)?;
-            steps.push(pad_step(function, &p.c, [pm, pn], &self.c, [m, n]));
+            steps.push(pad_step(
+                &p.module,
+                p.transposed,
+                &p.c,
+                [pm, pn],
+                &self.c,
+                [m, n],
+            )?);
         }
         Ok(Launches { steps })
     }
@@ -680,22 +728,33 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
     }
 }
 
-/// A launch of `sgemm_pad`: `dst` (`dst_dims` rows × columns, packed) =
-/// `src` (`src_dims`) where both are in range, 0 elsewhere.
+/// A launch of `sgemm_pad` (`dst` (`dst_dims` rows × columns, packed) =
+/// `src` (`src_dims`) where both are in range, 0 elsewhere), or with
+/// `transposed` of `sgemm_pad_t` (`dst` = `src`ᵀ where both are in range).
+///
+/// # Errors
+///
+/// [`Error::UnknownFunction`] and other module errors.
 fn pad_step<'a, S: DeviceCopy, D: DeviceCopy>(
-    function: Function<'a>,
+    module: &'a Module<'_>,
+    transposed: bool,
     src: &'a DeviceBuffer<'_, S>,
     [src_rows, src_cols]: [i32; 2],
     dst: &'a DeviceBuffer<'_, D>,
     [dst_rows, dst_cols]: [i32; 2],
-) -> Step<'a> {
-    let grid = sgemm_pad_grid(dst_rows as usize, dst_cols as usize);
-    let b = SGEMM_PAD_BLOCK;
-    Step {
-        function,
+) -> Result<Step<'a>> {
+    let (name, grid, b) = if transposed {
+        let grid = sgemm_pad_t_grid(dst_rows as usize, dst_cols as usize);
+        (SGEMM_PAD_T, grid, SGEMM_PAD_T_BLOCK)
+    } else {
+        let grid = sgemm_pad_grid(dst_rows as usize, dst_cols as usize);
+        (SGEMM_PAD, grid, SGEMM_PAD_BLOCK)
+    };
+    Ok(Step {
+        function: module.function(name)?,
         config: LaunchConfig::new((grid[0], grid[1], grid[2]), (b[0], b[1], b[2])),
         params: params![src, src_rows, src_cols, dst, dst_rows, dst_cols],
-    }
+    })
 }
 
 /// The row length of B as a kernel reads it.
@@ -715,7 +774,10 @@ impl<I: DeviceCopy, O: DeviceCopy> std::fmt::Debug for Product<'_, I, O> {
             .field("lda", &self.lda)
             .field("ldb", &self.ldb)
             .field("device_transpose", &self.bt.is_some())
-            .field("padded", &self.padded.as_ref().map(|p| p.dims))
+            .field(
+                "padded",
+                &self.padded.as_ref().map(|p| (p.dims, p.transposed)),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -778,12 +840,13 @@ impl<'a> Launches<'a> {
             // whose extents lie inside those buffers (checked by
             // `TensorMap::tiled`); every access of the kernels is
             // bounds-checked against M, N, K, and TMA never reads past a
-            // map's extent. A `sgemm_pad` step (`pad_step`) gets the block
-            // and grid of `sgemm_pad_grid` and each buffer with the rows and
-            // columns it was allocated for (A M×K, B K×N, C M×N, and the
-            // scratch buffers above): the kernel reads its source only at
-            // rows and columns below the source's and writes its
-            // destination only below the destination's.
+            // map's extent. A `sgemm_pad` or `sgemm_pad_t` step
+            // (`pad_step`) gets the block and grid of `sgemm_pad_grid` or
+            // `sgemm_pad_t_grid` and each buffer with the rows and columns
+            // it was allocated for (A M×K, B K×N, C M×N, and the scratch
+            // buffers above): the kernels read their source only at rows
+            // and columns below the source's and write their destination
+            // only below the destination's.
             unsafe { s.launch(stream, &step.function, &step.config, &step.params)? };
         }
         Ok(())
@@ -821,15 +884,25 @@ mod tests {
         let k256 = matmul_kernel("sgemm_128x256");
         let k128 = matmul_kernel("sgemm_128x128");
         let nn = |m, n, k| Gemm::new(m, n, k, Op::N, Op::N);
-        assert_eq!(
-            padded_shape(k256, &nn(4095, 4097, 4093)),
-            Some([4096, 4100, 4096])
-        );
+        let padded = |k, g: &Gemm| padded_shape(k, g).map(|p| p.dims);
+        // M rounds to whole tiles of N, N does not: transposed, every block
+        // a whole tile.
+        let p = padded_shape(k256, &nn(4095, 4097, 4093)).unwrap();
+        assert_eq!((p.dims, p.transposed), ([4224, 4096, 4096], true));
+        let p = padded_shape(k256, &nn(255, 257, 33)).unwrap();
+        assert_eq!((p.dims, p.transposed), ([384, 256, 48], true));
+        let p = padded_shape(k128, &nn(128, 130, 17)).unwrap();
+        assert_eq!((p.dims, p.transposed), ([256, 128, 32], true));
+        // Both or neither whole: not transposed.
+        let p = padded_shape(k256, &nn(4095, 4095, 4093)).unwrap();
+        assert_eq!((p.dims, p.transposed), ([4096, 4096, 4096], false));
+        let p = padded_shape(k256, &nn(4091, 4097, 4093)).unwrap();
+        assert_eq!((p.dims, p.transposed), ([4096, 4100, 4096], false));
         // K odd with N % 4 == 0; N odd with K % 16 == 0.
-        assert_eq!(padded_shape(k256, &nn(255, 256, 17)), Some([256, 256, 32]));
-        assert_eq!(padded_shape(k256, &nn(256, 259, 64)), Some([256, 260, 64]));
-        assert_eq!(padded_shape(k128, &nn(129, 130, 33)), Some([256, 132, 48]));
-        assert_eq!(padded_shape(k256, &nn(1, 300, 1)), Some([128, 300, 16]));
+        assert_eq!(padded(k256, &nn(255, 256, 17)), Some([256, 256, 32]));
+        assert_eq!(padded(k256, &nn(250, 259, 64)), Some([256, 260, 64]));
+        assert_eq!(padded(k128, &nn(129, 130, 33)), Some([256, 132, 48]));
+        assert_eq!(padded(k256, &nn(1, 300, 1)), Some([128, 300, 16]));
         // Already eligible (an M edge alone is not padded), K = 0, N' narrower
         // than a tile.
         assert_eq!(padded_shape(k256, &nn(4096, 4096, 4096)), None);
@@ -837,7 +910,7 @@ mod tests {
         assert_eq!(padded_shape(k256, &nn(5, 7, 0)), None);
         assert_eq!(padded_shape(k256, &nn(300, 251, 17)), None);
         assert_eq!(padded_shape(k128, &nn(300, 123, 17)), None);
-        assert_eq!(padded_shape(k256, &nn(300, 253, 17)), Some([384, 256, 32]));
+        assert_eq!(padded(k256, &nn(300, 253, 17)), Some([384, 256, 32]));
         // A padded size past the kernels' int.
         assert_eq!(padded_shape(k256, &nn(1, 300, i32::MAX as usize)), None);
         // Only sgemm.cu's kernels.
