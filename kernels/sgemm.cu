@@ -659,3 +659,74 @@ extern "C" __global__ void __launch_bounds__(SG_THREADS, 2)
     sgemm_dispatch_mid<2, 2, 4, 4, 0>(M, N, K, alpha, A, B, beta, C);
 }
 #endif
+
+#if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_sgemm_pad)
+// The padded path's copies (issue 23; crates/cudakit-suite/src/gemm.rs, Pad::Device): a shape
+// whose K % 16 != 0 or N % 4 != 0 keeps every block of the kernels above off the FULL body, so
+// the host side copies A and B into zero-padded buffers, runs the kernel on the padded shape
+// into a padded C and copies C back. One kernel does each copy:
+//   dst[r*dst_cols + c] = (r < src_rows && c < src_cols) ? src[r*src_cols + c] : 0
+// for every r < dst_rows, c < dst_cols (both packed row-major, any sizes >= 0, any
+// alignment; the source is read only in range). Block (256, 1, 1), exactly; grid
+// (ceil(dst_cols/1024), any y >= 1, e.g. min(dst_rows, 65535), 1): block (x, y) copies columns
+// 1024x .. 1024x + 1023 of rows y, y + gridDim.y, ..., each thread four columns 256 apart,
+// its four loads issued before its stores (memory-level parallelism: the copy is bound by
+// DRAM bandwidth).
+extern "C" __global__ void __launch_bounds__(256)
+    sgemm_pad(const float* __restrict__ src, int src_rows, int src_cols, float* __restrict__ dst,
+              int dst_rows, int dst_cols) {
+    const long long c0 = blockIdx.x * 1024LL + threadIdx.x;
+    for (int r = blockIdx.y; r < dst_rows; r += gridDim.y) {
+        const bool row_in = r < src_rows;
+        const float* s = src + (long long)(row_in ? r : 0) * src_cols;
+        float* d = dst + (long long)r * dst_cols;
+        float v[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const long long c = c0 + 256 * j;
+            v[j] = (row_in && c < src_cols) ? s[c] : 0.0f;
+        }
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const long long c = c0 + 256 * j;
+            if (c < dst_cols) {
+                d[c] = v[j];
+            }
+        }
+    }
+}
+#endif
+
+#if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_sgemm_pad_t)
+// The transposed padded path's copies: as sgemm_pad, through a transpose,
+//   dst[r*dst_cols + c] = (c < src_rows && r < src_cols) ? src[c*src_cols + r] : 0
+// for every r < dst_rows, c < dst_cols (packed row-major, any sizes >= 0, any alignment; the
+// source is read only in range). Block (32, 8, 1), exactly; grid (ceil(dst_cols/32), any y >= 1,
+// e.g. min(ceil(dst_rows/32), 65535), 1): block (x, y) transposes the 32 x 32 tiles at dst
+// columns 32x and rows 32y, 32(y + gridDim.y), ..., through a [32][33] shared tile (reads and
+// writes coalesced, as transpose.cu's).
+extern "C" __global__ void __launch_bounds__(256)
+    sgemm_pad_t(const float* __restrict__ src, int src_rows, int src_cols,
+                float* __restrict__ dst, int dst_rows, int dst_cols) {
+    __shared__ float tile[32][33];
+    const long long c0 = blockIdx.x * 32LL;
+    for (long long r0 = blockIdx.y * 32LL; r0 < dst_rows; r0 += gridDim.y * 32LL) {
+        // Source rows c0 .. c0 + 31, columns r0 .. r0 + 31.
+#pragma unroll
+        for (int j = threadIdx.y; j < 32; j += 8) {
+            const long long sr = c0 + j, sc = r0 + threadIdx.x;
+            tile[j][threadIdx.x] =
+                (sr < src_rows && sc < src_cols) ? src[sr * src_cols + sc] : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = threadIdx.y; j < 32; j += 8) {
+            const long long r = r0 + j, c = c0 + threadIdx.x;
+            if (r < dst_rows && c < dst_cols) {
+                dst[r * dst_cols + c] = tile[threadIdx.x][j];
+            }
+        }
+        __syncthreads();
+    }
+}
+#endif

@@ -52,7 +52,7 @@ use cudakit::{
     params, Bf16, Cache, Context, DeviceBuffer, DeviceCopy, Event, Function, KernelArg,
     LaunchConfig, Module, ParamList, PinnedBuffer, Stream, UnifiedBuffer, F16,
 };
-use cudakit_suite::gemm::{Product, Transpose};
+use cudakit_suite::gemm::{self, Pad, Product, Transpose};
 use cudakit_suite::kernels::{
     matmul_kernel, Elem, MatmulKernel, Signature, Source, MATMUL_KERNELS, SOURCES,
 };
@@ -1805,6 +1805,8 @@ struct H200Case {
     ops: (Op, Op),
     scaling: Scaling,
     transpose: Transpose,
+    /// `Pad::Device` for the padded SGEMM path (`padded_cases!`).
+    pad: Pad,
 }
 
 fn run_h200(case: H200Case) {
@@ -1822,7 +1824,9 @@ fn run_h200(case: H200Case) {
 /// beta ≠ 0, drawn in A's type so that the f32 C of the 16-bit kernels
 /// holds exactly what the reference reads, else poisoned), runs the
 /// product and checks every element (sampled above 10⁷) against the f64
-/// reference with the kernel's tolerance.
+/// reference with the kernel's tolerance. With `Pad::Device`, also that the
+/// kernel ran on the shape `gemm::padded_shape` gives (the GEMM's own when
+/// it gives none) and that the notes say so.
 fn run_h200_as<I: Scalar, O: Scalar>(kern: &'static MatmulKernel, case: H200Case) {
     let _gpu = gpu_lock();
     let ctx = ctx();
@@ -1852,9 +1856,32 @@ fn run_h200_as<I: Scalar, O: Scalar>(kern: &'static MatmulKernel, case: H200Case
         .as_ref()
         .map(|c| c.iter().map(|v| O::from_f64(v.to_f64())).collect());
     let (got, alpha, beta, notes) = {
-        let product: Product<'_, I, O> =
-            Product::new(ctx, kern, g, (&a, &b, c_out.as_deref()), case.transpose)
-                .unwrap_or_else(|e| panic!("{case:?}: {e}"));
+        let product: Product<'_, I, O> = Product::with_pad(
+            ctx,
+            kern,
+            g,
+            (&a, &b, c_out.as_deref()),
+            case.transpose,
+            case.pad,
+        )
+        .unwrap_or_else(|e| panic!("{case:?}: {e}"));
+        let padded = match case.pad {
+            Pad::Device => gemm::padded_shape(kern, &g),
+            Pad::Off => None,
+        };
+        assert_eq!(
+            product.kernel_shape(),
+            padded.map_or([m, n, k], |p| p.dims),
+            "{case:?}"
+        );
+        let notes = product.notes();
+        let noted = |what: &str| notes.iter().any(|n| n.contains(what));
+        assert_eq!(noted("zero-padded"), padded.is_some(), "{case:?}");
+        assert_eq!(
+            noted("C^T = B^T*A^T"),
+            padded.is_some_and(|p| p.transposed),
+            "{case:?}"
+        );
         let got = product
             .run(ctx, alpha, beta)
             .unwrap_or_else(|e| panic!("{case:?}: {e}"));
@@ -1890,6 +1917,7 @@ macro_rules! h200_cases {
                 ops: (Op::$oa, Op::$ob),
                 scaling: Scaling::$scaling,
                 transpose: Transpose::$tr,
+                pad: Pad::Off,
             },
         )),*];
         $(
@@ -1902,6 +1930,55 @@ macro_rules! h200_cases {
                     ops: (Op::$oa, Op::$ob),
                     scaling: Scaling::$scaling,
                     transpose: Transpose::$tr,
+                    pad: Pad::Off,
+                });
+            }
+        )*
+    };
+}
+
+/// What `gemm::padded_shape` does with a shape of the padded table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expect {
+    /// A, B and C padded.
+    Padded,
+    /// Cᵀ = Bᵀ·Aᵀ on padded transposes.
+    Transposed,
+    /// Left alone.
+    Unpadded,
+}
+
+/// The padded SGEMM path (`Pad::Device`, what `cudakit matmul` runs): one
+/// test per line, `name: kernel, (M, N, K), (op A, op B), scaling, what;`
+/// where `what` says how `gemm::padded_shape` treats the shape (checked on
+/// the CPU by the table test, and on the GPU against the kernel's shape
+/// and the product's notes).
+macro_rules! padded_cases {
+    ($($name:ident: $kernel:expr, ($m:expr, $n:expr, $k:expr), ($oa:ident, $ob:ident), $scaling:ident, $pads:ident;)*) => {
+        /// Every line of the table, for the CPU check of the table.
+        const PADDED_CASES: &[(&str, H200Case, Expect)] = &[$((
+            stringify!($name),
+            H200Case {
+                kernel: $kernel,
+                dims: [$m, $n, $k],
+                ops: (Op::$oa, Op::$ob),
+                scaling: Scaling::$scaling,
+                transpose: Transpose::Host,
+                pad: Pad::Device,
+            },
+            Expect::$pads,
+        )),*];
+        $(
+            #[test]
+            #[ignore = "needs an NVIDIA GPU"]
+            fn $name() {
+                run_h200(H200Case {
+                    kernel: $kernel,
+                    dims: [$m, $n, $k],
+                    ops: (Op::$oa, Op::$ob),
+                    scaling: Scaling::$scaling,
+                    transpose: Transpose::Host,
+                    pad: Pad::Device,
                 });
             }
         )*
@@ -2093,6 +2170,49 @@ h200_cases! {
     large_dgemm_128_4095x4097x4093_beta0: DGEMM_128, (4095, 4097, 4093), (N, N), Alpha, Host;
 }
 
+// Issue 23, the padded path: K % 16 ≠ 0 or N % 4 ≠ 0 (M padded to the
+// tile's rows on the way), beta = 0 (C poisoned; the padded C is not
+// read) and beta ≠ 0 (C copied into the padded C first); K odd with
+// N % 4 == 0 and N odd with K % 16 == 0; M far from a tile multiple (5, 1,
+// 250);
+// A stored transposed (staged on the host, then padded); the 128×128 kernel
+// and the pre-issue-23 dispatch. Shapes the padding leaves alone: N padded
+// still narrower than a tile (no whole-tile block possible), and shapes
+// already eligible.
+padded_cases! {
+    sgemm_pad_256_129x257x33_beta: SGEMM_256, (129, 257, 33), (N, N), AlphaBeta, Padded;
+    sgemm_pad_256_129x257x33_beta0: SGEMM_256, (129, 257, 33), (N, N), Alpha, Padded;
+    sgemm_pad_256_300x520x130_beta0: SGEMM_256, (300, 520, 130), (N, N), Alpha, Padded;
+    sgemm_pad_256_255x256x17_beta: SGEMM_256, (255, 256, 17), (N, N), AlphaBeta, Padded;
+    sgemm_pad_256_250x259x64_beta0: SGEMM_256, (250, 259, 64), (N, N), Alpha, Padded;
+    sgemm_pad_256_5x4097x33_beta: SGEMM_256, (5, 4097, 33), (N, N), AlphaBeta, Padded;
+    sgemm_pad_256_1x300x1_beta0: SGEMM_256, (1, 300, 1), (N, N), Alpha, Padded;
+    sgemm_pad_256_1000x2900x77_beta: SGEMM_256, (1000, 2900, 77), (N, N), AlphaBeta, Padded;
+    sgemm_pad_256_129x300x33_tn_beta: SGEMM_256, (129, 300, 33), (T, N), AlphaBeta, Padded;
+    sgemm_pad_256_520x257x19_nt_beta0: SGEMM_256, (520, 257, 19), (N, T), Alpha, Padded;
+    sgemm_pad_128_129x130x33_beta: SGEMM_128, (129, 130, 33), (N, N), AlphaBeta, Padded;
+    sgemm_pad_v0_520x300x511_beta: SGEMM_V0, (520, 300, 511), (N, N), AlphaBeta, Padded;
+    // Transposed (M rounded up to 4 a whole number of tile columns, N not):
+    // M = 256 and 512 exactly, M = 253 (rounded up to 256), the kernel's M
+    // from N = 1000 and 259 (slid edge rows of whole-tile width), K = 1 and
+    // 17, A and B stored transposed, the 128×128 kernel, the pre-issue-23
+    // dispatch.
+    sgemm_pad_t_256_256x259x64_beta0: SGEMM_256, (256, 259, 64), (N, N), Alpha, Transposed;
+    sgemm_pad_t_256_255x257x33_beta: SGEMM_256, (255, 257, 33), (N, N), AlphaBeta, Transposed;
+    sgemm_pad_t_256_255x257x33_beta0: SGEMM_256, (255, 257, 33), (N, N), Alpha, Transposed;
+    sgemm_pad_t_256_512x300x17_beta: SGEMM_256, (512, 300, 17), (N, N), AlphaBeta, Transposed;
+    sgemm_pad_t_256_253x1000x1_beta0: SGEMM_256, (253, 1000, 1), (N, N), Alpha, Transposed;
+    sgemm_pad_t_256_256x300x33_tn_beta: SGEMM_256, (256, 300, 33), (T, N), AlphaBeta, Transposed;
+    sgemm_pad_t_256_768x301x40_tt_beta0: SGEMM_256, (768, 301, 40), (T, T), Alpha, Transposed;
+    sgemm_pad_t_128_128x130x17_beta: SGEMM_128, (128, 130, 17), (N, N), AlphaBeta, Transposed;
+    sgemm_pad_t_v0_511x300x33_beta: SGEMM_V0, (511, 300, 33), (N, N), AlphaBeta, Transposed;
+    sgemm_pad_256_33x65x17_unpadded_beta: SGEMM_256, (33, 65, 17), (N, N), AlphaBeta, Unpadded;
+    sgemm_pad_256_256x512x64_unpadded_beta0: SGEMM_256, (256, 512, 64), (N, N), Alpha, Unpadded;
+    sgemm_pad_256_5x7x0_unpadded_beta: SGEMM_256, (5, 7, 0), (N, N), AlphaBeta, Unpadded;
+    // Issue 23's shape, as `cudakit matmul` runs it (transposed).
+    large_sgemm_pad_256_4095x4097x4093_beta: SGEMM_256, (4095, 4097, 4093), (N, N), AlphaBeta, Transposed;
+}
+
 // ---------------------------------------------------------------------------
 // CPU tests: the tables, and the checks against an emulation of the kernels.
 // ---------------------------------------------------------------------------
@@ -2150,6 +2270,33 @@ fn names_resolve_and_every_kernel_is_covered() {
         let _ = k;
         used.insert(kern.name);
     }
+    for (test, case, pads) in PADDED_CASES {
+        let kern = matmul_kernel(case.kernel);
+        assert_eq!(kern.file, "sgemm.cu", "{test}");
+        let [m, n, k] = case.dims;
+        let g = Gemm::new(m, n, k, case.ops.0, case.ops.1);
+        let shape = gemm::padded_shape(kern, &g);
+        let what = match shape {
+            None => Expect::Unpadded,
+            Some(p) if p.transposed => Expect::Transposed,
+            Some(_) => Expect::Padded,
+        };
+        assert_eq!(what, *pads, "{test}: {shape:?}");
+        if let Some(p) = shape {
+            let [pm, pn, pk] = p.dims;
+            // The kernel's M and N: the product's, or transposed its N and M.
+            let (km, kn) = if p.transposed { (n, m) } else { (m, n) };
+            let tile_m = kern.tile[0] as usize;
+            assert!(pm % tile_m == 0 && pm >= km && pm < km + tile_m, "{test}");
+            assert!(pn % 4 == 0 && pn >= kn && pn < kn + 4, "{test}");
+            assert!(pk % 16 == 0 && pk >= k && pk < k + 16, "{test}");
+            if p.transposed {
+                assert_eq!(pn % kern.tile[1] as usize, 0, "{test}: whole tiles");
+            }
+        }
+        let large = m * n > reference::FULL_CHECK_LIMIT || case.dims.iter().all(|&d| d >= 4096);
+        assert_eq!(test.starts_with("large_"), large, "{test}: large_ prefix");
+    }
     for (test, kernels, dims) in CHAIN_CASES {
         assert_eq!(dims.len(), kernels.len() + 2, "{test}");
         for k in *kernels {
@@ -2173,6 +2320,7 @@ fn names_resolve_and_every_kernel_is_covered() {
     names.extend(STREAM_CASES.iter().map(|(t, _)| *t));
     names.extend(CHAIN_CASES.iter().map(|(t, _, _)| *t));
     names.extend(H200_CASES.iter().map(|(t, _)| *t));
+    names.extend(PADDED_CASES.iter().map(|(t, _, _)| *t));
     let large = names.iter().filter(|t| t.starts_with("large_")).count();
     assert!(
         names.len() >= 160 && large <= 14,

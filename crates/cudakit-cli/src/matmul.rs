@@ -21,7 +21,7 @@ use cudakit::{
 };
 use cudakit_suite::cublas::{self, Cublas, CublasError, CublasLt};
 use cudakit_suite::fp8::{fp8_row_pitch, Fp8, Fp8Gemm};
-use cudakit_suite::gemm::{self, Launches, Precision, Product, Transpose};
+use cudakit_suite::gemm::{self, Launches, Pad, Precision, Product, Transpose};
 use cudakit_suite::kernels::{Elem, MatmulKernel, Signature, MATMUL_KERNELS};
 use cudakit_suite::reference::{self, Accumulation, Gemm, Op, Real, Reference, Tolerance};
 use cudakit_suite::rng::Rng;
@@ -60,6 +60,12 @@ Options:
                         FP8), cublas (required: exit 2 when it does not
                         load), or none
   --iters I             Timed runs (default 10), after --warmup W (default 1)
+  --pad MODE            auto (default: an f32 SGEMM whose K % 16 != 0 or
+                        N % 4 != 0 runs on zero-padded copies of A and B,
+                        or of their transposes (C^T = B^T*A^T) where that
+                        makes every block a whole tile, made on the device
+                        and timed with it, and C is copied back), or off
+                        (the kernel alone, its edge paths on every block)
   --seed S              Seed of the inputs (decimal or 0x hex; default fresh)
   --verify MODE         auto (default: every element up to M*N*K = 2^30, else
                         sampled), full, sampled, or none
@@ -232,6 +238,7 @@ struct Options {
     device: usize,
     list: bool,
     compare: Compare,
+    pad: Pad,
 }
 
 impl Default for Options {
@@ -250,6 +257,7 @@ impl Default for Options {
             device: 0,
             list: false,
             compare: Compare::Auto,
+            pad: Pad::Device,
         }
     }
 }
@@ -315,6 +323,14 @@ fn parse(args: &mut Parser, global: &mut Global) -> Result<Option<Options>, CliE
                 };
             }
             "--kernel" => o.kernel = Some(args.value(flag, attached)?),
+            "--pad" => {
+                let v = args.value(flag, attached)?;
+                o.pad = match v.to_ascii_lowercase().as_str() {
+                    "auto" => Pad::Device,
+                    "off" => Pad::Off,
+                    _ => return Err(args.error(format!("--pad expects auto or off, got {v:?}"))),
+                };
+            }
             "--iters" => {
                 let v = args.value(flag, attached)?;
                 o.iters = args.number(flag, &v, 1, 1_000_000)? as usize;
@@ -1078,8 +1094,17 @@ impl<'a> Run<'a> {
         let elem_in = std::mem::size_of::<T>();
         let elem_out = std::mem::size_of::<G>();
         // A and B (a tf32 B twice: as given and transposed), C, and
-        // cuBLAS's C.
-        self.check_device_memory((g.a_len() + 2 * g.b_len()) * elem_in + 2 * g.c_len() * elem_out)?;
+        // cuBLAS's C; with padding, the padded A, B and C.
+        let padded = match o.pad {
+            Pad::Device => gemm::padded_shape(kernel, g).map_or(0, |p| {
+                let [m, n, k] = p.dims;
+                (m * k + k * n) * elem_in + m * n * elem_out
+            }),
+            Pad::Off => 0,
+        };
+        self.check_device_memory(
+            (g.a_len() + 2 * g.b_len()) * elem_in + 2 * g.c_len() * elem_out + padded,
+        )?;
         // The inputs and their pinned copies; the pinned output.
         check_host_memory(g, 2 * elem_in, elem_out, o.verify, o.samples)?;
 
@@ -1093,7 +1118,7 @@ impl<'a> Run<'a> {
         // The product: A and B staged for the kernel (padded rows for TMA
         // where needed), C poisoned so that an element never written shows.
         let product: Product<'_, T, G> =
-            Product::new(ctx, kernel, *g, (&a, &b, None), Transpose::Device)?;
+            Product::with_pad(ctx, kernel, *g, (&a, &b, None), Transpose::Device, o.pad)?;
         let maps = product.maps()?;
         let launches = product.launches(&maps, 1.0, 0.0)?;
         let stream = ctx.stream()?;
@@ -1105,7 +1130,7 @@ impl<'a> Run<'a> {
             _ => Some(self.cublas(&product, &stream)),
         };
         let timed = Timed {
-            grid: kernel.grid(g.m, g.n, 1),
+            grid: product.grid(),
             notes: product.notes(),
             htod,
             htod_bytes: ((a.len() + b.len()) * elem_in) as u64,
@@ -1911,6 +1936,22 @@ mod tests {
         let o = parse_words(&["--compare=none"]).unwrap().unwrap();
         assert_eq!(o.compare, Compare::None);
         assert_eq!(parse_words(&[]).unwrap().unwrap().compare, Compare::Auto);
+        assert_eq!(parse_words(&[]).unwrap().unwrap().pad, Pad::Device);
+        assert_eq!(
+            parse_words(&["--pad", "off"]).unwrap().unwrap().pad,
+            Pad::Off
+        );
+        assert_eq!(
+            parse_words(&["--pad=auto"]).unwrap().unwrap().pad,
+            Pad::Device
+        );
+        let e = parse_words(&["--pad", "yes"]).unwrap_err();
+        assert_eq!(e.exit, Exit::Usage);
+        assert!(
+            e.message.contains("--pad expects auto or off"),
+            "{}",
+            e.message
+        );
         let e = parse_words(&["--compare", "mkl"]).unwrap_err();
         assert_eq!(e.exit, Exit::Usage);
         assert!(

@@ -18,10 +18,25 @@
 //!   [`MatmulKernel::row_pitch`] (the padding holds the poison value, and
 //!   stays unread: the maps' dimensions are the logical ones, and TMA fills
 //!   every box past them with zeros). K = 0 gets one padded column.
+//! - **Padding** ([`Pad::Device`], what `cudakit matmul` runs). sgemm.cu's
+//!   kernels run their fast whole-tile body only where K % 16 == 0 and
+//!   N % 4 == 0 (and the whole tile is in range); any other shape puts every
+//!   block on a slower edge body. For such shapes the product copies A and B
+//!   on the device into zero-padded scratch buffers (K to a multiple of 16,
+//!   N to a multiple of 4, M to a multiple of the tile's rows:
+//!   [`padded_shape`]), runs the kernel on the padded shape into a padded C
+//!   (C copied in first when beta ≠ 0), and copies C back: `sgemm_pad`
+//!   (kernels/sgemm.cu) before and after each launch of the kernel, timed
+//!   with it. Where the padded M is a whole number of tiles wide and the
+//!   padded N is not (4095×4097×…), it computes Cᵀ = Bᵀ·Aᵀ instead, on
+//!   zero-padded transposes (`sgemm_pad_t`), so that every block is a whole
+//!   tile ([`Padding::transposed`]). The zeros add nothing to any sum, and
+//!   a·b = b·a, so C is the unpadded product's, bit for bit.
 //! - **Launch.** Dynamic shared memory above 48 KiB is opted into
 //!   (`MAX_DYNAMIC_SHARED_SIZE_BYTES`) when the product is made; the tensor
 //!   maps are built by [`Product::maps`]; [`Product::launches`] holds the
-//!   launches (the transpose, then the kernel) ready to queue in a scope.
+//!   launches (the transpose or the pads, then the kernel, then the copy of
+//!   C back) ready to queue in a scope.
 //!
 //! [`fastest`] names the kernel `cudakit matmul` picks for a precision on a
 //! device.
@@ -33,8 +48,9 @@ use cudakit::{
 };
 
 use crate::kernels::{
-    matmul_kernel, tensor_maps, transpose_grid, Elem, MatmulKernel, Signature, Source,
-    TRANSPOSE_BLOCK,
+    matmul_kernel, sgemm_pad_grid, sgemm_pad_program, sgemm_pad_t_grid, tensor_maps,
+    transpose_grid, Elem, MatmulKernel, Signature, Source, SGEMM_PAD, SGEMM_PAD_BLOCK, SGEMM_PAD_T,
+    SGEMM_PAD_T_BLOCK, TRANSPOSE_BLOCK,
 };
 use crate::reference::{Gemm, Op, Real};
 
@@ -180,6 +196,67 @@ pub enum Transpose {
     Device,
 }
 
+/// Whether an SGEMM of sgemm.cu whose shape keeps its blocks off the
+/// whole-tile body runs on zero-padded copies of its operands (see the
+/// module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pad {
+    /// The kernel on the operands as staged: its edge bodies serve any
+    /// shape.
+    Off,
+    /// A, B (and C when beta ≠ 0) copied on the device into zero-padded
+    /// buffers of [`padded_shape`] before each launch of the kernel, C
+    /// copied back after it, all timed with the product; for other kernels
+    /// and shapes, as [`Pad::Off`].
+    Device,
+}
+
+/// How [`Pad::Device`] runs a product ([`padded_shape`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Padding {
+    /// The (M, N, K) the kernel runs on.
+    pub dims: [usize; 3],
+    /// Whether it computes Cᵀ = Bᵀ·Aᵀ: its A is Bᵀ padded (N rows), its B
+    /// Aᵀ padded (M columns), its C Cᵀ padded; else A, B and C padded.
+    pub transposed: bool,
+}
+
+/// How [`Pad::Device`] runs `kernel` for `g`. The kernel's M is the
+/// product's M rounded up to a multiple of the tile's rows, its N the
+/// product's N rounded up to 4, its K the product's K rounded up to 16, so
+/// that every block whose tile lies inside the padded matrix takes the
+/// whole-tile body; transposed (Cᵀ = Bᵀ·Aᵀ: the kernel's M from N, its N
+/// from M) when M rounded up to 4 is a multiple of the tile's columns and N
+/// rounded up to 4 is not, since then every block is a whole tile (at
+/// 4095×4097×4093: 33×16 whole tiles, against 32×16 and an edge column).
+/// `None` (no padding) unless `kernel` is one of sgemm.cu's, M, N and K
+/// are non-zero, K % 16 ≠ 0 or N % 4 ≠ 0 (the scratch buffers are
+/// allocations, aligned as the whole-tile body needs), the kernel's N
+/// holds a whole tile (else no block could take that body) and the padded
+/// sizes fit the kernel's `int`s.
+pub fn padded_shape(kernel: &MatmulKernel, g: &Gemm) -> Option<Padding> {
+    if kernel.file != "sgemm.cu" || kernel.signature != Signature::Gemm {
+        return None;
+    }
+    if g.m == 0 || g.n == 0 || g.k == 0 || (g.k % 16 == 0 && g.n % 4 == 0) {
+        return None;
+    }
+    let [tile_m, tile_n] = kernel.tile.map(|t| t as usize);
+    let (m4, n4) = (
+        g.m.checked_next_multiple_of(4)?,
+        g.n.checked_next_multiple_of(4)?,
+    );
+    let transposed = m4 % tile_n == 0 && n4 % tile_n != 0;
+    let (rows, cols) = if transposed { (g.n, m4) } else { (g.m, n4) };
+    let dims = [
+        rows.checked_next_multiple_of(tile_m)?,
+        cols,
+        g.k.checked_next_multiple_of(16)?,
+    ];
+    let fits = dims.iter().all(|&d| i32::try_from(d).is_ok());
+    (fits && dims[1] >= tile_n).then_some(Padding { dims, transposed })
+}
+
 /// `stored` (a `rows`×`cols` row-major packed matrix), transposed when
 /// `transpose` is set, with rows `ld` elements apart (at least one row; the
 /// padding and a K = 0 matrix's row hold `T::POISON`).
@@ -235,7 +312,22 @@ pub struct Product<'c, I: DeviceCopy, O: DeviceCopy> {
     c: DeviceBuffer<'c, O>,
     module: Module<'c>,
     transpose: Option<Module<'c>>,
+    /// The zero-padded operands the kernel runs on ([`Pad::Device`]).
+    padded: Option<Padded<'c, I, O>>,
     staged_on_host: Vec<&'static str>,
+}
+
+/// The scratch buffers of a padded product: the kernel's A (M'×K'), B
+/// (K'×N') and C (M'×N') for its shape [M', N', K'] ([`padded_shape`];
+/// transposed: Bᵀ, Aᵀ and Cᵀ, padded), and the module of `sgemm_pad` and
+/// `sgemm_pad_t`.
+struct Padded<'c, I: DeviceCopy, O: DeviceCopy> {
+    dims: [usize; 3],
+    transposed: bool,
+    a: DeviceBuffer<'c, I>,
+    b: DeviceBuffer<'c, I>,
+    c: DeviceBuffer<'c, O>,
+    module: Module<'c>,
 }
 
 impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
@@ -257,8 +349,31 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
         ctx: &'c Context,
         kernel: &'static MatmulKernel,
         g: Gemm,
+        data: (&[I], &[I], Option<&[O]>),
+        transpose: Transpose,
+    ) -> Result<Self> {
+        Product::with_pad(ctx, kernel, g, data, transpose, Pad::Off)
+    }
+
+    /// As [`Product::new`], and with [`Pad::Device`] an SGEMM of a shape
+    /// that [`padded_shape`] pads runs on zero-padded copies of A and B:
+    /// the scratch buffers are allocated here (through the context, so the
+    /// arena tracks them) and `sgemm_pad` is compiled and loaded.
+    ///
+    /// # Errors
+    ///
+    /// As [`Product::new`].
+    ///
+    /// # Panics
+    ///
+    /// As [`Product::new`].
+    pub fn with_pad(
+        ctx: &'c Context,
+        kernel: &'static MatmulKernel,
+        g: Gemm,
         (a, b, c): (&[I], &[I], Option<&[O]>),
         transpose: Transpose,
+        pad: Pad,
     ) -> Result<Self> {
         assert_eq!(a.len(), g.a_len(), "A of {g:?}");
         assert_eq!(b.len(), g.b_len(), "B of {g:?}");
@@ -357,6 +472,21 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
                 d
             }
         };
+        let padded = match (pad, padded_shape(kernel, &g)) {
+            (Pad::Device, Some(Padding { dims, transposed })) => {
+                let [m, n, k] = dims;
+                let compiled = sgemm_pad_program().compile_for(ctx)?;
+                Some(Padded {
+                    dims,
+                    transposed,
+                    a: ctx.alloc::<I>(m * k)?,
+                    b: ctx.alloc::<I>(k * n)?,
+                    c: ctx.alloc::<O>(m * n)?,
+                    module: ctx.load_module(&compiled)?,
+                })
+            }
+            _ => None,
+        };
         // Synchronous uploads and fills may still be in flight on the
         // legacy stream, which the launch's stream does not wait for.
         ctx.synchronize()?;
@@ -372,6 +502,7 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
             c,
             module,
             transpose,
+            padded,
             staged_on_host,
         })
     }
@@ -391,12 +522,40 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
         &self.c
     }
 
-    /// What the product does besides the kernel: the device transpose it
-    /// runs, and how the operands were staged on the host.
+    /// The shape the kernel runs on: the padded one ([`padded_shape`])
+    /// when the operands are padded, else the GEMM's own (M, N, K).
+    pub fn kernel_shape(&self) -> [usize; 3] {
+        match &self.padded {
+            Some(p) => p.dims,
+            None => [self.g.m, self.g.n, self.g.k],
+        }
+    }
+
+    /// The kernel's grid ([`MatmulKernel::grid`] of [`Product::kernel_shape`]).
+    pub fn grid(&self) -> [u32; 3] {
+        let [m, n, _] = self.kernel_shape();
+        self.kernel.grid(m, n, 1)
+    }
+
+    /// What the product does besides the kernel: the device transpose or
+    /// padding it runs, and how the operands were staged on the host.
     pub fn notes(&self) -> Vec<&'static str> {
         let mut notes = self.staged_on_host.clone();
         if self.bt.is_some() {
             notes.insert(0, "B transposed on the device (transpose<float>, timed)");
+        }
+        match &self.padded {
+            Some(p) if p.transposed => notes.insert(
+                0,
+                "C^T = B^T*A^T on zero-padded transposes made on the device (K to 16, M to 4, \
+                 N to the tile), C transposed back (sgemm_pad_t, timed)",
+            ),
+            Some(_) => notes.insert(
+                0,
+                "A, B zero-padded on the device (K to 16, N to 4, M to the tile), \
+                 C copied back (sgemm_pad, timed)",
+            ),
+            None => {}
         }
         notes
     }
@@ -461,12 +620,47 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
                 params: params![&self.b, bt, k, n],
             });
         }
+        // The padded shape as the kernels' ints (`padded_shape` checked
+        // that it fits).
+        let padded = match &self.padded {
+            Some(p) => {
+                let [pm, pn, pk] = p.dims;
+                let dims = [
+                    int(pm, "padded M")?,
+                    int(pn, "padded N")?,
+                    int(pk, "padded K")?,
+                ];
+                Some((p, dims))
+            }
+            None => None,
+        };
+        if let Some((p, [pm, pn, pk])) = padded {
+            // The kernel's A from A (or, transposed, Bᵀ), its B from B (or
+            // Aᵀ), its C from C (or Cᵀ) when beta ≠ 0.
+            let (module, t) = (&p.module, p.transposed);
+            let (a_src, a_dims, b_src, b_dims) = if t {
+                (&self.b, [k, n], &self.a, [m, k])
+            } else {
+                (&self.a, [m, k], &self.b, [k, n])
+            };
+            steps.push(pad_step(module, t, a_src, a_dims, &p.a, [pm, pk])?);
+            steps.push(pad_step(module, t, b_src, b_dims, &p.b, [pk, pn])?);
+            if beta != 0.0 {
+                steps.push(pad_step(module, t, &self.c, [m, n], &p.c, [pm, pn])?);
+            }
+        }
         if g.m > 0 && g.n > 0 {
-            let grid = self.kernel.grid(g.m, g.n, 1);
+            let [km, kn, _] = self.kernel_shape();
+            let grid = self.kernel.grid(km, kn, 1);
             let b = self.kernel.block;
             let config = LaunchConfig::new((grid[0], grid[1], grid[2]), (b[0], b[1], b[2]))
                 .shared(self.kernel.shared_bytes);
-            let (a, bb, c) = (&self.a, &self.b, &self.c);
+            // With padding, the kernel runs on the scratch buffers and the
+            // padded shape.
+            let ((a, bb, c), [m, n, k]) = match padded {
+                Some((p, dims)) => ((&p.a, &p.b, &p.c), dims),
+                None => ((&self.a, &self.b, &self.c), [m, n, k]),
+            };
             let params: ParamList<'a> = match (self.kernel.signature, self.kernel.input) {
                 (Signature::Tma, _) => {
                     let Some((ma, mb)) = maps else {
@@ -498,6 +692,16 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
                 params,
             });
         }
+        if let Some((p, [pm, pn, _])) = padded {
+            steps.push(pad_step(
+                &p.module,
+                p.transposed,
+                &p.c,
+                [pm, pn],
+                &self.c,
+                [m, n],
+            )?);
+        }
         Ok(Launches { steps })
     }
 
@@ -524,6 +728,35 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
     }
 }
 
+/// A launch of `sgemm_pad` (`dst` (`dst_dims` rows × columns, packed) =
+/// `src` (`src_dims`) where both are in range, 0 elsewhere), or with
+/// `transposed` of `sgemm_pad_t` (`dst` = `src`ᵀ where both are in range).
+///
+/// # Errors
+///
+/// [`Error::UnknownFunction`] and other module errors.
+fn pad_step<'a, S: DeviceCopy, D: DeviceCopy>(
+    module: &'a Module<'_>,
+    transposed: bool,
+    src: &'a DeviceBuffer<'_, S>,
+    [src_rows, src_cols]: [i32; 2],
+    dst: &'a DeviceBuffer<'_, D>,
+    [dst_rows, dst_cols]: [i32; 2],
+) -> Result<Step<'a>> {
+    let (name, grid, b) = if transposed {
+        let grid = sgemm_pad_t_grid(dst_rows as usize, dst_cols as usize);
+        (SGEMM_PAD_T, grid, SGEMM_PAD_T_BLOCK)
+    } else {
+        let grid = sgemm_pad_grid(dst_rows as usize, dst_cols as usize);
+        (SGEMM_PAD, grid, SGEMM_PAD_BLOCK)
+    };
+    Ok(Step {
+        function: module.function(name)?,
+        config: LaunchConfig::new((grid[0], grid[1], grid[2]), (b[0], b[1], b[2])),
+        params: params![src, src_rows, src_cols, dst, dst_rows, dst_cols],
+    })
+}
+
 /// The row length of B as a kernel reads it.
 fn b_host_cols(kernel: &MatmulKernel, g: &Gemm) -> usize {
     if kernel.op_b == Op::N {
@@ -541,6 +774,10 @@ impl<I: DeviceCopy, O: DeviceCopy> std::fmt::Debug for Product<'_, I, O> {
             .field("lda", &self.lda)
             .field("ldb", &self.ldb)
             .field("device_transpose", &self.bt.is_some())
+            .field(
+                "padded",
+                &self.padded.as_ref().map(|p| (p.dims, p.transposed)),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -597,10 +834,19 @@ impl<'a> Launches<'a> {
             // and types over buffers staged for exactly this M, N, K (A
             // with `lda`-pitched rows, B as the kernel reads it or as the
             // transpose reads it, C with M·N elements, each at least one
-            // element) and tensor maps whose extents lie inside those
-            // buffers (checked by `TensorMap::tiled`); every access of the
-            // kernels is bounds-checked against M, N, K, and TMA never reads
-            // past a map's extent.
+            // element; with padding, the GEMM's M, N, K are the padded
+            // ones and its A, B, C the scratch buffers allocated for
+            // exactly them, M'·K', K'·N', M'·N' elements) and tensor maps
+            // whose extents lie inside those buffers (checked by
+            // `TensorMap::tiled`); every access of the kernels is
+            // bounds-checked against M, N, K, and TMA never reads past a
+            // map's extent. A `sgemm_pad` or `sgemm_pad_t` step
+            // (`pad_step`) gets the block and grid of `sgemm_pad_grid` or
+            // `sgemm_pad_t_grid` and each buffer with the rows and columns
+            // it was allocated for (A M×K, B K×N, C M×N, and the scratch
+            // buffers above): the kernels read their source only at rows
+            // and columns below the source's and write their destination
+            // only below the destination's.
             unsafe { s.launch(stream, &step.function, &step.config, &step.params)? };
         }
         Ok(())
@@ -631,6 +877,52 @@ mod tests {
         let empty: [f32; 0] = [];
         let s = stage(&empty, 5, 0, false, 4);
         assert!(s.len() >= 4 && s.iter().all(|x| x.is_poison()));
+    }
+
+    #[test]
+    fn padding_covers_the_shapes_no_block_takes_whole_tiles_in() {
+        let k256 = matmul_kernel("sgemm_128x256");
+        let k128 = matmul_kernel("sgemm_128x128");
+        let nn = |m, n, k| Gemm::new(m, n, k, Op::N, Op::N);
+        let padded = |k, g: &Gemm| padded_shape(k, g).map(|p| p.dims);
+        // M rounds to whole tiles of N, N does not: transposed, every block
+        // a whole tile.
+        let p = padded_shape(k256, &nn(4095, 4097, 4093)).unwrap();
+        assert_eq!((p.dims, p.transposed), ([4224, 4096, 4096], true));
+        let p = padded_shape(k256, &nn(255, 257, 33)).unwrap();
+        assert_eq!((p.dims, p.transposed), ([384, 256, 48], true));
+        let p = padded_shape(k128, &nn(128, 130, 17)).unwrap();
+        assert_eq!((p.dims, p.transposed), ([256, 128, 32], true));
+        // Both or neither whole: not transposed.
+        let p = padded_shape(k256, &nn(4095, 4095, 4093)).unwrap();
+        assert_eq!((p.dims, p.transposed), ([4096, 4096, 4096], false));
+        let p = padded_shape(k256, &nn(4091, 4097, 4093)).unwrap();
+        assert_eq!((p.dims, p.transposed), ([4096, 4100, 4096], false));
+        // K odd with N % 4 == 0; N odd with K % 16 == 0.
+        assert_eq!(padded(k256, &nn(255, 256, 17)), Some([256, 256, 32]));
+        assert_eq!(padded(k256, &nn(250, 259, 64)), Some([256, 260, 64]));
+        assert_eq!(padded(k128, &nn(129, 130, 33)), Some([256, 132, 48]));
+        assert_eq!(padded(k256, &nn(1, 300, 1)), Some([128, 300, 16]));
+        // Already eligible (an M edge alone is not padded), K = 0, N' narrower
+        // than a tile.
+        assert_eq!(padded_shape(k256, &nn(4096, 4096, 4096)), None);
+        assert_eq!(padded_shape(k256, &nn(4095, 4096, 4096)), None);
+        assert_eq!(padded_shape(k256, &nn(5, 7, 0)), None);
+        assert_eq!(padded_shape(k256, &nn(300, 251, 17)), None);
+        assert_eq!(padded_shape(k128, &nn(300, 123, 17)), None);
+        assert_eq!(padded(k256, &nn(300, 253, 17)), Some([384, 256, 32]));
+        // A padded size past the kernels' int.
+        assert_eq!(padded_shape(k256, &nn(1, 300, i32::MAX as usize)), None);
+        // Only sgemm.cu's kernels.
+        for name in [
+            "dgemm_dmma_128x128",
+            "gemm_regblock<float, 128, 128, 8, 8, 8>",
+        ] {
+            assert_eq!(
+                padded_shape(matmul_kernel(name), &nn(4095, 4097, 4093)),
+                None
+            );
+        }
     }
 
     #[test]

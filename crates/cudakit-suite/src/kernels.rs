@@ -288,6 +288,8 @@ pub const SOURCES: &[Source] = &[
             "sgemm_tiled<2, 2, 4, 4, 2, 0>",
             "sgemm_tiled<2, 4, 4, 4, 1, 8, true>",
             "sgemm_tiled<2, 4, 4, 4, 1, 8, true, false>",
+            "sgemm_pad",
+            "sgemm_pad_t",
         ],
         arch: None,
         relocatable: false,
@@ -1086,6 +1088,61 @@ pub fn transpose_grid(rows: usize, cols: usize) -> [u32; 3] {
     [blocks(cols), blocks(rows), 1]
 }
 
+/// sgemm.cu's zero-padding copy, which the padded SGEMM path
+/// ([`crate::gemm::Pad::Device`]) runs before and after the kernel:
+/// `(const float* src, int src_rows, int src_cols, float* dst, int dst_rows,
+/// int dst_cols)`, dst = src where both are in range, 0 elsewhere.
+pub const SGEMM_PAD: &str = "sgemm_pad";
+
+/// `sgemm_pad`'s block shape (exactly).
+pub const SGEMM_PAD_BLOCK: [u32; 3] = [256, 1, 1];
+
+/// The grid of `sgemm_pad` for a `rows`×`cols` destination:
+/// (⌈cols/1024⌉, min(rows, 65535), 1), each at least 1 (the kernel loops
+/// over the rows past the grid's).
+///
+/// # Panics
+///
+/// When ⌈cols/1024⌉ does not fit in `u32`.
+pub fn sgemm_pad_grid(rows: usize, cols: usize) -> [u32; 3] {
+    let x = u32::try_from(cols.div_ceil(1024).max(1)).expect("fits in u32");
+    let y = rows.clamp(1, 65535) as u32;
+    [x, y, 1]
+}
+
+/// sgemm.cu's transposing zero-padding copy, for the transposed padded
+/// path: `sgemm_pad`'s parameters, dst = srcᵀ where both are in range
+/// (`dst[r][c] = src[c][r]`), 0 elsewhere.
+pub const SGEMM_PAD_T: &str = "sgemm_pad_t";
+
+/// `sgemm_pad_t`'s block shape (exactly).
+pub const SGEMM_PAD_T_BLOCK: [u32; 3] = [32, 8, 1];
+
+/// The grid of `sgemm_pad_t` for a `rows`×`cols` destination:
+/// (⌈cols/32⌉, min(⌈rows/32⌉, 65535), 1), each at least 1 (the kernel loops
+/// over the tile-rows past the grid's).
+///
+/// # Panics
+///
+/// When ⌈cols/32⌉ does not fit in `u32`.
+pub fn sgemm_pad_t_grid(rows: usize, cols: usize) -> [u32; 3] {
+    let x = u32::try_from(cols.div_ceil(32).max(1)).expect("fits in u32");
+    let y = rows.div_ceil(32).clamp(1, 65535) as u32;
+    [x, y, 1]
+}
+
+/// A program of sgemm.cu's `sgemm_pad` and `sgemm_pad_t` alone
+/// (`CUDAKIT_ONLY`, as [`MatmulKernel::program`] compiles one SGEMM): no
+/// GEMM body is compiled.
+pub fn sgemm_pad_program() -> Program {
+    Program::new("sgemm.cu", SGEMM)
+        .name_expression(SGEMM_PAD)
+        .name_expression(SGEMM_PAD_T)
+        .define_flag("CUDAKIT_ONLY")
+        .define_flag(format!("CUDAKIT_ONLY_{SGEMM_PAD}"))
+        .define_flag(format!("CUDAKIT_ONLY_{SGEMM_PAD_T}"))
+}
+
 /// A deliberate fault: the kernel and the `CUresult` codes seen for it on
 /// the H200 (see `kernels/README.md` for its parameters and the arguments
 /// used). A test should accept any of `codes` and check that the error is
@@ -1717,6 +1774,14 @@ mod tests {
         );
         assert_eq!(transpose_grid(33, 65), [3, 2, 1]);
         assert_eq!(transpose_grid(0, 0), [1, 1, 1]);
+        assert_eq!(sgemm_pad_grid(4095, 4096), [4, 4095, 1]);
+        assert_eq!(sgemm_pad_grid(4096, 4097), [5, 4096, 1]);
+        assert_eq!(sgemm_pad_grid(100_000, 1), [1, 65535, 1]);
+        assert_eq!(sgemm_pad_grid(0, 0), [1, 1, 1]);
+        assert_eq!(sgemm_pad_t_grid(4224, 4096), [128, 132, 1]);
+        assert_eq!(sgemm_pad_t_grid(4095, 4097), [129, 128, 1]);
+        assert_eq!(sgemm_pad_t_grid(3_000_000, 1), [1, 65535, 1]);
+        assert_eq!(sgemm_pad_t_grid(0, 0), [1, 1, 1]);
     }
 
     #[test]
