@@ -32,6 +32,18 @@ macro_rules! assert_refused {
     };
 }
 
+/// `$ctx`, device 0's context on the stand-in, and `$f`, the kernel
+/// `$name` of `SOURCE` compiled and loaded there, looked up with the
+/// declared signature `$sig`.
+macro_rules! kernel_on_device_0 {
+    ($ctx:ident, $f:ident = $name:literal, $sig:literal) => {
+        let $ctx = Context::new(0).expect("context on the stand-in");
+        let compiled = compiled();
+        let module = $ctx.load_module(&compiled).expect("module");
+        let $f = module.function_with_signature($name, $sig).expect($name);
+    };
+}
+
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
@@ -259,12 +271,7 @@ fn every_check_of_the_full_path_holds_on_the_fast_path() {
 fn the_fast_path_never_enters_another_threads_capture() {
     let _serial = serial();
     let lib = open();
-    let ctx = Context::new(0).expect("context on the stand-in");
-    let compiled = compiled();
-    let module = ctx.load_module(&compiled).expect("module");
-    let f = module
-        .function_with_signature("k", "float* p, int n")
-        .expect("k");
+    kernel_on_device_0!(ctx, f = "k", "float* p, int n");
     let stream = ctx.stream().expect("stream");
     let buf = ctx.alloc::<f32>(4).expect("alloc");
     let cfg = LaunchConfig::new(1, 32);
@@ -327,12 +334,7 @@ fn the_fast_path_never_enters_another_threads_capture() {
 fn the_fast_path_leaves_waits_and_tails_to_the_full_path() {
     let _serial = serial();
     let lib = open();
-    let ctx = Context::new(0).expect("context on the stand-in");
-    let compiled = compiled();
-    let module = ctx.load_module(&compiled).expect("module");
-    let f = module
-        .function_with_signature("k", "float* p, int n")
-        .expect("k");
+    kernel_on_device_0!(ctx, f = "k", "float* p, int n");
     let (a, b) = (ctx.stream().expect("a"), ctx.stream().expect("b"));
     let (x, y) = (
         ctx.alloc::<f32>(4).expect("x"),
@@ -433,12 +435,7 @@ fn a_condition_handle_is_refused_on_the_fast_path() {
     let _serial = serial();
     let lib = open();
     set_params(&lib, &[(0, 8), (8, 8)]);
-    let ctx = Context::new(0).expect("context on the stand-in");
-    let compiled = compiled();
-    let module = ctx.load_module(&compiled).expect("module");
-    let kc = module
-        .function_with_signature("kc", "unsigned long long h, float* p")
-        .expect("kc");
+    kernel_on_device_0!(ctx, kc = "kc", "unsigned long long h, float* p");
     let stream = ctx.stream().expect("stream");
     let buf = ctx.alloc::<f32>(4).expect("alloc");
     let cfg = LaunchConfig::new(1, 32);
