@@ -16,20 +16,28 @@ pub use nccl::{NcclCode, NcclError};
 pub use texture::TextureError;
 
 use cuda_sys::{nvrtcResult, CUresult};
+use std::fmt;
 
 /// A driver entry point returned an error.
 ///
 /// Displayed as `cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory`;
 /// a code newer than CUDA 13.0's `cuda.h` with the name and text the loaded
 /// driver gives it (see [`DriverCode::driver_text`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
-#[error("{call}: {code}")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DriverError {
     /// The exported symbol that was called (`cuMemAlloc_v2`).
     pub call: &'static str,
     /// What it returned.
     pub code: DriverCode,
 }
+impl fmt::Display for DriverError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self { call, code, .. } = self;
+        write!(f, "{call}: {code}")
+    }
+}
+
+impl std::error::Error for DriverError {}
 
 impl DriverError {
     /// Whether the error leaves the context unusable (illegal address,
@@ -40,27 +48,32 @@ impl DriverError {
 }
 
 /// An NVRTC entry point returned an error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
-#[error("{call}: {code}")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct NvrtcError {
     /// The NVRTC function that was called.
     pub call: &'static str,
     /// What it returned.
     pub code: NvrtcCode,
 }
+impl fmt::Display for NvrtcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self { call, code, .. } = self;
+        write!(f, "{call}: {code}")
+    }
+}
+
+impl std::error::Error for NvrtcError {}
 
 /// A launch configuration that the device or the function cannot run.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum LaunchConfigError {
     /// A dimension or count is zero.
-    #[error("{what} is 0; every grid, block and cluster dimension must be at least 1")]
     Zero {
         /// Which dimension (`grid.x`, `block.z`, `cluster.y`, ...).
         what: &'static str,
     },
     /// A value exceeds a limit of the device or the function.
-    #[error("{what} is {value}, over the limit {limit} ({source_of_limit})")]
     OverLimit {
         /// What was asked for (`block threads`, `dynamic shared memory`, ...).
         what: &'static str,
@@ -73,7 +86,6 @@ pub enum LaunchConfigError {
         source_of_limit: &'static str,
     },
     /// A cluster dimension does not divide the grid.
-    #[error("grid.{axis} = {grid} is not a multiple of cluster.{axis} = {cluster}")]
     ClusterDoesNotDivideGrid {
         /// `x`, `y` or `z`.
         axis: char,
@@ -83,6 +95,37 @@ pub enum LaunchConfigError {
         cluster: u32,
     },
 }
+impl fmt::Display for LaunchConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Zero { what, .. } => write!(
+                f,
+                "{what} is 0; every grid, block and cluster dimension must be at least 1",
+            ),
+            Self::OverLimit {
+                what,
+                value,
+                limit,
+                source_of_limit,
+                ..
+            } => write!(
+                f,
+                "{what} is {value}, over the limit {limit} ({source_of_limit})",
+            ),
+            Self::ClusterDoesNotDivideGrid {
+                axis,
+                grid,
+                cluster,
+                ..
+            } => write!(
+                f,
+                "grid.{axis} = {grid} is not a multiple of cluster.{axis} = {cluster}",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LaunchConfigError {}
 
 /// Everything that can go wrong in cudakit.
 ///
@@ -91,20 +134,16 @@ pub enum LaunchConfigError {
 /// lines), then any cause the message lacks under `Caused by:`, as `anyhow`
 /// does. `{:#?}` prints the variant and its fields, as a derived `Debug`
 /// would.
-#[derive(Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
     /// libcuda or libnvrtc could not be loaded.
-    #[error(transparent)]
-    Load(#[from] LoadError),
+    Load(LoadError),
     /// A driver entry point failed.
-    #[error(transparent)]
-    Driver(#[from] DriverError),
+    Driver(DriverError),
     /// An NVRTC entry point failed.
-    #[error(transparent)]
-    Nvrtc(#[from] NvrtcError),
+    Nvrtc(NvrtcError),
     /// NVRTC rejected the program; the log has the file:line diagnostics.
-    #[error("compiling {program} failed ({}) with options [{}]:\n{log}", code.name(), options.join(" "))]
     Compile {
         /// The program's name (as passed to `nvrtcCreateProgram`).
         program: String,
@@ -116,7 +155,6 @@ pub enum Error {
         log: String,
     },
     /// The driver's JIT rejected a PTX or CUBIN image; the log says why.
-    #[error("{call}: {code}; JIT log:\n{log}")]
     ModuleLoad {
         /// The entry point (`cuModuleLoadDataEx`).
         call: &'static str,
@@ -127,11 +165,6 @@ pub enum Error {
     },
     /// An earlier sticky error left this context unusable; cudakit refuses
     /// further work on it without entering the driver.
-    #[error(
-        "the context of device {device} is unusable after an earlier sticky error ({cause}); \
-         start a new process (the dependable recovery) or drop every object of the context \
-         and call Context::reset"
-    )]
     ContextPoisoned {
         /// The device ordinal.
         device: i32,
@@ -140,7 +173,6 @@ pub enum Error {
     },
     /// An optional entry point this operation needs is missing from the
     /// loaded driver or NVRTC.
-    #[error("{feature} is not supported by the loaded library (needs {needs_driver} or newer)")]
     NotSupported {
         /// What was asked for, by its entry point (`cuFuncGetParamInfo`).
         feature: &'static str,
@@ -148,7 +180,6 @@ pub enum Error {
         needs_driver: &'static str,
     },
     /// The launch configuration exceeds a limit of the device or function.
-    #[error("invalid launch configuration for {function}: {error}")]
     LaunchConfig {
         /// The kernel.
         function: String,
@@ -156,7 +187,6 @@ pub enum Error {
         error: LaunchConfigError,
     },
     /// The number of arguments does not match the kernel's parameters.
-    #[error("{function}: the kernel takes {expected} argument(s), {got} were given")]
     ArgumentCount {
         /// The kernel.
         function: String,
@@ -166,9 +196,6 @@ pub enum Error {
         got: usize,
     },
     /// An argument's size does not match the kernel's parameter.
-    #[error(
-        "{function}: argument {index} is {got_size} byte(s), the kernel's parameter {index} is {expected_size}"
-    )]
     ArgumentMismatch {
         /// The kernel.
         function: String,
@@ -181,7 +208,6 @@ pub enum Error {
     },
     /// An argument's type does not match the kernel's parameter type (from
     /// its mangled name, a declared signature, or its PTX).
-    #[error("{function}: parameter {index}: kernel takes '{expected}', got {got}")]
     ArgumentType {
         /// The kernel.
         function: String,
@@ -194,11 +220,6 @@ pub enum Error {
         got: String,
     },
     /// A plain kernel name matches more than one kernel of the module.
-    #[error(
-        "{name:?} names {} kernels of the module; look one up by its name expression or symbol: {}",
-        candidates.len(),
-        candidates.join("; ")
-    )]
     AmbiguousFunction {
         /// The name asked for.
         name: String,
@@ -207,7 +228,6 @@ pub enum Error {
     },
     /// A declared kernel signature could not be read, or contradicts the
     /// module's PTX or the kernel's mangled name.
-    #[error("{function}: declared signature refused: {reason}")]
     DeclaredSignature {
         /// The kernel.
         function: String,
@@ -215,13 +235,11 @@ pub enum Error {
         reason: String,
     },
     /// A zero-length allocation or copy was asked for.
-    #[error("zero-length {what}: CUDA allocations and copies need at least one element")]
     ZeroLength {
         /// What was asked for.
         what: &'static str,
     },
     /// An element count times the element size overflows `usize`.
-    #[error("{len} elements of {elem_size} bytes overflow the address space")]
     SizeOverflow {
         /// Element count.
         len: usize,
@@ -229,7 +247,6 @@ pub enum Error {
         elem_size: usize,
     },
     /// Two lengths that must match do not.
-    #[error("{what}: lengths differ ({expected} expected, {got} given)")]
     LengthMismatch {
         /// The operation.
         what: &'static str,
@@ -239,7 +256,6 @@ pub enum Error {
         got: usize,
     },
     /// A range does not lie inside the buffer.
-    #[error("range {start}..{end} is out of bounds for a buffer of {len} elements")]
     OutOfBounds {
         /// Range start.
         start: usize,
@@ -249,7 +265,6 @@ pub enum Error {
         len: usize,
     },
     /// Objects of two different contexts were mixed in one operation.
-    #[error("{what}: objects of different contexts (device {a} and device {b})")]
     ContextMismatch {
         /// The operation.
         what: &'static str,
@@ -261,11 +276,6 @@ pub enum Error {
     /// A launch argument is memory of another context than the kernel's,
     /// and peer access from the kernel's context to it is not enabled
     /// (`Context::enable_peer_access`).
-    #[error(
-        "launch of {function}: argument {index} is memory of device {argument_device}, but the \
-         kernel runs on device {kernel_device} (context mismatch; peer access from device \
-         {kernel_device} to device {argument_device} is not enabled)"
-    )]
     ArgumentContextMismatch {
         /// The kernel.
         function: String,
@@ -279,7 +289,6 @@ pub enum Error {
     /// Host access to unified memory and device work would overlap on a
     /// device without concurrent managed access, where any running kernel
     /// makes all managed memory inaccessible to the host.
-    #[error("unified memory of device {device} (no concurrent managed access): {reason}")]
     UnifiedAccess {
         /// The device ordinal.
         device: i32,
@@ -287,7 +296,6 @@ pub enum Error {
         reason: &'static str,
     },
     /// An element type more aligned than the memory can guarantee.
-    #[error("{what}: {type_name} needs {align}-byte alignment, more than the {limit} bytes it guarantees")]
     Alignment {
         /// The kind of memory or storage.
         what: &'static str,
@@ -300,19 +308,16 @@ pub enum Error {
     },
     /// A tensor-map layout that breaks a rule of `cuTensorMapEncodeTiled`,
     /// or reaches past the memory it describes.
-    #[error("tensor map: {reason}")]
     TensorMap {
         /// The rule broken, with the values.
         reason: String,
     },
     /// A string handed to C contains a NUL byte.
-    #[error("{what} contains an interior NUL byte")]
     InteriorNul {
         /// Which string.
         what: &'static str,
     },
     /// The module has no function of that name.
-    #[error("no function {name:?} in the module; it knows: {}", known.join(", "))]
     UnknownFunction {
         /// The name asked for.
         name: String,
@@ -320,7 +325,6 @@ pub enum Error {
         known: Vec<String>,
     },
     /// The module has no global of that name, or its size differs.
-    #[error("global {name:?}: {reason}")]
     Global {
         /// The symbol asked for.
         name: String,
@@ -328,7 +332,6 @@ pub enum Error {
         reason: String,
     },
     /// A device ordinal that does not exist.
-    #[error("device {ordinal} does not exist ({count} device(s) present)")]
     NoSuchDevice {
         /// The ordinal asked for.
         ordinal: usize,
@@ -338,7 +341,6 @@ pub enum Error {
     /// An operation that a stream capture cannot contain (a synchronous
     /// copy, a context synchronize) was refused before the driver saw it;
     /// the capture is ended, its graph discarded, the context stays usable.
-    #[error("{operation} is not allowed while a stream of device {device} is capturing a graph; the capture was ended")]
     IllegalDuringCapture {
         /// The operation (a driver entry point or what it stands for).
         operation: &'static str,
@@ -348,7 +350,6 @@ pub enum Error {
     /// Work on a stream that a capture of another scope (or another thread)
     /// owns: queued there, it would have become a node of that graph. It
     /// was refused before the driver saw it; that capture goes on.
-    #[error("{operation}: the stream belongs to a graph capture of another scope on device {device}; refused, that capture goes on")]
     StreamCaptured {
         /// What was refused.
         operation: &'static str,
@@ -358,14 +359,12 @@ pub enum Error {
     /// A cudakit call made inside a host callback (a host function or a
     /// graph host node), where CUDA forbids driver calls; refused before
     /// the driver saw it.
-    #[error("{operation}: cudakit cannot call the driver inside a host callback (CUDA forbids it there); do it after the scope ends")]
     InsideHostCallback {
         /// What was refused.
         operation: &'static str,
     },
     /// An L2 access-policy window or persisting set-aside the device would
     /// refuse (see [`crate::work::l2`]); refused before the driver.
-    #[error("L2 access policy: {reason}")]
     AccessPolicy {
         /// What is wrong, with the device's limit where one applies.
         reason: String,
@@ -376,12 +375,10 @@ pub enum Error {
     /// there, and drops there free nothing (the parent owns it all). Start
     /// CUDA work in a child with `exec` (for example
     /// `std::process::Command`), or fork before the first cudakit call.
-    #[error("this process is a child made by fork after its parent loaded the CUDA driver; CUDA cannot be used here (spawn a fresh process with std::process::Command, or fork before the first cudakit call)")]
     ForkedChild,
     /// A wait for queued work failed (or was refused) while the work may
     /// still run: what it uses was kept, not freed, and is reported as
     /// leaked ([`AllocKind::Leaked`](crate::AllocKind::Leaked)).
-    #[error("{call} failed while work may still run; what it uses was kept (leaked on purpose): {cause}")]
     WaitFailed {
         /// The wait that failed.
         call: &'static str,
@@ -389,7 +386,6 @@ pub enum Error {
         cause: DriverError,
     },
     /// A graph node was given a dependency that belongs to another graph.
-    #[error("{what}: dependency {index} is a node of another graph")]
     ForeignGraphNode {
         /// The node being added.
         what: &'static str,
@@ -397,13 +393,11 @@ pub enum Error {
         index: usize,
     },
     /// A graph with no nodes cannot be instantiated.
-    #[error("cuGraphInstantiateWithFlags: the graph is empty (it has no nodes)")]
     EmptyGraph,
     /// A conditional handle ([`Condition`](crate::work::graph::Condition))
     /// used outside the graph it was made for: a conditional node of
     /// another graph, or a kernel of another graph (or a plain launch)
     /// given it as an argument.
-    #[error("{what}: the conditional handle belongs to another graph ({reason})")]
     ForeignCondition {
         /// The operation that was refused.
         what: &'static str,
@@ -414,7 +408,6 @@ pub enum Error {
     /// conditional node's body (kernel, empty, child-graph, memset, memcpy
     /// and conditional nodes only), or in a graph instantiated for device
     /// launch.
-    #[error("{what}: {place} cannot hold {kind}; {allowed}")]
     NodeNotAllowed {
         /// The operation that was refused.
         what: &'static str,
@@ -427,7 +420,6 @@ pub enum Error {
         allowed: &'static str,
     },
     /// `cuGraphExecUpdate_v2` refused an update.
-    #[error("cuGraphExecUpdate_v2 refused the update at {node}: {reason}")]
     GraphUpdate {
         /// The node at fault (its kind and index in the new graph), or
         /// `the graph` when the driver names none.
@@ -437,15 +429,11 @@ pub enum Error {
     },
     /// A host callback panicked; the panic was caught in the callback and
     /// reported when its scope ended.
-    #[error("a host callback panicked: {message}")]
     HostCallbackPanicked {
         /// The panic's message.
         message: String,
     },
     /// A stream-ordered allocation larger than the device's memory.
-    #[error(
-        "{call}: {bytes} bytes asked for, more than device {device} has ({device_bytes} bytes)"
-    )]
     AllocationTooLarge {
         /// The entry point that would have been called.
         call: &'static str,
@@ -457,15 +445,12 @@ pub enum Error {
         device_bytes: usize,
     },
     /// A value that the API rejects before the driver sees it.
-    #[error("invalid argument: {0}")]
     InvalidArgument(String),
     /// A texture or surface the hardware cannot make, refused before the
     /// driver.
-    #[error(transparent)]
-    Texture(#[from] TextureError),
+    Texture(TextureError),
     /// An nvJitLink entry point failed; nvJitLink's error and info logs
     /// say why.
-    #[error("{call}: {code}; nvJitLink log:\n{log}")]
     JitLink {
         /// The entry point (`nvJitLinkComplete`, ...).
         call: &'static str,
@@ -476,7 +461,6 @@ pub enum Error {
     },
     /// A link input needs nvJitLink (LTO-IR, or a link with LTO-IR in
     /// it), and nvJitLink could not be loaded.
-    #[error("link input {input} needs nvJitLink ({why}), which could not be loaded: {source}")]
     JitLinkUnavailable {
         /// The input that needed it.
         input: String,
@@ -487,12 +471,6 @@ pub enum Error {
     },
     /// `libcudadevrt.a`, which device-side launches link against, was not
     /// found.
-    #[error(
-        "libcudadevrt.a (the device runtime, for device-side launches) was not found; looked \
-         in:\n  {}\nhint: install the CUDA toolkit or `python3 -m pip install \
-         nvidia-cuda-runtime==13.0.*`, or set CUDAKIT_CUDADEVRT to its path",
-        looked_in.join("\n  ")
-    )]
     DeviceRuntimeNotFound {
         /// Every path looked at, in order.
         looked_in: Vec<String>,
@@ -501,19 +479,11 @@ pub enum Error {
     /// `<cuda/std/...>`), asked for with
     /// [`Program::cuda_headers`](crate::compile::program::Program::cuda_headers),
     /// were not found; see [`crate::compile::headers`].
-    #[error(
-        "CUDA's headers (cuda_runtime.h, crt/ and CCCL) were not found; looked in:\n  {}\nhint: \
-         install the CUDA toolkit, or `python3 -m pip install nvidia-cuda-runtime==13.0.* \
-         nvidia-cuda-crt==13.0.* nvidia-cuda-cccl==13.0.*` (scripts/nvrtc-env.sh installs them \
-         into .deps/python), or set CUDAKIT_CUDA_INCLUDE to the include folder",
-        looked_in.join("\n  ")
-    )]
     CudaHeadersNotFound {
         /// Every folder looked at, in order, each with why it was not used.
         looked_in: Vec<String>,
     },
     /// A file-system operation failed (module files, the compile cache).
-    #[error("{path}: {message}")]
     Io {
         /// The file or folder.
         path: String,
@@ -521,11 +491,9 @@ pub enum Error {
         message: String,
     },
     /// An NCCL entry point failed.
-    #[error(transparent)]
-    Nccl(#[from] NcclError),
+    Nccl(NcclError),
     /// Peer access between two devices is impossible (`cuDeviceCanAccessPeer`
     /// says no, or it is one device).
-    #[error("peer access from device {from} to device {to} is not possible: {reason}")]
     PeerAccessUnsupported {
         /// The device whose context would reach the other's memory.
         from: i32,
@@ -535,10 +503,6 @@ pub enum Error {
         reason: &'static str,
     },
     /// A buffer, stream or scope of a device outside the communicator's.
-    #[error(
-        "{call}: {what} is of device {got}, but rank {rank} of the communicator is on device \
-         {communicator_device}"
-    )]
     CommunicatorDevice {
         /// The collective (`ncclAllReduce`).
         call: &'static str,
@@ -555,7 +519,6 @@ pub enum Error {
     /// (count, element type, operator, root, peers), or a rank of the
     /// process has no matching call: NCCL would hang or mix data, so
     /// nothing was queued.
-    #[error("{call}: the ranks' calls do not match: {reason}; nothing was queued")]
     CollectiveMismatch {
         /// The collective.
         call: &'static str,
@@ -564,10 +527,6 @@ pub enum Error {
     },
     /// An NCCL operation did not finish in time; the communicator was
     /// aborted (`ncclCommAbort`).
-    #[error(
-        "{call}: rank {rank} waited {waited:?} for the other ranks (timeout); the communicator \
-         was aborted"
-    )]
     NcclTimeout {
         /// What was waited for (`ncclCommInitRankConfig`, a collective).
         call: &'static str,
@@ -579,7 +538,6 @@ pub enum Error {
     /// A rendezvous of communicator ranks failed (see
     /// [`crate::multi::nccl::rendezvous`]): a rank missing or dead, a
     /// mismatched world size, a rank claimed twice, a bad configuration.
-    #[error("rendezvous{}: {reason}", rank.map_or_else(String::new, |r| format!(" (rank {r})")))]
     Rendezvous {
         /// The rank that reports it, where known.
         rank: Option<usize>,
@@ -587,7 +545,6 @@ pub enum Error {
         reason: String,
     },
     /// The communicator was aborted after an earlier error; it refuses work.
-    #[error("the communicator of rank {rank} was aborted after an earlier error: {cause}")]
     CommunicatorAborted {
         /// The rank.
         rank: usize,
@@ -598,16 +555,9 @@ pub enum Error {
     /// its reservation, to shrink below zero, or to map in units the
     /// driver's granularity does not allow; refused before the driver,
     /// with the buffer unchanged.
-    #[error("virtual buffer: {0}")]
     VirtualMemory(VirtualMemoryError),
     /// A green-context partition size the device cannot make (checked
     /// before the driver, see [`Context::split_sms`](crate::Context::split_sms)).
-    #[error(
-        "device {device} cannot make a green context of {count} SMs: a partition takes at least \
-         {min} SMs, in multiples of {multiple} ({})",
-        if *reported_by_driver { "as cuDeviceGetDevResource reports" } else { "CUDA's documented \
-         default for the architecture; the driver does not report it" }
-    )]
     SmGranularity {
         /// The device ordinal.
         device: i32,
@@ -621,7 +571,6 @@ pub enum Error {
         reported_by_driver: bool,
     },
     /// Green-context partitions of more SMs in all than there are.
-    #[error("green contexts of {requested} SMs in all asked for, but {available} SMs are available on device {device}")]
     NotEnoughSms {
         /// The device ordinal.
         device: i32,
@@ -632,10 +581,6 @@ pub enum Error {
     },
     /// The driver made a green-context partition of another size than
     /// asked (by its own cluster and alignment rules).
-    #[error(
-        "cuDevSmResourceSplitByCount made a partition of {got} SMs where {requested} were asked \
-         for on device {device}"
-    )]
     SmSplitMismatch {
         /// The device ordinal.
         device: i32,
@@ -646,10 +591,6 @@ pub enum Error {
     },
     /// A green context used on a thread other than the one that made it
     /// (CUDA lets one thread at a time have a green context current).
-    #[error(
-        "a green context of device {device} is used on a thread other than the one that made \
-         it (a green context may be current to one thread at a time: use it on its own thread)"
-    )]
     GreenContextThread {
         /// The device ordinal.
         device: i32,
@@ -658,16 +599,285 @@ pub enum Error {
     /// driver (see [`crate::ipc`]): a handle blob that does not parse, a
     /// handle of another device, kind or element size, a buffer that cannot
     /// be exported, or a failure of the Unix socket that carries handles.
-    #[error("ipc: {0}")]
     Ipc(IpcError),
+}
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Load(inner) => fmt::Display::fmt(inner, f),
+            Self::Driver(inner) => fmt::Display::fmt(inner, f),
+            Self::Nvrtc(inner) => fmt::Display::fmt(inner, f),
+            Self::Compile { program, options, code, log, .. } => write!(
+                f,
+                "compiling {program} failed ({}) with options [{}]:\n{log}",
+                code.name(),
+                options.join(" "),
+            ),
+            Self::ModuleLoad { call, code, log, .. } => write!(
+                f,
+                "{call}: {code}; JIT log:\n{log}",
+            ),
+            Self::ContextPoisoned { device, cause, .. } => write!(
+                f,
+                "the context of device {device} is unusable after an earlier sticky error ({cause}); \
+                 start a new process (the dependable recovery) or drop every object of the context \
+                 and call Context::reset",
+            ),
+            Self::NotSupported { feature, needs_driver, .. } => write!(
+                f,
+                "{feature} is not supported by the loaded library (needs {needs_driver} or newer)",
+            ),
+            Self::LaunchConfig { function, error, .. } => write!(
+                f,
+                "invalid launch configuration for {function}: {error}",
+            ),
+            Self::ArgumentCount { function, expected, got, .. } => write!(
+                f,
+                "{function}: the kernel takes {expected} argument(s), {got} were given",
+            ),
+            Self::ArgumentMismatch { function, index, expected_size, got_size, .. } => write!(
+                f,
+                "{function}: argument {index} is {got_size} byte(s), the kernel's parameter {index} is {expected_size}",
+            ),
+            Self::ArgumentType { function, index, expected, got, .. } => write!(
+                f,
+                "{function}: parameter {index}: kernel takes '{expected}', got {got}",
+            ),
+            Self::AmbiguousFunction { name, candidates, .. } => write!(
+                f,
+                "{name:?} names {} kernels of the module; look one up by its name expression or symbol: {}",
+                candidates.len(),
+                candidates.join("; "),
+            ),
+            Self::DeclaredSignature { function, reason, .. } => write!(
+                f,
+                "{function}: declared signature refused: {reason}",
+            ),
+            Self::ZeroLength { what, .. } => write!(
+                f,
+                "zero-length {what}: CUDA allocations and copies need at least one element",
+            ),
+            Self::SizeOverflow { len, elem_size, .. } => write!(
+                f,
+                "{len} elements of {elem_size} bytes overflow the address space",
+            ),
+            Self::LengthMismatch { what, expected, got, .. } => write!(
+                f,
+                "{what}: lengths differ ({expected} expected, {got} given)",
+            ),
+            Self::OutOfBounds { start, end, len, .. } => write!(
+                f,
+                "range {start}..{end} is out of bounds for a buffer of {len} elements",
+            ),
+            Self::ContextMismatch { what, a, b, .. } => write!(
+                f,
+                "{what}: objects of different contexts (device {a} and device {b})",
+            ),
+            Self::ArgumentContextMismatch { function, index, argument_device, kernel_device, .. } => write!(
+                f,
+                "launch of {function}: argument {index} is memory of device {argument_device}, but the \
+                 kernel runs on device {kernel_device} (context mismatch; peer access from device \
+                 {kernel_device} to device {argument_device} is not enabled)",
+            ),
+            Self::UnifiedAccess { device, reason, .. } => write!(
+                f,
+                "unified memory of device {device} (no concurrent managed access): {reason}",
+            ),
+            Self::Alignment { what, type_name, align, limit, .. } => write!(
+                f,
+                "{what}: {type_name} needs {align}-byte alignment, more than the {limit} bytes it guarantees",
+            ),
+            Self::TensorMap { reason, .. } => write!(f, "tensor map: {reason}"),
+            Self::InteriorNul { what, .. } => write!(f, "{what} contains an interior NUL byte"),
+            Self::UnknownFunction { name, known, .. } => write!(
+                f,
+                "no function {name:?} in the module; it knows: {}",
+                known.join(", "),
+            ),
+            Self::Global { name, reason, .. } => write!(f, "global {name:?}: {reason}"),
+            Self::NoSuchDevice { ordinal, count, .. } => write!(
+                f,
+                "device {ordinal} does not exist ({count} device(s) present)",
+            ),
+            Self::IllegalDuringCapture { operation, device, .. } => write!(
+                f,
+                "{operation} is not allowed while a stream of device {device} is capturing a graph; the capture was ended",
+            ),
+            Self::StreamCaptured { operation, device, .. } => write!(
+                f,
+                "{operation}: the stream belongs to a graph capture of another scope on device {device}; refused, that capture goes on",
+            ),
+            Self::InsideHostCallback { operation, .. } => write!(
+                f,
+                "{operation}: cudakit cannot call the driver inside a host callback (CUDA forbids it there); do it after the scope ends",
+            ),
+            Self::AccessPolicy { reason, .. } => write!(f, "L2 access policy: {reason}"),
+            Self::ForkedChild => write!(
+                f,
+                "this process is a child made by fork after its parent loaded the CUDA driver; CUDA cannot be used here (spawn a fresh process with std::process::Command, or fork before the first cudakit call)",
+            ),
+            Self::WaitFailed { call, cause, .. } => write!(
+                f,
+                "{call} failed while work may still run; what it uses was kept (leaked on purpose): {cause}",
+            ),
+            Self::ForeignGraphNode { what, index, .. } => write!(
+                f,
+                "{what}: dependency {index} is a node of another graph",
+            ),
+            Self::EmptyGraph => write!(
+                f,
+                "cuGraphInstantiateWithFlags: the graph is empty (it has no nodes)",
+            ),
+            Self::ForeignCondition { what, reason, .. } => write!(
+                f,
+                "{what}: the conditional handle belongs to another graph ({reason})",
+            ),
+            Self::NodeNotAllowed { what, place, kind, allowed, .. } => write!(
+                f,
+                "{what}: {place} cannot hold {kind}; {allowed}",
+            ),
+            Self::GraphUpdate { node, reason, .. } => write!(
+                f,
+                "cuGraphExecUpdate_v2 refused the update at {node}: {reason}",
+            ),
+            Self::HostCallbackPanicked { message, .. } => write!(
+                f,
+                "a host callback panicked: {message}",
+            ),
+            Self::AllocationTooLarge { call, bytes, device, device_bytes, .. } => write!(
+                f,
+                "{call}: {bytes} bytes asked for, more than device {device} has ({device_bytes} bytes)",
+            ),
+            Self::InvalidArgument(reason) => write!(f, "invalid argument: {reason}"),
+            Self::Texture(inner) => fmt::Display::fmt(inner, f),
+            Self::JitLink { call, code, log, .. } => write!(
+                f,
+                "{call}: {code}; nvJitLink log:\n{log}",
+            ),
+            Self::JitLinkUnavailable { input, why, source, .. } => write!(
+                f,
+                "link input {input} needs nvJitLink ({why}), which could not be loaded: {source}",
+            ),
+            Self::DeviceRuntimeNotFound { looked_in, .. } => write!(
+                f,
+                "libcudadevrt.a (the device runtime, for device-side launches) was not found; looked \
+                 in:\n  {}\nhint: install the CUDA toolkit or `python3 -m pip install \
+                 nvidia-cuda-runtime==13.0.*`, or set CUDAKIT_CUDADEVRT to its path",
+                looked_in.join("\n  "),
+            ),
+            Self::CudaHeadersNotFound { looked_in, .. } => write!(
+                f,
+                "CUDA's headers (cuda_runtime.h, crt/ and CCCL) were not found; looked in:\n  {}\nhint: \
+                 install the CUDA toolkit, or `python3 -m pip install nvidia-cuda-runtime==13.0.* \
+                 nvidia-cuda-crt==13.0.* nvidia-cuda-cccl==13.0.*` (scripts/nvrtc-env.sh installs them \
+                 into .deps/python), or set CUDAKIT_CUDA_INCLUDE to the include folder",
+                looked_in.join("\n  "),
+            ),
+            Self::Io { path, message, .. } => write!(f, "{path}: {message}"),
+            Self::Nccl(inner) => fmt::Display::fmt(inner, f),
+            Self::PeerAccessUnsupported { from, to, reason, .. } => write!(
+                f,
+                "peer access from device {from} to device {to} is not possible: {reason}",
+            ),
+            Self::CommunicatorDevice { call, what, rank, communicator_device, got, .. } => write!(
+                f,
+                "{call}: {what} is of device {got}, but rank {rank} of the communicator is on device \
+                 {communicator_device}",
+            ),
+            Self::CollectiveMismatch { call, reason, .. } => write!(
+                f,
+                "{call}: the ranks' calls do not match: {reason}; nothing was queued",
+            ),
+            Self::NcclTimeout { call, rank, waited, .. } => write!(
+                f,
+                "{call}: rank {rank} waited {waited:?} for the other ranks (timeout); the communicator \
+                 was aborted",
+            ),
+            Self::Rendezvous { rank, reason, .. } => write!(
+                f,
+                "rendezvous{}: {reason}",
+                rank.map_or_else(String::new, |r| format!(" (rank {r})")),
+            ),
+            Self::CommunicatorAborted { rank, cause, .. } => write!(
+                f,
+                "the communicator of rank {rank} was aborted after an earlier error: {cause}",
+            ),
+            Self::VirtualMemory(error) => write!(f, "virtual buffer: {error}"),
+            Self::SmGranularity { device, count, min, multiple, reported_by_driver, .. } => write!(
+                f,
+                "device {device} cannot make a green context of {count} SMs: a partition takes at least \
+                 {min} SMs, in multiples of {multiple} ({})",
+                if *reported_by_driver { "as cuDeviceGetDevResource reports" } else { "CUDA's documented \
+                 default for the architecture; the driver does not report it" },
+            ),
+            Self::NotEnoughSms { device, requested, available, .. } => write!(
+                f,
+                "green contexts of {requested} SMs in all asked for, but {available} SMs are available on device {device}",
+            ),
+            Self::SmSplitMismatch { device, requested, got, .. } => write!(
+                f,
+                "cuDevSmResourceSplitByCount made a partition of {got} SMs where {requested} were asked \
+                 for on device {device}",
+            ),
+            Self::GreenContextThread { device, .. } => write!(
+                f,
+                "a green context of device {device} is used on a thread other than the one that made \
+                 it (a green context may be current to one thread at a time: use it on its own thread)",
+            ),
+            Self::Ipc(error) => write!(f, "ipc: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Load(inner) => inner.source(),
+            Self::Driver(inner) => inner.source(),
+            Self::Nvrtc(inner) => inner.source(),
+            Self::Texture(inner) => inner.source(),
+            Self::Nccl(inner) => inner.source(),
+            Self::JitLinkUnavailable { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+impl From<LoadError> for Error {
+    fn from(inner: LoadError) -> Self {
+        Self::Load(inner)
+    }
+}
+
+impl From<DriverError> for Error {
+    fn from(inner: DriverError) -> Self {
+        Self::Driver(inner)
+    }
+}
+
+impl From<NvrtcError> for Error {
+    fn from(inner: NvrtcError) -> Self {
+        Self::Nvrtc(inner)
+    }
+}
+
+impl From<TextureError> for Error {
+    fn from(inner: TextureError) -> Self {
+        Self::Texture(inner)
+    }
+}
+
+impl From<NcclError> for Error {
+    fn from(inner: NcclError) -> Self {
+        Self::Nccl(inner)
+    }
 }
 
 /// What the inter-process sharing of [`crate::ipc`] refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum IpcError {
     /// The blob is shorter than its header or its payload says.
-    #[error("the handle blob is truncated: {needed} bytes needed, {got} given")]
     Truncated {
         /// Bytes the header (or the payload it announces) needs.
         needed: usize,
@@ -677,13 +887,11 @@ pub enum IpcError {
     /// The blob does not start with cudakit's magic bytes: it is not a
     /// handle that [`IpcHandle::to_bytes`](crate::ipc::IpcHandle::to_bytes)
     /// wrote.
-    #[error("not a cudakit IPC handle: the magic bytes are {found:02x?}")]
     BadMagic {
         /// The first bytes found.
         found: [u8; 8],
     },
     /// A format version this cudakit does not read.
-    #[error("IPC handle format version {found} is not supported (this cudakit reads {supported})")]
     UnsupportedVersion {
         /// The blob's version.
         found: u16,
@@ -693,14 +901,12 @@ pub enum IpcError {
     /// A field of the blob holds a value no writer makes (an unknown kind,
     /// a size that is not a whole number of elements, chunks that do not
     /// add up).
-    #[error("malformed IPC handle: {reason}")]
     Malformed {
         /// What is wrong.
         reason: String,
     },
     /// The handle is of another kind than the import asked for (a pool
     /// handle given to a buffer import, say).
-    #[error("an IPC handle of kind {found} was given where {expected} is needed")]
     WrongKind {
         /// The kind the import needs.
         expected: &'static str,
@@ -709,10 +915,6 @@ pub enum IpcError {
     },
     /// The handle was exported from another device than the importing
     /// context's (the exporter's device UUID is in the handle).
-    #[error(
-        "the handle was exported from device {exporter} and cannot be opened on device {importer} \
-         (UUIDs differ); import it in a context of the exporter's device"
-    )]
     WrongDevice {
         /// The exporter's device UUID.
         exporter: String,
@@ -721,10 +923,6 @@ pub enum IpcError {
     },
     /// The buffer was exported with another element size than the import
     /// asks for.
-    #[error(
-        "the handle holds elements of {exported} bytes; importing them as elements of {asked} \
-         bytes is refused"
-    )]
     ElementSize {
         /// The exporter's element size.
         exported: usize,
@@ -734,14 +932,9 @@ pub enum IpcError {
     /// A legacy IPC handle opened in the process that exported it: CUDA
     /// refuses that (`cuIpcOpenMemHandle_v2` answers
     /// CUDA_ERROR_INVALID_CONTEXT); use the buffer itself.
-    #[error(
-        "a legacy IPC memory handle cannot be opened in the process that exported it (CUDA \
-         refuses it); use the buffer itself"
-    )]
     OwnProcess,
     /// The handle needs descriptors that did not come with it, or came
     /// with others.
-    #[error("the handle needs {expected} file descriptor(s), {got} came with it")]
     Descriptors {
         /// Descriptors the handle's kind needs.
         expected: usize,
@@ -750,7 +943,6 @@ pub enum IpcError {
     },
     /// The memory cannot be exported: the device's default pool, a pool or
     /// virtual buffer made without an export handle type.
-    #[error("{what} cannot be exported: {reason}")]
     NotExportable {
         /// What was to be exported.
         what: &'static str,
@@ -759,23 +951,17 @@ pub enum IpcError {
     },
     /// A pool buffer's handle given to an imported pool that is not the
     /// pool it was allocated from.
-    #[error("the pointer was exported from another pool than the imported one")]
     WrongPool,
     /// The buffer was exported and its export guard never released
     /// ([`Exported::release`](crate::ipc::Exported::release)): another
     /// process may still use the memory, so it is kept (recorded as
     /// leaked), not freed.
-    #[error(
-        "the {what} is still exported (its Exported guard was not released): it is kept, not \
-         freed, because another process may still use it"
-    )]
     StillExported {
         /// The buffer kind.
         what: &'static str,
     },
     /// The socket that carries handles failed, or a message on it was not
     /// a handle message.
-    #[error("{call}: {message}")]
     Channel {
         /// The system call or step (`sendmsg`, `recvmsg`, `read`).
         call: &'static str,
@@ -783,17 +969,71 @@ pub enum IpcError {
         message: String,
     },
 }
+impl fmt::Display for IpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Truncated { needed, got, .. } => write!(
+                f,
+                "the handle blob is truncated: {needed} bytes needed, {got} given",
+            ),
+            Self::BadMagic { found, .. } => write!(
+                f,
+                "not a cudakit IPC handle: the magic bytes are {found:02x?}",
+            ),
+            Self::UnsupportedVersion { found, supported, .. } => write!(
+                f,
+                "IPC handle format version {found} is not supported (this cudakit reads {supported})",
+            ),
+            Self::Malformed { reason, .. } => write!(f, "malformed IPC handle: {reason}"),
+            Self::WrongKind { expected, found, .. } => write!(
+                f,
+                "an IPC handle of kind {found} was given where {expected} is needed",
+            ),
+            Self::WrongDevice { exporter, importer, .. } => write!(
+                f,
+                "the handle was exported from device {exporter} and cannot be opened on device {importer} \
+                 (UUIDs differ); import it in a context of the exporter's device",
+            ),
+            Self::ElementSize { exported, asked, .. } => write!(
+                f,
+                "the handle holds elements of {exported} bytes; importing them as elements of {asked} \
+                 bytes is refused",
+            ),
+            Self::OwnProcess => write!(
+                f,
+                "a legacy IPC memory handle cannot be opened in the process that exported it (CUDA \
+                 refuses it); use the buffer itself",
+            ),
+            Self::Descriptors { expected, got, .. } => write!(
+                f,
+                "the handle needs {expected} file descriptor(s), {got} came with it",
+            ),
+            Self::NotExportable { what, reason, .. } => write!(
+                f,
+                "{what} cannot be exported: {reason}",
+            ),
+            Self::WrongPool => write!(
+                f,
+                "the pointer was exported from another pool than the imported one",
+            ),
+            Self::StillExported { what, .. } => write!(
+                f,
+                "the {what} is still exported (its Exported guard was not released): it is kept, not \
+                 freed, because another process may still use it",
+            ),
+            Self::Channel { call, message, .. } => write!(f, "{call}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for IpcError {}
 
 /// What a [`VirtualBuffer`](crate::memory::VirtualBuffer) refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum VirtualMemoryError {
     /// The new size passes the reserved address range, which cannot grow
     /// in place.
-    #[error(
-        "{requested} bytes asked for, past the {reserved} bytes of address range reserved \
-         (reserve more when the buffer is made)"
-    )]
     PastReservation {
         /// Bytes the new length needs.
         requested: u64,
@@ -801,7 +1041,6 @@ pub enum VirtualMemoryError {
         reserved: u64,
     },
     /// A shrink by more elements than the buffer holds.
-    #[error("shrinking {len} elements by {by} would go below zero")]
     BelowZero {
         /// Elements held.
         len: usize,
@@ -809,10 +1048,6 @@ pub enum VirtualMemoryError {
         by: usize,
     },
     /// A size that must be a multiple of the allocation granularity is not.
-    #[error(
-        "{what} of {bytes} bytes is not a multiple of the allocation granularity, {granularity} \
-         bytes (cuMemGetAllocationGranularity)"
-    )]
     Unaligned {
         /// Which size (the mapping unit, the reservation).
         what: &'static str,
@@ -822,6 +1057,28 @@ pub enum VirtualMemoryError {
         granularity: usize,
     },
 }
+impl fmt::Display for VirtualMemoryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::PastReservation { requested, reserved, .. } => write!(
+                f,
+                "{requested} bytes asked for, past the {reserved} bytes of address range reserved \
+                 (reserve more when the buffer is made)",
+            ),
+            Self::BelowZero { len, by, .. } => write!(
+                f,
+                "shrinking {len} elements by {by} would go below zero",
+            ),
+            Self::Unaligned { what, bytes, granularity, .. } => write!(
+                f,
+                "{what} of {bytes} bytes is not a multiple of the allocation granularity, {granularity} \
+                 bytes (cuMemGetAllocationGranularity)",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for VirtualMemoryError {}
 
 impl Error {
     /// The driver error inside, if this is one (also the cause of a poisoned
@@ -947,5 +1204,67 @@ mod tests {
         assert!(err
             .to_string()
             .starts_with("nvrtcCompileProgram: NVRTC_ERROR_INVALID_OPTION (5)"));
+    }
+
+    /// The texts and causes `thiserror` produced before cudakit dropped it
+    /// (the forms it had: a struct, a transparent variant, named fields
+    /// with extra arguments, a tuple variant, a unit variant, a field named
+    /// `source`), byte for byte.
+    #[test]
+    fn errors_display_and_chain_as_before() {
+        use std::error::Error as _;
+        let driver = DriverError {
+            call: "cuInit",
+            code: DriverCode::from_raw(CUresult::CUDA_ERROR_NO_DEVICE),
+        };
+        let wrapped = Error::from(driver);
+        assert_eq!(wrapped.to_string(), driver.to_string());
+        assert!(wrapped.source().is_none());
+        let compile = Error::Compile {
+            program: "k.cu".into(),
+            options: vec!["-arch=sm_90".into(), "-lineinfo".into()],
+            code: NvrtcCode::from_raw(nvrtcResult::NVRTC_ERROR_COMPILATION),
+            log: "k.cu(1): error".into(),
+        };
+        assert_eq!(
+            compile.to_string(),
+            "compiling k.cu failed (NVRTC_ERROR_COMPILATION) with options \
+             [-arch=sm_90 -lineinfo]:\nk.cu(1): error"
+        );
+        assert_eq!(
+            Error::InvalidArgument("n must be even".into()).to_string(),
+            "invalid argument: n must be even"
+        );
+        assert_eq!(
+            Error::EmptyGraph.to_string(),
+            "cuGraphInstantiateWithFlags: the graph is empty (it has no nodes)"
+        );
+        assert_eq!(
+            Error::from(TextureError::NotSurfaceCapable).to_string(),
+            "the array was not made for surfaces (CUDA_ARRAY3D_SURFACE_LDST); make it with \
+             Context::surface_array"
+        );
+        let missing = LoadError::MissingSymbol {
+            library: "libnvJitLink",
+            path: "/x/libnvJitLink.so.13".into(),
+            symbol: "nvJitLinkCreate",
+            reason: "undefined symbol".into(),
+        };
+        let unavailable = Error::JitLinkUnavailable {
+            input: "a.ltoir".into(),
+            why: "LTO-IR",
+            source: missing.clone(),
+        };
+        assert_eq!(
+            unavailable.to_string(),
+            format!(
+                "link input a.ltoir needs nvJitLink (LTO-IR), which could not be loaded: {missing}"
+            )
+        );
+        let cause = unavailable
+            .source()
+            .expect("the field named source is the cause");
+        assert_eq!(cause.to_string(), missing.to_string());
+        assert!(Error::Load(missing).source().is_none());
     }
 }

@@ -2,6 +2,7 @@
 //! returns. The one place a raw `ncclResult_t` becomes a variant.
 
 use cuda_sys::ncclResult_t;
+use std::fmt;
 
 /// What an NCCL entry point returned, other than `ncclSuccess`. Codes newer
 /// than these bindings keep their number ([`NcclCode::Unknown`]).
@@ -92,8 +93,7 @@ impl std::fmt::Display for NcclCode {
 /// Displayed as `ncclAllReduce: ncclInvalidArgument (4): an argument was
 /// invalid`, followed by NCCL's own message (`ncclGetLastError`) when it
 /// gave one.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error)]
-#[error("{call}: {code}{}", if detail.is_empty() { String::new() } else { format!(" ({detail})") })]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct NcclError {
     /// The NCCL function that was called.
     pub call: &'static str,
@@ -102,6 +102,24 @@ pub struct NcclError {
     /// NCCL's message about the error (`ncclGetLastError`), or empty.
     pub detail: String,
 }
+impl fmt::Display for NcclError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self {
+            call, code, detail, ..
+        } = self;
+        write!(
+            f,
+            "{call}: {code}{}",
+            if detail.is_empty() {
+                String::new()
+            } else {
+                format!(" ({detail})")
+            },
+        )
+    }
+}
+
+impl std::error::Error for NcclError {}
 
 #[cfg(test)]
 mod tests {
