@@ -354,6 +354,243 @@ __device__ __forceinline__ void gemm_body(const TensorMap* tmA, const TensorMap*
     }
 }
 
+
+// ---------------------------------------------------------------------------
+// tf32 NN: A row-major M x K, B row-major K x N, both as stored (no transpose
+// pass). wgmma reads a tf32 operand from shared memory K-major only, and B
+// stored K x N is N-major, so this kernel computes the transposed product
+// C^T = B^T * A^T per tile: B^T is wgmma's A operand, loaded from shared
+// memory into registers by the threads (any layout is fine there), and A^T
+// is wgmma's B operand, which row-major A already is K-major.
+//
+// One CTA computes a 256 (M) x 128 (N) tile of C. Consumer warpgroup cw owns
+// the tile's columns 64*cw .. 64*cw+63: its wgmma.m64n256k8 has those 64
+// columns of C as its rows (M of the instruction) and the tile's 256 rows of
+// C as its columns.
+//
+// Shared memory per stage: A's 256 x 32 slice (K-major, 128-byte rows,
+// 128-byte swizzle: 32 KB, one TMA box {32, 256}) and B's 32 x 128 slice as
+// four boxes {32 columns, 32 k} (N-major, 128-byte rows, 128-byte swizzle:
+// 4 KB each). 48 KB a stage, 4 stages: SM90_SMEM_BYTES, as the other kernels.
+//
+// Register fragment of wgmma's A for tf32 (m64k8, per warp w of the
+// warpgroup, lane = 4g + t): a0 = (row 16w + g, k t), a1 = (row + 8, k t),
+// a2 = (row, k t + 4), a3 = (row + 8, k t + 4). The instruction's rows may be
+// any permutation of the tile's columns, as long as the epilogue applies the
+// same one: row 16w + g + 8v is column
+//   64*cw + 32*(w >> 1) + 4g + 2*((g & 1) ^ (w & 1)) + v
+// so each thread's two rows are two adjacent columns (one 8-byte load per
+// k, one float2 store per C row), and a warp's 32 loads of one k-pair hit
+// every bank exactly twice (the minimum for 256 bytes) through the swizzle.
+// ---------------------------------------------------------------------------
+
+#define SM90_NN_BM 256
+#define SM90_NN_BN 128
+#define SM90_NN_A_STAGE_BYTES (SM90_NN_BM * 128)
+#define SM90_NN_B_STAGE_BYTES (SM90_NN_BN * 128)
+
+__device__ __forceinline__ void wgmma_m64n256k8_tf32_rs(float (&d)[128], const unsigned (&a)[4],
+                                                        unsigned long long db) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " SM90_ACC128_REGS
+        "{%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"
+        : SM90_ACC128_OUT(d)
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1)
+        : "memory");
+}
+
+// Ties the fragment registers to their values at this point, so that the
+// compiler neither moves them nor reuses their registers before: the
+// tensor cores read a wgmma's register operands until the wgmma completes.
+__device__ __forceinline__ void fence_regs(unsigned (&a)[16]) {
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+        asm volatile("" : "+r"(a[i])::"memory");
+    }
+}
+
+__device__ __forceinline__ void lds_v2(unsigned addr, unsigned& x, unsigned& y) {
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(x), "=r"(y) : "r"(addr));
+}
+
+// One stage of the tf32 NN main loop for consumer rows (cw, warp, lane):
+// load the stage's B^T fragments into `f` (this parity's set), issue its 4
+// wgmmas, keep them in flight, and release the previous stage once the
+// previous batch (which read the other set, `g`) is complete.
+__device__ __forceinline__ void nn_stage(float (&d)[128], unsigned (&f)[16], unsigned (&other)[16],
+                                         int kt, unsigned a_base, unsigned b_base,
+                                         unsigned long long* full_bar,
+                                         unsigned long long* empty_bar, unsigned frag_off_lo,
+                                         unsigned frag_off_hi, int lane) {
+    const int s = kt % SM90_STAGES;
+    mbar_wait(smem_addr(&full_bar[s]), (kt / SM90_STAGES) & 1);
+    const unsigned a_tile = a_base + s * SM90_NN_A_STAGE_BYTES;
+    const unsigned b_tile = b_base + s * SM90_NN_B_STAGE_BYTES;
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+        // Rows k = 8kk + t and 8kk + t + 4 of the box: 8kk*128 bytes on.
+        lds_v2(b_tile + kk * 1024 + frag_off_lo, f[4 * kk + 0], f[4 * kk + 1]);
+        lds_v2(b_tile + kk * 1024 + frag_off_hi, f[4 * kk + 2], f[4 * kk + 3]);
+    }
+    wgmma_fence();
+    fence_regs(f);
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+        const unsigned long long db = make_desc(a_tile + kk * 32, 16, 1024);
+        const unsigned a[4] = {f[4 * kk + 0], f[4 * kk + 1], f[4 * kk + 2], f[4 * kk + 3]};
+        wgmma_m64n256k8_tf32_rs(d, a, db);
+    }
+    wgmma_commit();
+    wgmma_wait<1>();
+    // The batch that read `other` is complete: its registers may be reused
+    // from here on, and its stage goes back to the producer.
+    fence_regs(other);
+    if (kt > 0 && lane == 0) {
+        mbar_arrive(smem_addr(&empty_bar[(kt - 1) % SM90_STAGES]));
+    }
+}
+
+__device__ __forceinline__ void gemm_body_tf32_nn(const TensorMap* tmA, const TensorMap* tmB,
+                                                  float* __restrict__ C, int M, int N, int K,
+                                                  float alpha, float beta) {
+    constexpr int BK = 32;
+    extern __shared__ unsigned char sm90_dyn_smem[];
+    __shared__ __align__(8) unsigned long long full_bar[SM90_STAGES];
+    __shared__ __align__(8) unsigned long long empty_bar[SM90_STAGES];
+
+    const unsigned ring = (smem_addr(sm90_dyn_smem) + 1023u) & ~1023u;
+    const unsigned a_base = ring;                                        // STAGES x 32 KB
+    const unsigned b_base = ring + SM90_STAGES * SM90_NN_A_STAGE_BYTES;  // STAGES x 16 KB
+
+    const int tid = threadIdx.x;
+    const int wg = tid >> 7;
+
+    if (tid == 0) {
+#pragma unroll
+        for (int s = 0; s < SM90_STAGES; ++s) {
+            mbar_init(smem_addr(&full_bar[s]), 1);
+            mbar_init(smem_addr(&empty_bar[s]), 8);  // one arrival per consumer warp
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    const int tiles_m = (M + SM90_NN_BM - 1) / SM90_NN_BM;
+    const int tiles_n = (N + SM90_NN_BN - 1) / SM90_NN_BN;
+    const int bid = blockIdx.x;
+    const int per_group = SM90_GROUP_M * tiles_n;
+    const int first_m = (bid / per_group) * SM90_GROUP_M;
+    const int group_rows = min(tiles_m - first_m, SM90_GROUP_M);
+    const int in_group = bid % per_group;
+    const int tm = first_m + in_group % group_rows;
+    const int tn = in_group / group_rows;
+    const int m0 = tm * SM90_NN_BM;
+    const int n0 = tn * SM90_NN_BN;
+    const int nk = (K + BK - 1) / BK;
+
+    if (wg == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        if (tid == 0) {
+            for (int kt = 0; kt < nk; ++kt) {
+                const int s = kt % SM90_STAGES;
+                if (kt >= SM90_STAGES) {
+                    mbar_wait(smem_addr(&empty_bar[s]), ((kt / SM90_STAGES) - 1) & 1);
+                }
+                const unsigned fb = smem_addr(&full_bar[s]);
+                mbar_expect_tx(fb, SM90_NN_A_STAGE_BYTES + SM90_NN_B_STAGE_BYTES);
+                const int k0 = kt * BK;
+                tma_load_2d(a_base + s * SM90_NN_A_STAGE_BYTES, tmA, fb, k0, m0);
+#pragma unroll
+                for (int c = 0; c < SM90_NN_BN / 32; ++c) {
+                    tma_load_2d(b_base + s * SM90_NN_B_STAGE_BYTES + c * 4096, tmB, fb,
+                                n0 + 32 * c, k0);
+                }
+            }
+        }
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+        const int cw = wg - 1;
+        const int lane = tid & 31;
+        const int warp = (tid >> 5) & 3;
+        const int g = lane >> 2;
+        const int t = lane & 3;
+        const int h = (g & 1) ^ (warp & 1);
+        // This thread's fragment in a stage's B slice: box 2cw + (warp >> 1),
+        // rows t and t + 4 (the swizzle XORs the 16-byte chunk with the row
+        // within its 8), chunk g, half h.
+        const unsigned box = (unsigned)(2 * cw + (warp >> 1)) * 4096u;
+        const unsigned frag_off_lo = box + t * 128 + ((g ^ t) << 4) + (h << 3);
+        const unsigned frag_off_hi = box + (t + 4) * 128 + ((g ^ (t + 4)) << 4) + (h << 3);
+
+        float d[128];
+#pragma unroll
+        for (int i = 0; i < 128; ++i) {
+            d[i] = 0.0f;
+        }
+        unsigned f0[16];
+        unsigned f1[16];
+#pragma unroll
+        for (int i = 0; i < 16; ++i) {
+            f0[i] = 0u;
+            f1[i] = 0u;
+        }
+        int kt = 0;
+        for (; kt + 1 < nk; kt += 2) {
+            nn_stage(d, f0, f1, kt, a_base, b_base, full_bar, empty_bar, frag_off_lo, frag_off_hi,
+                     lane);
+            nn_stage(d, f1, f0, kt + 1, a_base, b_base, full_bar, empty_bar, frag_off_lo,
+                     frag_off_hi, lane);
+        }
+        if (kt < nk) {
+            nn_stage(d, f0, f1, kt, a_base, b_base, full_bar, empty_bar, frag_off_lo, frag_off_hi,
+                     lane);
+        }
+        wgmma_wait<0>();
+        fence_regs(f0);
+        fence_regs(f1);
+
+        // Epilogue. d[4j + r]: instruction row 16*warp + g + 8*(r >> 1), i.e.
+        // C column col0 + (r >> 1); instruction column 8j + 2t + (r & 1), i.e.
+        // C row m0 + 8j + 2t + (r & 1).
+        const int col0 = n0 + 64 * cw + 32 * (warp >> 1) + 4 * g + 2 * h;
+        const bool pair_ok = ((N & 1) == 0) && ((((unsigned long long)C) & 7) == 0);
+        if (col0 < N) {
+#pragma unroll
+            for (int j = 0; j < 32; ++j) {
+#pragma unroll
+                for (int q = 0; q < 2; ++q) {
+                    const int row = m0 + 8 * j + 2 * t + q;
+                    if (row < M) {
+                        float* p = C + (long long)row * N + col0;
+                        const float v0 = alpha * d[4 * j + q];
+                        const float v1 = alpha * d[4 * j + 2 + q];
+                        if (pair_ok) {
+                            // N even and col0 even: col0 + 1 < N too.
+                            float2* p2 = reinterpret_cast<float2*>(p);
+                            float2 o;
+                            if (beta != 0.0f) {
+                                const float2 c = *p2;
+                                o.x = v0 + beta * c.x;
+                                o.y = v1 + beta * c.y;
+                            } else {
+                                o.x = v0;
+                                o.y = v1;
+                            }
+                            *p2 = o;
+                        } else {
+                            p[0] = (beta != 0.0f) ? v0 + beta * p[0] : v0;
+                            if (col0 + 1 < N) {
+                                p[1] = (beta != 0.0f) ? v1 + beta * p[1] : v1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 }  // namespace sm90
 
 // ---------------------------------------------------------------------------
@@ -389,4 +626,14 @@ SM90_KERNEL(gemm_sm90_f16_nt, 1, true)
 #endif
 #if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_gemm_sm90_tf32_nt)
 SM90_KERNEL(gemm_sm90_tf32_nt, 2, true)
+#endif
+// A M x K, B K x N (both row-major), f32 storage read as tf32: no transpose
+// pass (gemm_body_tf32_nn). Block (384, 1, 1); grid ceil(M/256) *
+// ceil(N/128); tensor maps: A {K, M} box {32, 256}, B {N, K} box {32, 32}.
+#if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_gemm_sm90_tf32_nn)
+extern "C" __global__ void __launch_bounds__(SM90_THREADS, 1)
+    gemm_sm90_tf32_nn(const __grid_constant__ TensorMap tmA, const __grid_constant__ TensorMap tmB,
+                      float* __restrict__ C, int M, int N, int K, float alpha, float beta) {
+    sm90::gemm_body_tf32_nn(&tmA, &tmB, C, M, N, K, alpha, beta);
+}
 #endif

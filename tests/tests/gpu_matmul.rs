@@ -1990,6 +1990,9 @@ const SM90_F16_NN: &str = "gemm_sm90_f16_nn";
 const SM90_BF16_NT: &str = "gemm_sm90_bf16_nt";
 const SM90_F16_NT: &str = "gemm_sm90_f16_nt";
 const SM90_TF32_NT: &str = "gemm_sm90_tf32_nt";
+/// tf32 with B stored K×N read as stored: Cᵀ = Bᵀ·Aᵀ per 256×128 tile,
+/// Bᵀ through registers (kernels/gemm_sm90.cu).
+const SM90_TF32_NN: &str = "gemm_sm90_tf32_nn";
 const SGEMM_256: &str = "sgemm_128x256";
 const SGEMM_128: &str = "sgemm_128x128";
 const SGEMM_W24: &str = "sgemm_tiled<2, 4, 2, 8, 1, 8>";
@@ -2055,6 +2058,23 @@ h200_cases! {
     sm90_tf32_nn_device_129x67x256_beta0: SM90_TF32_NT, (129, 67, 256), (N, N), Alpha, Device;
     sm90_tf32_nn_device_129x67x255_fallback: SM90_TF32_NT, (129, 67, 255), (N, N), AlphaBeta, Device;
     sm90_tf32_tn_device_64x96x8_beta: SM90_TF32_NT, (64, 96, 8), (T, N), AlphaBeta, Device;
+
+    // The tf32 NN kernel (no transpose pass): edges in M (256-row tiles),
+    // N (128-column tiles, pairs of columns per thread, odd N), K (32 a
+    // stage, tails, K = 0), padded rows (N or K not a multiple of 4), and
+    // every storage order.
+    sm90_tf32_nn_129x67x255_beta0: SM90_TF32_NN, (129, 67, 255), (N, N), Alpha, Host;
+    sm90_tf32_nn_300x520x130_beta: SM90_TF32_NN, (300, 520, 130), (N, N), AlphaBeta, Host;
+    sm90_tf32_nn_1x1x1: SM90_TF32_NN, (1, 1, 1), (N, N), One, Host;
+    sm90_tf32_nn_5x3x0_beta: SM90_TF32_NN, (5, 3, 0), (N, N), AlphaBeta, Host;
+    sm90_tf32_nn_17x1000x33_beta: SM90_TF32_NN, (17, 1000, 33), (N, N), AlphaBeta, Host;
+    sm90_tf32_nn_1000x17x64_beta0: SM90_TF32_NN, (1000, 17, 64), (N, N), Alpha, Host;
+    sm90_tf32_nn_257x513x200_beta: SM90_TF32_NN, (257, 513, 200), (N, N), AlphaBeta, Host;
+    sm90_tf32_nn_130x300x1031_beta: SM90_TF32_NN, (130, 300, 1031), (N, N), AlphaBeta, Host;
+    sm90_tf32_nn_512x384x96: SM90_TF32_NN, (512, 384, 96), (N, N), One, Host;
+    sm90_tf32_nn_127x253x511_nt_beta: SM90_TF32_NN, (127, 253, 511), (N, T), AlphaBeta, Host;
+    sm90_tf32_nn_127x253x511_tn_beta0: SM90_TF32_NN, (127, 253, 511), (T, N), Alpha, Host;
+    sm90_tf32_nn_127x253x511_tt_beta: SM90_TF32_NN, (127, 253, 511), (T, T), AlphaBeta, Host;
 
     // SGEMM (FFMA, no tf32): NN kernels, the other orders staged.
     sgemm_256_1x1x1: SGEMM_256, (1, 1, 1), (N, N), One, Host;
@@ -2163,6 +2183,7 @@ h200_cases! {
     large_sm90_bf16_nn_4096x4096x4096_beta: SM90_BF16_NN, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
     large_sm90_f16_nn_4096x4096x4096: SM90_F16_NN, (4096, 4096, 4096), (N, N), One, Host;
     large_sm90_tf32_nn_device_4096x4096x4096_beta: SM90_TF32_NT, (4096, 4096, 4096), (N, N), AlphaBeta, Device;
+    large_sm90_tf32_nn_4096x4096x4096_beta: SM90_TF32_NN, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
     large_sgemm_256_4096x4096x4096_beta: SGEMM_256, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
     large_dgemm_128_4096x4096x4096_beta: DGEMM_128, (4096, 4096, 4096), (N, N), AlphaBeta, Host;
     // Issue 23's shape: no block qualifies for the whole-tile bodies.

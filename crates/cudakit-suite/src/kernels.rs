@@ -259,6 +259,7 @@ pub const SOURCES: &[Source] = &[
             "gemm_sm90_bf16_nt",
             "gemm_sm90_f16_nt",
             "gemm_sm90_tf32_nt",
+            "gemm_sm90_tf32_nn",
         ],
         arch: Some(Arch::SmA(90)),
         relocatable: false,
@@ -558,8 +559,10 @@ impl MatmulKernel {
 /// stored A has rows `lda` elements apart and stored B rows `ldb` apart
 /// (`kernels/README.md`, gemm_sm90.cu): 128-byte swizzle, 256-byte L2
 /// promotion, zero fill out of bounds; A `{K, M}` in boxes of 128 bytes ×
-/// 128 rows; B `{N, K}` in 64×64 boxes for the NN kernels and `{K, N}` in
-/// boxes of 128 bytes × 256 rows for the NT ones. K = 0 is encoded as 1
+/// the tile's rows (128; 256 for `gemm_sm90_tf32_nn`); B `{N, K}` in boxes
+/// of 128 bytes × as many rows (64×64 for 16-bit inputs, 32×32 for tf32)
+/// for the NN kernels and `{K, N}` in boxes of 128 bytes × 256 rows for the
+/// NT ones. K = 0 is encoded as 1
 /// (the kernel then reads nothing, but the map must be valid).
 ///
 /// # Panics
@@ -582,12 +585,16 @@ pub fn tma_layouts(
     let wide = (128 / kernel.input.size()) as u32;
     let k = k.max(1) as u64;
     let tuned = |l: TiledLayout| l.swizzle(Swizzle::B128).l2_promotion(L2Promotion::B256);
+    // Boxes of the tile's rows of A (and of its columns of B stored N×K);
+    // B stored K×N in square boxes of one 128-byte swizzle row by as many
+    // k: 64×64 for 16-bit inputs, 32×32 for f32.
+    let [rows, cols] = kernel.tile;
     let a = tuned(TiledLayout::matrix(
-        data_type, m as u64, k, lda as u64, 128, wide,
+        data_type, m as u64, k, lda as u64, rows, wide,
     ));
     let b = match kernel.op_b {
-        Op::N => TiledLayout::matrix(data_type, k, n as u64, ldb as u64, 64, 64),
-        Op::T => TiledLayout::matrix(data_type, n as u64, k, ldb as u64, 256, wide),
+        Op::N => TiledLayout::matrix(data_type, k, n as u64, ldb as u64, wide, wide),
+        Op::T => TiledLayout::matrix(data_type, n as u64, k, ldb as u64, cols, wide),
     };
     (a, tuned(b))
 }
@@ -1016,6 +1023,10 @@ pub const MATMUL_KERNELS: &[MatmulKernel] = &[
     sm90("gemm_sm90_bf16_nt", Elem::Bf16, Op::T),
     sm90("gemm_sm90_f16_nt", Elem::F16, Op::T),
     sm90("gemm_sm90_tf32_nt", Elem::F32, Op::T),
+    MatmulKernel {
+        tile: [256, 128],
+        ..sm90("gemm_sm90_tf32_nn", Elem::F32, Op::N)
+    },
     sm90_fp8("gemm_sm90_e4m3_nt", Elem::E4m3),
     sm90_fp8("gemm_sm90_e5m2_e4m3_nt", Elem::E5m2),
     sgemm("sgemm_128x256", [128, 256]),
@@ -1750,7 +1761,9 @@ mod tests {
         for k in MATMUL_KERNELS {
             if k.raster == Raster::Linear {
                 for &[m, n, _] in SHAPES {
-                    let tiles = m.div_ceil(128).max(1) * n.div_ceil(256).max(1);
+                    let [tm, tn] = k.tile.map(|t| t as usize);
+                    assert!([[128, 256], [256, 128]].contains(&[tm, tn]), "{}", k.name);
+                    let tiles = m.div_ceil(tm).max(1) * n.div_ceil(tn).max(1);
                     assert_eq!(k.grid(m, n, 1), [tiles as u32, 1, 1], "{}", k.name);
                 }
                 assert_eq!(k.grid(4096, 4096, 1), [32 * 16, 1, 1]);
@@ -1910,5 +1923,20 @@ mod tests {
             (vec![1, 96], vec![16], vec![32, 256])
         );
         assert_eq!(a.data_type, TensorDataType::F32);
+        // The tf32 NN kernel: 256-row boxes of A, B K×N in 32×32 boxes.
+        let (a, b) = tma_layouts(matmul_kernel("gemm_sm90_tf32_nn"), [300, 67, 130], 132, 68);
+        assert_eq!(
+            (a.dims.clone(), a.strides.clone(), a.box_dims.clone()),
+            (vec![130, 300], vec![528], vec![32, 256])
+        );
+        assert_eq!(
+            (b.dims.clone(), b.strides.clone(), b.box_dims.clone()),
+            (vec![67, 130], vec![272], vec![32, 32])
+        );
+        assert_eq!((a.swizzle, b.swizzle), (Swizzle::B128, Swizzle::B128));
+        assert_eq!(
+            matmul_kernel("gemm_sm90_tf32_nn").grid(300, 67, 1),
+            [2, 1, 1]
+        );
     }
 }
