@@ -676,7 +676,7 @@ extern "C" __global__ void __launch_bounds__(256)
     sgemm_pad(const float* __restrict__ src, int src_rows, int src_cols, float* __restrict__ dst,
               int dst_rows, int dst_cols) {
     const long long c0 = blockIdx.x * 1024LL + threadIdx.x;
-    for (int r = blockIdx.y; r < dst_rows; r += gridDim.y) {
+    for (long long r = blockIdx.y; r < dst_rows; r += gridDim.y) {
         const bool row_in = r < src_rows;
         const float* s = src + (long long)(row_in ? r : 0) * src_cols;
         float* d = dst + (long long)r * dst_cols;
