@@ -761,7 +761,7 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// on the thread by cudakit's own record, not poisoned, not green, no
     /// kernel timing, tracing or NVTX. `None` when any of that does not
     /// hold, before anything was queued, waited for or noted (the one
-    /// thing it may have done is record, in the function's `fitted`, a
+    /// thing it may have done is record, in the handle's `fitted`, a
     /// signature that passed the full parameter check, which stays true):
     /// the caller then takes the full path, which checks (and reports)
     /// everything from the start.
@@ -789,11 +789,11 @@ impl<'s, 'env> Scope<'s, 'env> {
             return None;
         }
         let sig = params.sig();
-        if !function.state.fitted.holds(sig) {
+        if !function.fitted.holds(sig) {
             if !function.params_fit(params) {
                 return None;
             }
-            function.state.fitted.store(sig);
+            function.fitted.store(sig);
         }
         // `launch_driver_fast` is `None` until a full-path launch armed the
         // table, which it does only without tracing and NVTX.
