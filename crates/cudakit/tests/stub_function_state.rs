@@ -7,8 +7,12 @@
 //! - two `Function` handles of one `CUfunction` (the same kernel looked up
 //!   twice, in a module or a library) share that record: lowering the
 //!   attribute through one must not leave the other trusting a higher copy
-//!   and a configuration validated against it;
-//! - what fitted one handle's declared types stays that handle's own.
+//!   and a configuration validated against it; what fitted one handle's
+//!   declared types stays that handle's own;
+//! - the fast path (a scope's later launches on its stream) validates and
+//!   raises again after the attribute was lowered between two launches;
+//! - kernel timing switched on inside a scope times the launches after the
+//!   switch (the fast path, which times nothing, must not take them).
 //!
 //! Process-global (`CUDAKIT_LIBCUDA`, and one attribute value the stand-in
 //! keeps for every function): the tests take one lock and share one
@@ -169,6 +173,83 @@ fn two_handles_of_one_library_kernel_share_its_launch_state() {
         .function(&ctx)
         .expect("f2");
     handles_share_the_state(&lib, &ctx, &f1, &f2);
+}
+
+/// Gap (a) of the review: one handle, the attribute lowered between two
+/// launches of one scope, the second of which would take the fast path.
+#[test]
+fn the_fast_path_raises_again_after_the_attribute_was_lowered() {
+    let _serial = serial();
+    let lib = open();
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let module = ctx.load_module_image(MODULE_PTX).expect("module");
+    let f = module.function("shared").expect("function");
+    let stream = ctx.stream().expect("stream");
+    let refused = refusals(&lib);
+    ctx.scope(|s| {
+        // The first launch raises the attribute, which clears what its own
+        // validation would have cached; the second validates again (no
+        // raise now) and caches; the third is fast.
+        for _ in 0..3 {
+            launch(s, &stream, &f, 100)?;
+        }
+        assert_eq!(s.fast_launches(), 1, "the third launch is fast");
+
+        f.set_attribute(DYNAMIC, (48 * KIB) as i32)?;
+        launch(s, &stream, &f, 100)
+            .unwrap_or_else(|e| panic!("the launch after set_attribute lowered it: {e}"));
+        assert_eq!(s.fast_launches(), 1, "validated again on the full path");
+        assert_eq!(f.attribute(DYNAMIC)?, (100 * KIB) as i32, "raised again");
+        launch(s, &stream, &f, 100)?;
+        launch(s, &stream, &f, 100)?;
+        assert_eq!(s.fast_launches(), 2, "and fast again after that");
+
+        f.set_max_dynamic_shared_memory(0)?;
+        launch(s, &stream, &f, 100)
+            .unwrap_or_else(|e| panic!("the launch after lowering it to zero: {e}"));
+        assert_eq!(s.fast_launches(), 2);
+        Ok(())
+    })
+    .expect("scope");
+    assert_eq!(refusals(&lib), refused, "a launch the attribute forbade");
+}
+
+/// Gap (b) of the review: `Context::set_kernel_timing` switched on and off
+/// inside a scope whose launches take the fast path.
+#[test]
+fn kernel_timing_switched_on_inside_a_scope_times_the_launches_after_it() {
+    let _serial = serial();
+    let _lib = open();
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let module = ctx.load_module_image(MODULE_PTX).expect("module");
+    let f = module.function("timed").expect("function");
+    let stream = ctx.stream().expect("stream");
+    let timed = |ctx: &Context| ctx.metrics().kernels.get("timed").map_or(0, |k| k.launches);
+    ctx.set_kernel_timing(false);
+    let before = timed(&ctx);
+    ctx.scope(|s| {
+        launch(s, &stream, &f, 0)?;
+        launch(s, &stream, &f, 0)?;
+        assert_eq!(s.fast_launches(), 1, "the second launch is fast");
+        ctx.set_kernel_timing(true);
+        launch(s, &stream, &f, 0)?;
+        launch(s, &stream, &f, 0)?;
+        assert_eq!(
+            s.fast_launches(),
+            1,
+            "a launch with kernel timing on took the fast path"
+        );
+        ctx.set_kernel_timing(false);
+        launch(s, &stream, &f, 0)?;
+        assert_eq!(s.fast_launches(), 2, "timing off: fast again");
+        Ok(())
+    })
+    .expect("scope");
+    assert_eq!(
+        timed(&ctx) - before,
+        2,
+        "the two launches made with timing on are timed, no other"
+    );
 }
 
 /// What fitted one handle's types is that handle's own: two handles of one
