@@ -42,8 +42,18 @@ static FAST: AtomicPtr<Driver> = AtomicPtr::new(std::ptr::null_mut());
 /// which calls [`cu`].
 #[inline(always)]
 pub(crate) fn cu_fast() -> Option<&'static Driver> {
-    let table = FAST.load(Ordering::Relaxed);
-    // SAFETY: `FAST` holds null or a `&'static Driver` (`arm_fast`).
+    // Acquire, pairing with `arm_fast`'s Release store: a thread that reads
+    // the pointer also sees the table it points at fully written (free on
+    // x86, where every load is an acquire).
+    let table = FAST.load(Ordering::Acquire);
+    // SAFETY: `FAST` holds null or a pointer from a `&'static Driver`
+    // (`arm_fast`; the atfork handler stores only null), so a non-null one
+    // points at a table that lives for the process. Its initialisation
+    // happens before this read: it was complete when `cu` handed the table
+    // to the thread that armed it (`INIT` is a `OnceCell`, whose readers
+    // synchronize with its initialiser), that thread's Release store
+    // followed, and this Acquire load read that store, so the table's
+    // fields are read here without a data race.
     unsafe { table.cast_const().as_ref() }
 }
 
@@ -53,7 +63,10 @@ pub(crate) fn cu_fast() -> Option<&'static Driver> {
 /// process once read.
 pub(crate) fn arm_fast(cu: &'static Driver) {
     if !FORKED.load(Ordering::Relaxed) {
-        FAST.store(std::ptr::from_ref(cu).cast_mut(), Ordering::Relaxed);
+        // Release: publishes the table's initialisation, which this thread
+        // saw complete (it got `cu` from `cu()`), to every thread whose
+        // Acquire load in `cu_fast` reads this pointer.
+        FAST.store(std::ptr::from_ref(cu).cast_mut(), Ordering::Release);
     }
 }
 
@@ -71,7 +84,12 @@ pub(crate) fn forked() -> bool {
 }
 
 /// Runs in the child of a `fork` (an atfork handler: only atomic stores,
-/// which are async-signal-safe).
+/// which are async-signal-safe). The null store to `FAST` may be Relaxed:
+/// null publishes no data that a reader could dereference, and the child
+/// has one thread, the one running this handler before `fork` returns
+/// there, so every later `cu_fast` of the child follows the store in
+/// program order and reads null (`FORKED`, stored first, keeps
+/// `arm_fast` from storing a table there again).
 extern "C" fn mark_forked_child() {
     FORKED.store(true, Ordering::Relaxed);
     FAST.store(std::ptr::null_mut(), Ordering::Relaxed);

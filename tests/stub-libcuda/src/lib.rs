@@ -56,8 +56,10 @@
 //!   limits, attributes overridable with `stub_set_attribute`), a primary
 //!   context per device (a reset while an allocation is live is
 //!   recorded), real host memory for managed and pinned allocations, and a
-//!   dynamic shared-memory attribute that launches are checked against.
-//!   Modules have one function each, whatever the name.
+//!   dynamic shared-memory attribute that launches are checked against
+//!   (one value, kept for every function). Any name is a function of a
+//!   module: each name its own handle (as each kernel is its own function
+//!   to the driver), the same handle every time it is looked up.
 //! - Context-independent libraries (`cuLibrary*`, `cuKernel*`): a PTX
 //!   image's `.entry` names are its kernels and its `.global`/`.const`
 //!   declarations its variables; `cuKernelGetFunction` makes a function of
@@ -245,6 +247,9 @@ struct State {
     /// Modules and functions: (handle, context).
     modules: Vec<(usize, usize)>,
     functions: Vec<(usize, usize)>,
+    /// The (module, name) of each function looked up, its handle
+    /// `FUNCTION + 0x10 * index`.
+    function_names: Vec<(usize, Vec<u8>)>,
     events: Vec<EventRec>,
     next_event: usize,
     captures: Vec<Capture>,
@@ -331,6 +336,7 @@ static STATE: Mutex<State> = Mutex::new(State {
     streams: Vec::new(),
     modules: Vec::new(),
     functions: Vec::new(),
+    function_names: Vec::new(),
     events: Vec::new(),
     next_event: 0xE_0000,
     captures: Vec::new(),
@@ -1406,7 +1412,7 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(
 
 /// A fake context handle.
 const CONTEXT: usize = 0xC0_0000;
-/// Fake module and function handles (one function per module).
+/// Fake module and function handles (a function per module and name).
 const MODULE: usize = 0x30_0000;
 const FUNCTION: usize = 0xF0_0000;
 
@@ -1824,15 +1830,23 @@ pub unsafe extern "C" fn cuModuleUnload(_module: *mut c_void) -> i32 {
     }
 }
 
-/// `cuModuleGetFunction`: every name resolves to the module's one
-/// function, which belongs to the module's context.
+/// `cuModuleGetFunction`: every name resolves to a function of the
+/// module, of its own handle per name, which belongs to the module's
+/// context.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleGetFunction(
     f: *mut *mut c_void,
     module: *mut c_void,
-    _name: *const i8,
+    name: *const i8,
 ) -> i32 {
     entry!();
+    if name.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: the caller passes a NUL-terminated name.
+    let name = unsafe { std::ffi::CStr::from_ptr(name) }
+        .to_bytes()
+        .to_vec();
     let mut s = state();
     let module = module as usize;
     let ctx = s
@@ -1840,7 +1854,18 @@ pub unsafe extern "C" fn cuModuleGetFunction(
         .iter()
         .find(|&&(h, _)| h == module)
         .map_or_else(current, |&(_, c)| c);
-    let handle = FUNCTION + module.saturating_sub(MODULE);
+    let index = match s
+        .function_names
+        .iter()
+        .position(|(m, n)| *m == module && *n == name)
+    {
+        Some(i) => i,
+        None => {
+            s.function_names.push((module, name));
+            s.function_names.len() - 1
+        }
+    };
+    let handle = FUNCTION + 0x10 * index;
     if !s.functions.iter().any(|&(h, _)| h == handle) {
         s.functions.push((handle, ctx));
     }

@@ -52,8 +52,8 @@ use cuda_sys::{CUdeviceptr, CUfunction, CUjit_option, CUkernel, CUlibrary, CUres
 
 use crate::compile::c_string;
 use crate::compile::module::{
-    by_plain_name, join_logs, log_text, prepare_image, ptx_entries_of, Image, ImageKind,
-    JIT_LOG_BYTES,
+    by_plain_name, join_logs, log_text, prepare_image, ptx_entries_of, FunctionStates, Image,
+    ImageKind, JIT_LOG_BYTES,
 };
 use crate::compile::program::{resolve_name, Compiled};
 use crate::compile::signature::ptx::PtxEntry;
@@ -118,6 +118,9 @@ pub struct Library {
     /// The kernels' parameter declarations, from the library's PTX where
     /// it is known (as for modules).
     ptx_entries: Option<Vec<PtxEntry>>,
+    /// The launch record of each kernel's function in each context that a
+    /// live [`Function`] holds, shared by every handle of that function.
+    functions: FunctionStates,
 }
 
 // SAFETY: a library handle is context-independent and may be used from any
@@ -262,6 +265,7 @@ impl Library {
             program: None,
             info_log,
             ptx_entries,
+            functions: FunctionStates::default(),
         })
     }
 
@@ -310,6 +314,12 @@ impl Library {
 
     fn ptx_entry(&self, symbol: &str) -> Option<&PtxEntry> {
         self.ptx_entries.as_ref()?.iter().find(|e| e.name == symbol)
+    }
+
+    /// The launch records of the library's functions (see
+    /// [`FunctionStates`]).
+    pub(crate) fn function_states(&self) -> &FunctionStates {
+        &self.functions
     }
 
     /// The library's kernels by symbol, via `cuLibraryGetKernelCount`,

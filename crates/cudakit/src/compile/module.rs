@@ -25,14 +25,14 @@
 //! ```
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::fmt;
 use std::marker::PhantomData;
 use std::path::Path;
 use std::ptr;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Instant;
 
 use once_cell::sync::OnceCell;
@@ -50,6 +50,7 @@ use crate::driver::optional;
 use crate::error::{DriverCode, Error, LaunchConfigError, Result};
 use crate::memory::transfer::copy;
 use crate::memory::{DeviceCopy, DevicePtr};
+use crate::work::launch::params::FitCache;
 
 /// Bytes of each JIT log buffer.
 pub(crate) const JIT_LOG_BYTES: usize = 64 * 1024;
@@ -430,6 +431,9 @@ pub struct Module<'c> {
     /// parallelism), read from the module's PTX; `None` where no PTX is
     /// known for some of its code.
     launching: Option<BTreeSet<String>>,
+    /// The launch record of each of its functions that a live [`Function`]
+    /// holds, shared by every handle of that function.
+    functions: FunctionStates,
 }
 
 /// The kernels of `ptx` that use dynamic parallelism, or `None` where it
@@ -527,6 +531,7 @@ impl Context {
             info_log,
             ptx_entries,
             launching,
+            functions: FunctionStates::default(),
         })
     }
 
@@ -566,6 +571,7 @@ impl<'c> Module<'c> {
             info_log,
             ptx_entries: None,
             launching,
+            functions: FunctionStates::default(),
         }
     }
 
@@ -747,17 +753,15 @@ impl<'c> Module<'c> {
             });
         }
         self.ctx.check("cuModuleGetFunction", rc)?;
-        let state = FunctionState {
-            signature: KernelSignature::of_symbol(symbol, self.ptx_entry(symbol)),
-            ..FunctionState::default()
-        };
         Ok(Function {
             ctx: self.ctx,
             origin: FunctionOrigin::Module(self),
             raw,
             name: name.to_owned(),
             symbol: symbol.to_owned(),
-            state,
+            state: self.functions.of(self.ctx, raw),
+            fitted: FitCache::default(),
+            signature: KernelSignature::of_symbol(symbol, self.ptx_entry(symbol)),
         })
     }
 
@@ -925,15 +929,24 @@ pub(crate) enum FunctionOrigin<'m> {
 /// A kernel of a [`Module`] or of a
 /// [`Library`](crate::compile::library::Library) in one context; it
 /// borrows its module (or library) and its context.
-// `repr(C)` and 64-byte aligned: a launch reads `ctx`, `raw` and the
-// first two fields of `state` (the validated configuration and the fitted
-// signature), which fill the first cache line exactly.
+// `repr(C)` and 64-byte aligned: a launch reads `ctx`, `raw`, `state` (the
+// pointer to the shared record, whose first field, the validated
+// configuration, sits on a cache line of its own: see `FunctionState`) and
+// `fitted`, which fill the first 32 bytes of the handle's first cache line.
 #[repr(C, align(64))]
 pub struct Function<'m> {
     ctx: &'m Context,
     raw: CUfunction,
-    /// What the launch path caches on the function.
-    pub(crate) state: FunctionState,
+    /// What the launch path keeps per `CUfunction`: one record for every
+    /// handle of this function in this context (see [`FunctionStates`]),
+    /// so that a change made through one handle is seen by all.
+    pub(crate) state: Arc<FunctionState>,
+    /// The last argument signature that fitted this handle's parameters
+    /// (the shared table, read once) and types (`signature`, this
+    /// handle's own: a declared one may differ between handles).
+    pub(crate) fitted: FitCache,
+    /// The parameter types, computed at lookup (or declared).
+    signature: KernelSignature,
     origin: FunctionOrigin<'m>,
     name: String,
     symbol: String,
@@ -1029,10 +1042,9 @@ impl<'m> Function<'m> {
             raw,
             name: name.to_owned(),
             symbol: symbol.to_owned(),
-            state: FunctionState {
-                signature: KernelSignature::of_symbol(symbol, ptx),
-                ..FunctionState::default()
-            },
+            state: library.function_states().of(ctx, raw),
+            fitted: FitCache::default(),
+            signature: KernelSignature::of_symbol(symbol, ptx),
         }
     }
 
@@ -1070,8 +1082,10 @@ impl<'m> Function<'m> {
                 }
             }
         }
-        self.state.signature =
+        self.signature =
             KernelSignature::declared(&self.symbol, declared, ptx).map_err(|e| refused(e.0))?;
+        // What fitted the old types may not fit the new ones.
+        self.fitted = FitCache::default();
         Ok(())
     }
 
@@ -1099,7 +1113,10 @@ impl<'m> Function<'m> {
     /// for the function, under the same lock as
     /// [`Function::set_max_dynamic_shared_memory`]: a later launch that asks
     /// for more than the new value raises it again before the driver, rather
-    /// than trusting an older, higher copy.
+    /// than trusting an older, higher copy. That limit, and the record of the
+    /// configuration validated last, are kept per function, not per handle:
+    /// every [`Function`] looked up for this kernel in this context sees a
+    /// change made through any of them.
     ///
     /// # Errors
     ///
@@ -1295,7 +1312,7 @@ impl<'m> Function<'m> {
     /// PTX; [`SignatureSource::Unknown`](crate::compile::signature::SignatureSource::Unknown)
     /// when none is known (then only the count and sizes are checked).
     pub fn signature(&self) -> &KernelSignature {
-        &self.state.signature
+        &self.signature
     }
 
     /// The thread and static shared-memory limits, read once; also seeds
@@ -1337,18 +1354,27 @@ pub(crate) struct FunctionLimits {
     pub(crate) static_shared: u32,
 }
 
-/// What the launch path caches on each function.
-// `repr(C)`: the launch fast path's two caches first (see `Function`).
+/// What the launch path keeps per `CUfunction` in a context: the facts of
+/// the function itself, which every [`Function`] handle of it shares
+/// through one `Arc` (see [`FunctionStates`]). Per handle, apart from it:
+/// the signature (a declared one is the handle's) and what fitted it.
+///
+/// Shared because the driver keeps the function's attributes once, for
+/// every handle: had each handle its own copy, lowering the dynamic
+/// shared-memory attribute through one would leave another trusting its
+/// higher limit and a configuration validated against it, and launching
+/// into the driver's refusal.
+// `repr(C)` and 64-byte aligned: in the `Arc`'s allocation the counts come
+// first and the record starts 64 bytes in, so `validated`, which every
+// launch reads, starts a cache line of its own (no line shared with the
+// counts, which change when handles are made or dropped).
 #[derive(Debug, Default)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub(crate) struct FunctionState {
-    /// The last plain configuration the launch path validated.
+    /// The last plain configuration the launch path validated, through any
+    /// handle; cleared whenever an attribute is set through any handle.
     pub(crate) validated: ConfigCache,
-    /// The last argument signature that fitted the parameters.
-    pub(crate) fitted: crate::work::launch::params::FitCache,
     params: OnceCell<ParamCheck>,
-    /// The parameter types, computed at lookup.
-    signature: KernelSignature,
     limits: OnceCell<FunctionLimits>,
     /// Never above the function's real
     /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`: written only
@@ -1360,6 +1386,40 @@ pub(crate) struct FunctionState {
 impl FunctionState {
     fn lock_dynamic_shared(&self) -> MutexGuard<'_, ()> {
         crate::context::lock(&self.dynamic_shared_lock)
+    }
+}
+
+/// The launch records ([`FunctionState`]) of the functions a module or a
+/// library hands out, one per (context, `CUfunction`): every [`Function`]
+/// looked up for the same function in the same context gets the same
+/// record. Held weakly: a record lives as long as a handle holding it, and
+/// a handle looked up after all others are gone starts a new one, which
+/// reads the function's attributes from the driver again on first use (so
+/// it never trusts a value the driver no longer holds). Keyed by the
+/// context's identity as well as the handle, since a library's kernels
+/// have a function in each context, and a handle's address may be reused
+/// by another context's function once its context is gone.
+#[derive(Default)]
+pub(crate) struct FunctionStates(Mutex<HashMap<(usize, usize), Weak<FunctionState>>>);
+
+impl FunctionStates {
+    /// The record of `raw`, a function in `ctx`: the one the live handles
+    /// of it hold, else a new one.
+    pub(crate) fn of(&self, ctx: &Context, raw: CUfunction) -> Arc<FunctionState> {
+        self.of_key((ctx.id(), raw as usize))
+    }
+
+    /// [`FunctionStates::of`] by (context identity, handle address).
+    fn of_key(&self, key: (usize, usize)) -> Arc<FunctionState> {
+        let mut records = crate::context::lock(&self.0);
+        if let Some(state) = records.get(&key).and_then(Weak::upgrade) {
+            return state;
+        }
+        // Only records some handle still holds are kept.
+        records.retain(|_, r| r.strong_count() > 0);
+        let state = Arc::new(FunctionState::default());
+        records.insert(key, Arc::downgrade(&state));
+        state
     }
 }
 
@@ -1520,6 +1580,51 @@ mod tests {
             b[at + 0x20..at + 0x28].copy_from_slice(&size.to_le_bytes());
         }
         b
+    }
+
+    /// What the layout comments on `Function` and `FunctionState` claim:
+    /// the fields a launch reads in the handle's first 32 bytes; the
+    /// shared record 64-byte aligned, so that in its `Arc` (counts first)
+    /// the validated configuration starts a cache line of its own.
+    #[test]
+    fn the_launch_path_reads_the_lines_the_comments_name() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Function<'static>>(), 64);
+        assert_eq!(offset_of!(Function<'static>, ctx), 0);
+        assert_eq!(offset_of!(Function<'static>, raw), 8);
+        assert_eq!(offset_of!(Function<'static>, state), 16);
+        assert_eq!(offset_of!(Function<'static>, fitted), 24);
+        assert_eq!(size_of::<FitCache>(), 8);
+        assert_eq!(align_of::<FunctionState>(), 64);
+        assert_eq!(offset_of!(FunctionState, validated), 0);
+        assert!(size_of::<ConfigCache>() <= 64);
+        let state = Arc::new(FunctionState::default());
+        assert_eq!(Arc::as_ptr(&state) as usize % 64, 0);
+    }
+
+    /// Handles of one function in one context share one record; another
+    /// context's function at the same address gets its own; a record no
+    /// handle holds is gone, and the next lookup starts a new one.
+    #[test]
+    fn function_states_are_one_per_live_function() {
+        let states = FunctionStates::default();
+        let (a, b) = (1usize, 2usize);
+        let raw = 0x1000usize;
+        let first = states.of_key((a, raw));
+        let again = states.of_key((a, raw));
+        assert!(Arc::ptr_eq(&first, &again));
+        let other = states.of_key((b, raw));
+        assert!(!Arc::ptr_eq(&first, &other));
+        first.validated.store(0, &[1, 2, 3, 4]);
+        assert!(again.validated.holds(&[1, 2, 3, 4]), "one record");
+        drop((first, again));
+        let fresh = states.of_key((a, raw));
+        assert!(!fresh.validated.holds(&[1, 2, 3, 4]), "a new record");
+        assert_eq!(
+            crate::context::lock(&states.0).len(),
+            2,
+            "the dead one pruned"
+        );
     }
 
     #[test]

@@ -81,10 +81,14 @@ pub struct Context {
 
 // `repr(C)` and 64-byte aligned: the fields every launch reads (`raw`,
 // `generation`, `device`, `kernel_timing`, `is_green`, `poison`'s state)
-// come first and share the allocation's first cache line with the `Arc`'s
-// counts, instead of wherever the compiler would put them in a record of
-// over a kilobyte (one line to fetch after the driver's own call has
-// evicted them, not four).
+// come first and lie on the record's first cache line, instead of wherever
+// the compiler would put them in a record of over a kilobyte (one line to
+// fetch after the driver's own call has evicted them, not four). That line
+// is not the `Arc`'s counts' line: the allocation holds the two counts (16
+// bytes) first, and the 64-byte alignment pads them, so the record starts
+// at byte 64, a line after them (the counts change when a `Context` is
+// cloned or dropped, which launches do not do). The test
+// `the_launch_fields_fill_the_records_first_line` checks this layout.
 #[repr(C, align(64))]
 pub(crate) struct Shared {
     raw: CUcontext,
@@ -1224,4 +1228,37 @@ pub(crate) trait ContextResource: std::any::Any + Send + Sync {
     );
     /// For the owner's downcast.
     fn as_any(&self) -> &dyn std::any::Any;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the layout comment on `Shared` claims: the fields a launch
+    /// reads end within the record's first 64 bytes; the record is 64-byte
+    /// aligned and over a kilobyte; in an `Arc` (two counts first) it
+    /// starts on a line boundary, so the counts lie on the line before it.
+    #[test]
+    fn the_launch_fields_fill_the_records_first_line() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Shared>(), 64);
+        assert!(size_of::<Shared>() > 1024, "{}", size_of::<Shared>());
+        assert_eq!(offset_of!(Shared, raw), 0);
+        let ends = [
+            offset_of!(Shared, raw) + size_of::<CUcontext>(),
+            offset_of!(Shared, generation) + size_of::<u64>(),
+            offset_of!(Shared, device) + size_of::<Device>(),
+            offset_of!(Shared, kernel_timing) + size_of::<AtomicBool>(),
+            offset_of!(Shared, is_green) + size_of::<bool>(),
+            offset_of!(Shared, poison) + size_of::<OnceCell<DriverError>>(),
+        ];
+        assert!(ends.iter().all(|&end| end <= 64), "{ends:?}");
+        // Any 64-byte aligned record, as `Shared` is: the `Arc`'s data
+        // pointer is on a line boundary, with the counts before it.
+        #[repr(C, align(64))]
+        struct Aligned([u8; 64]);
+        let arc = Arc::new(Aligned([0; 64]));
+        assert_eq!(Arc::as_ptr(&arc) as usize % 64, 0);
+        assert_eq!(arc.0.len(), 64);
+    }
 }

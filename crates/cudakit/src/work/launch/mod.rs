@@ -761,7 +761,7 @@ impl<'s, 'env> Scope<'s, 'env> {
     /// on the thread by cudakit's own record, not poisoned, not green, no
     /// kernel timing, tracing or NVTX. `None` when any of that does not
     /// hold, before anything was queued, waited for or noted (the one
-    /// thing it may have done is record, in the function's `fitted`, a
+    /// thing it may have done is record, in the handle's `fitted`, a
     /// signature that passed the full parameter check, which stays true):
     /// the caller then takes the full path, which checks (and reports)
     /// everything from the start.
@@ -789,11 +789,11 @@ impl<'s, 'env> Scope<'s, 'env> {
             return None;
         }
         let sig = params.sig();
-        if !function.state.fitted.holds(sig) {
+        if !function.fitted.holds(sig) {
             if !function.params_fit(params) {
                 return None;
             }
-            function.state.fitted.store(sig);
+            function.fitted.store(sig);
         }
         // `launch_driver_fast` is `None` until a full-path launch armed the
         // table, which it does only without tracing and NVTX.
@@ -812,10 +812,23 @@ impl<'s, 'env> Scope<'s, 'env> {
         // the rest of `cuLaunchKernelEx`'s attributes.
         let needs_ex = config.priority.is_some() || config.programmatic;
         let (call, rc) = if needs_ex {
-            // SAFETY: as in `launch_checked`: one pointer per parameter
-            // (count and sizes checked by `params_fit`), each into
-            // `params`' storage, borrowed across the call; a live function
-            // and stream; a configuration this function validated.
+            // SAFETY: `kernel_params` has one pointer per kernel parameter,
+            // each at a value of that parameter's size inside `params`'
+            // storage, which is borrowed across the call. The count and
+            // sizes agree with the driver's parameter table because either
+            // `params_fit` passed just above, or `function.fitted` holds
+            // `sig`: a handle records a signature only after `params_fit`
+            // passed it against that handle's table (read once, never
+            // changed) and types (changed only by `declare_signature`,
+            // which resets `fitted`), and lists of one signature have the
+            // same count, sizes and type verdicts (`type_code`; `SIG_NONE`,
+            // a list it cannot encode, is never recorded or matched). The
+            // function is live (borrowed with its module or library for
+            // `'s`); so is the stream, this scope's, not capturing, its
+            // capture lock held until the call returns (`use_stream_fast`).
+            // The configuration is one `validated` holds: the function
+            // validated it, and no attribute was set since through any of
+            // its handles (every set clears the shared record).
             match unsafe { launch_issue(cu, raw_function, config, raw, kernel_params, true) } {
                 Ok(r) => r,
                 Err(e) => return Some(Err(e)),

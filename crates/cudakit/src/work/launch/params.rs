@@ -167,7 +167,7 @@ pub struct ParamList<'a> {
     /// Whether a conditional handle was pushed.
     conditions: bool,
     /// The arguments' [`type_code`]s, argument `i` in byte `i`, for the
-    /// launch fast path's per-function cache of the last list that fitted
+    /// launch fast path's per-handle cache of the last list that fitted
     /// ([`FitCache`]); [`SIG_NONE`] when an argument has no code or there
     /// are more than eight.
     sig: u64,
@@ -1194,10 +1194,13 @@ pub(crate) const fn type_code(ty: &ArgType, size: usize) -> u8 {
     }
 }
 
-/// A function's record of the last argument signature ([`ParamList`]'s
-/// `sig`) that passed its full parameter check: a list of the same
-/// signature passes it too (the kernel's parameter table and types never
-/// change once read).
+/// A [`Function`](crate::Function) handle's record of the last argument
+/// signature ([`ParamList`]'s `sig`) that passed its full parameter check:
+/// a list of the same signature passes it too (the kernel's parameter
+/// table never changes once read, and the handle's types change only in
+/// `declare_signature`, which resets the record). Per handle, not shared
+/// by the handles of one function: two handles may declare different
+/// types.
 #[derive(Debug)]
 pub(crate) struct FitCache(std::sync::atomic::AtomicU64);
 
