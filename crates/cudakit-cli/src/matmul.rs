@@ -8,7 +8,7 @@
 //! the device (`cudakit_suite::gemm::fastest`: on sm_90 the wgmma + TMA
 //! kernels for bf16/f16/tf32, the FFMA SGEMM and the DMMA DGEMM). The
 //! product runs through `cudakit_suite::gemm::Product` (tensor maps, padded
-//! rows, the tf32 device transpose). cuBLAS (`cublasGemmEx`, loaded at run
+//! rows, the device transpose of B for `--kernel gemm_sm90_tf32_nt`). cuBLAS (`cublasGemmEx`, loaded at run
 //! time, optional) runs in the same process on the same device buffers, and
 //! its rate and the ratio are printed beside cudakit's whenever it loads.
 
@@ -188,7 +188,7 @@ impl Dtype {
             (Dtype::Tf32, "mma") => "matmul_tf32_mma",
             (Dtype::F16, "wgmma") => "gemm_sm90_f16_nn",
             (Dtype::Bf16, "wgmma") => "gemm_sm90_bf16_nn",
-            (Dtype::Tf32, "wgmma") => "gemm_sm90_tf32_nt",
+            (Dtype::Tf32, "wgmma") => "gemm_sm90_tf32_nn",
             (Dtype::E4m3, "wgmma") => "gemm_sm90_e4m3_nt",
             (Dtype::E5m2xE4m3, "wgmma") => "gemm_sm90_e5m2_e4m3_nt",
             _ => return None,
@@ -1870,7 +1870,7 @@ mod tests {
             assert_eq!(resolve(Some(d), None, (8, 9)).unwrap().0.name, sm89);
         }
         let (k, d) = resolve(Some(Dtype::Tf32), None, h200).unwrap();
-        assert_eq!((k.name, d), ("gemm_sm90_tf32_nt", Dtype::Tf32));
+        assert_eq!((k.name, d), ("gemm_sm90_tf32_nn", Dtype::Tf32));
         let (k, d) = resolve(Some(Dtype::Tf32), None, (8, 9)).unwrap();
         assert_eq!((k.name, d), ("matmul_tf32_mma", Dtype::Tf32));
         assert!(resolve(Some(Dtype::Tf32), None, (7, 5))
@@ -1896,7 +1896,7 @@ mod tests {
                 .unwrap()
                 .0
                 .name,
-            "gemm_sm90_tf32_nt"
+            "gemm_sm90_tf32_nn"
         );
         let (k, d) = resolve(None, Some("matmul_tiled<double,16>"), h200).unwrap();
         assert_eq!((k.name, d), ("matmul_tiled<double, 16>", Dtype::F64));

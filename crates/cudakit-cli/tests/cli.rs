@@ -863,7 +863,7 @@ fn matmul_list_shows_every_kernel_with_its_real_dtype() {
         ("gemm_sm90_e4m3_nt", "e4m3", "(--kernel wgmma)"),
         ("gemm_sm90_e5m2_e4m3_nt", "e5m2xe4m3", "(--kernel wgmma)"),
         ("gemm_sm90_bf16_nn", "bf16", "(--kernel wgmma)"),
-        ("gemm_sm90_tf32_nt", "tf32", "(--kernel wgmma)"),
+        ("gemm_sm90_tf32_nn", "tf32", "(--kernel wgmma)"),
         ("sgemm_128x256", "f32", "(--kernel sgemm)"),
     ] {
         let l = line(name);

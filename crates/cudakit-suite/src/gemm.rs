@@ -163,7 +163,7 @@ pub fn fastest(precision: Precision, cc: (u32, u32)) -> Option<&'static MatmulKe
         (Precision::F64, "dgemm_dmma_128x128"),
         (Precision::F16, "gemm_sm90_f16_nn"),
         (Precision::Bf16, "gemm_sm90_bf16_nn"),
-        (Precision::Tf32, "gemm_sm90_tf32_nt"),
+        (Precision::Tf32, "gemm_sm90_tf32_nn"),
         (Precision::E4m3, "gemm_sm90_e4m3_nt"),
         (Precision::E5m2xE4m3, "gemm_sm90_e5m2_e4m3_nt"),
     ];
@@ -930,7 +930,7 @@ mod tests {
         let on = |p, cc| fastest(p, cc).map(|k| k.name);
         assert_eq!(on(Precision::Bf16, (9, 0)), Some("gemm_sm90_bf16_nn"));
         assert_eq!(on(Precision::F16, (9, 0)), Some("gemm_sm90_f16_nn"));
-        assert_eq!(on(Precision::Tf32, (9, 0)), Some("gemm_sm90_tf32_nt"));
+        assert_eq!(on(Precision::Tf32, (9, 0)), Some("gemm_sm90_tf32_nn"));
         assert_eq!(on(Precision::F32, (9, 0)), Some("sgemm_128x256"));
         assert_eq!(on(Precision::F64, (9, 0)), Some("dgemm_dmma_128x128"));
         assert_eq!(on(Precision::Bf16, (8, 9)), Some("matmul_bf16_mma"));
