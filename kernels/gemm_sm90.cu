@@ -417,7 +417,7 @@ __device__ __forceinline__ void lds_v2(unsigned addr, unsigned& x, unsigned& y) 
 // One stage of the tf32 NN main loop for consumer rows (cw, warp, lane):
 // load the stage's B^T fragments into `f` (this parity's set), issue its 4
 // wgmmas, keep them in flight, and release the previous stage once the
-// previous batch (which read the other set, `g`) is complete.
+// previous batch (which read `other`) is complete.
 __device__ __forceinline__ void nn_stage(float (&d)[128], unsigned (&f)[16], unsigned (&other)[16],
                                          int kt, unsigned a_base, unsigned b_base,
                                          unsigned long long* full_bar,
