@@ -10,25 +10,46 @@
 // host builds it with cuTensorMapEncodeTiled. wgmma needs the sm_90a target
 // (-arch=sm_90a); nothing here runs on other architectures.
 //
-// Design (one CTA computes one 128 x 256 tile of C):
+// Design of the bf16, f16 and tf32 NT kernels (gemm_body; gemm_sm90_tf32_nn
+// has its own, further down):
+// - Persistent 2-CTA clusters. CTA rank r of a cluster computes the 128 x 256
+//   tile at tile-row 2u + r and tile-column n of each unit u (a 256 x 256
+//   block of C) that its cluster walks: units u0, u0 + clusters, ... So
+//   both CTAs of a cluster need the same slice of B at the same time.
 // - 3 warpgroups (384 threads). Warpgroup 0 is the producer: one thread
-//   issues the TMA loads (cp.async.bulk.tensor) of A's 128 x BK and B's
-//   BK x 256 slices into a ring of STAGES shared-memory stages, each stage
-//   guarded by a pair of mbarriers ("full": the bytes arrived; "empty": the
-//   consumers are done with it). It gives its registers away (setmaxnreg).
+//   issues the TMA loads (cp.async.bulk.tensor) of A's 128 x BK slice and
+//   half of B's BK x 256 slice into a ring of STAGES shared-memory stages.
+//   Each CTA multicasts its half of B into both CTAs' stage, so B crosses
+//   L2 once per cluster. Each stage is guarded by a pair of mbarriers
+//   ("full": this CTA's bytes arrived; "empty": the consumers of both CTAs
+//   are done with it, since the partner writes into it too). The ring runs
+//   on across tiles: the producer fills the next tile's stages while the
+//   consumers store this one. It gives its registers away (setmaxnreg).
 // - Warpgroups 1 and 2 are consumers: each owns 64 rows of the tile and
 //   issues wgmma.m64n256kX for its rows over the whole 256 columns,
 //   128 f32 accumulators per thread. One wgmma batch (a K-slice) stays in
 //   flight while the next is issued; a stage is released when the batch
-//   that read it has completed.
+//   that read it has completed, and a tile's last stage as soon as its final
+//   batch has.
+// - Epilogue, beta == 0 and C's rows a multiple of 16 bytes apart (N % 4 ==
+//   0, C 16-byte aligned): each consumer writes its 64 x 256 block to shared
+//   memory in 64 x 32 pieces (two buffers, 128-byte swizzle: no bank
+//   conflicts) that one thread stores with TMA (cp.async.bulk.tensor, map
+//   tmC). The stores run on while the next tile's main loop starts; a buffer
+//   is written again only after its previous store has read it. TMA clips
+//   the pieces at C's edges. Otherwise (beta != 0, or rows not 16-byte
+//   apart): direct bounds-checked stores from the registers, reading C for
+//   beta.
 // - Shared memory tiles use the 128-byte swizzle, which TMA writes and wgmma
 //   reads natively: no bank conflicts, no ldmatrix.
 // - Edges: TMA zero-fills every element of a box outside the tensor map's
-//   dimensions, so partial tiles in M, N and K contribute zeros; the epilogue
-//   bounds-checks every store. Any M, N, K >= 0 (K = 0 gives C = beta*C).
+//   dimensions, so partial tiles in M, N and K contribute zeros; a tile-row
+//   past M (the second CTA of the last unit when M has an odd number of
+//   tile-rows) computes zeros and stores nothing. Any M, N, K >= 0 (K = 0
+//   gives C = beta*C).
 // - beta == 0: C is only written (BLAS semantics).
-// - Tiles are visited in groups of 8 tile-rows so that neighbouring CTAs
-//   share A and B slices in L2.
+// - Units are visited in groups of 4 (8 tile-rows) so that neighbouring
+//   clusters share A and B slices in L2.
 
 struct alignas(64) TensorMap {
     unsigned long long v[16];
@@ -43,9 +64,16 @@ struct alignas(64) TensorMap {
 #define SM90_A_STAGE_BYTES (SM90_BM * 128)
 #define SM90_B_STAGE_BYTES (SM90_BN * 128)
 #define SM90_STAGE_BYTES (SM90_A_STAGE_BYTES + SM90_B_STAGE_BYTES)
-// Dynamic shared memory: the stages plus 1 KB so that the ring can be
-// aligned to 1024 bytes (the 128-byte swizzle's period).
-#define SM90_SMEM_BYTES (SM90_STAGES * SM90_STAGE_BYTES + 1024)
+// The epilogue's staging: two 64 x 32 f32 pieces of C per consumer.
+#define SM90_OUT_PIECE_BYTES (64 * 32 * 4)
+#define SM90_OUT_BYTES (4 * SM90_OUT_PIECE_BYTES)
+// Dynamic shared memory: the stages, the epilogue's staging and 1 KB so that
+// the ring can be aligned to 1024 bytes (the 128-byte swizzle's period).
+#define SM90_SMEM_BYTES (SM90_STAGES * SM90_STAGE_BYTES + SM90_OUT_BYTES + 1024)
+// gemm_sm90_tf32_nn's: the stages and the alignment slack (no staging).
+#define SM90_NN_SMEM_BYTES (SM90_STAGES * SM90_STAGE_BYTES + 1024)
+// CTAs per cluster (along M: they share B).
+#define SM90_CLUSTER 2
 
 namespace sm90 {
 
@@ -89,6 +117,69 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap* map, 
         "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
         " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
         "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(bar)
+        : "memory");
+}
+
+// The same box into shared memory at this address in every CTA of `mask`
+// (cluster ranks), completing on the mbarrier at `bar` in each of them.
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TensorMap* map,
+                                                      unsigned bar, int c0, int c1,
+                                                      unsigned short mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+        "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+        : "memory");
+}
+
+// 2-D TMA store of one box from shared memory (bulk async-group of this
+// thread). TMA writes only the elements inside the map's dimensions.
+__device__ __forceinline__ void tma_store_2d(const TensorMap* map, unsigned src, int c0, int c1) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
+                     (unsigned long long)map),
+                 "r"(c0), "r"(c1), "r"(src)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_commit() {
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// This thread's bulk stores except the newest N have read their shared memory.
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+// This thread's bulk stores are complete.
+__device__ __forceinline__ void bulk_wait_all() {
+    asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+// Makes this thread's shared-memory writes visible to TMA (the async proxy).
+__device__ __forceinline__ void fence_proxy_async() {
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+// Named barrier `id` for the 128 threads of one warpgroup.
+__device__ __forceinline__ void warpgroup_bar(int id) {
+    asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory");
+}
+__device__ __forceinline__ void sts_v2(unsigned addr, float x, float y) {
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
+}
+
+__device__ __forceinline__ unsigned cluster_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+// Every thread of the cluster: arrives and waits (release / acquire).
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
+                     : "memory");
+}
+// Arrives on the mbarrier at this CTA-relative address in cluster CTA `cta`.
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned cta) {
+    asm volatile(
+        "{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
+        "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
+        "r"(cta)
         : "memory");
 }
 
@@ -198,14 +289,19 @@ __device__ __forceinline__ void wgmma_tile(float (&d)[128], unsigned long long d
 }
 
 // B_KMAJOR = true: B is stored N x K (op(B)[k][j] = B[j*K + k], "NT");
-// tensor map over B with dims {K, N}, box {BK, 256}.
+// tensor map over B with dims {K, N}, box {BK, 128}: each CTA of the cluster
+// loads (and multicasts) one half of the tile's 256 columns.
 // B_KMAJOR = false: B is stored K x N (op(B)[k][j] = B[k*N + j], "NN"), only
 // for 16-bit types (wgmma transposes B in hardware); tensor map over B with
-// dims {N, K}, box {64, BK}: four boxes per stage, one per 64 columns.
+// dims {N, K}, box {64, BK}: four boxes per stage, one per 64 columns, two
+// loaded (and multicast) by each CTA of the cluster.
+// tmC: C as f32 {N, M} with rows N*4 bytes apart, box {32, 64}, 128-byte
+// swizzle; read only when N % 4 == 0 and C is 16-byte aligned (otherwise any
+// valid map).
 template <int KIND, bool B_KMAJOR>
 __device__ __forceinline__ void gemm_body(const TensorMap* tmA, const TensorMap* tmB,
-                                          float* __restrict__ C, int M, int N, int K, float alpha,
-                                          float beta) {
+                                          const TensorMap* tmC, float* __restrict__ C, int M,
+                                          int N, int K, float alpha, float beta) {
     typedef Kind<KIND> KT;
     constexpr int BK = KT::BK;
     static_assert(B_KMAJOR || KIND != 2, "tf32 wgmma reads B K-major only");
@@ -217,54 +313,72 @@ __device__ __forceinline__ void gemm_body(const TensorMap* tmA, const TensorMap*
     const unsigned ring = (smem_addr(sm90_dyn_smem) + 1023u) & ~1023u;
     const unsigned a_base = ring;                                       // STAGES x 16 KB
     const unsigned b_base = ring + SM90_STAGES * SM90_A_STAGE_BYTES;    // STAGES x 32 KB
+    const unsigned out_base = ring + SM90_STAGES * SM90_STAGE_BYTES;    // 4 x 8 KB, 1024-aligned
 
     const int tid = threadIdx.x;
     const int wg = tid >> 7;
+    const unsigned rank = cluster_rank();
 
     if (tid == 0) {
 #pragma unroll
         for (int s = 0; s < SM90_STAGES; ++s) {
             mbar_init(smem_addr(&full_bar[s]), 1);
-            mbar_init(smem_addr(&empty_bar[s]), 8);  // one arrival per consumer warp
+            // One arrival per consumer warp of each CTA of the cluster.
+            mbar_init(smem_addr(&empty_bar[s]), 8 * SM90_CLUSTER);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-    __syncthreads();
+    // The partner's barriers are initialised before anything reaches them.
+    cluster_sync();
 
-    // Tile coordinates, grouped along M for L2 reuse.
+    // Units: 256 x 256 blocks of C (two tile-rows, one tile-column), grouped
+    // 4 unit-rows at a time for L2 reuse, walked by the clusters in turn.
     const int tiles_m = (M + SM90_BM - 1) / SM90_BM;
     const int tiles_n = (N + SM90_BN - 1) / SM90_BN;
-    const int bid = blockIdx.x;
-    const int per_group = SM90_GROUP_M * tiles_n;
-    const int first_m = (bid / per_group) * SM90_GROUP_M;
-    const int group_rows = min(tiles_m - first_m, SM90_GROUP_M);
-    const int in_group = bid % per_group;
-    const int tm = first_m + in_group % group_rows;
-    const int tn = in_group / group_rows;
-    const int m0 = tm * SM90_BM;
-    const int n0 = tn * SM90_BN;
+    const int units_m = (tiles_m + SM90_CLUSTER - 1) / SM90_CLUSTER;
+    const int units = units_m * tiles_n;
+    const int unit0 = blockIdx.x / SM90_CLUSTER;
+    const int unit_step = gridDim.x / SM90_CLUSTER;
+    constexpr int GROUP = SM90_GROUP_M / SM90_CLUSTER;
     const int nk = (K + BK - 1) / BK;
+    auto tile_of = [&](int u, int& m0, int& n0) {
+        const int per_group = GROUP * tiles_n;
+        const int first = (u / per_group) * GROUP;
+        const int rows = min(units_m - first, GROUP);
+        const int in_group = u % per_group;
+        m0 = (SM90_CLUSTER * (first + in_group % rows) + (int)rank) * SM90_BM;
+        n0 = (in_group / rows) * SM90_BN;
+    };
 
     if (wg == 0) {
         // Producer warpgroup: registers go to the consumers.
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
         if (tid == 0) {
-            for (int kt = 0; kt < nk; ++kt) {
-                const int s = kt % SM90_STAGES;
-                if (kt >= SM90_STAGES) {
-                    mbar_wait(smem_addr(&empty_bar[s]), ((kt / SM90_STAGES) - 1) & 1);
-                }
-                const unsigned fb = smem_addr(&full_bar[s]);
-                mbar_expect_tx(fb, SM90_STAGE_BYTES);
-                const int k0 = kt * BK;
-                tma_load_2d(a_base + s * SM90_A_STAGE_BYTES, tmA, fb, k0, m0);
-                if (B_KMAJOR) {
-                    tma_load_2d(b_base + s * SM90_B_STAGE_BYTES, tmB, fb, k0, n0);
-                } else {
+            int it = 0;  // stages filled so far, across tiles
+            for (int u = unit0; u < units; u += unit_step) {
+                int m0, n0;
+                tile_of(u, m0, n0);
+                for (int kt = 0; kt < nk; ++kt, ++it) {
+                    const int s = it % SM90_STAGES;
+                    if (it >= SM90_STAGES) {
+                        mbar_wait(smem_addr(&empty_bar[s]), ((it / SM90_STAGES) - 1) & 1);
+                    }
+                    const unsigned fb = smem_addr(&full_bar[s]);
+                    // This CTA's A, its own half of B and the partner's half.
+                    mbar_expect_tx(fb, SM90_STAGE_BYTES);
+                    const int k0 = kt * BK;
+                    tma_load_2d(a_base + s * SM90_A_STAGE_BYTES, tmA, fb, k0, m0);
+                    if (B_KMAJOR) {
+                        tma_load_2d_multicast(
+                            b_base + s * SM90_B_STAGE_BYTES + rank * (SM90_B_STAGE_BYTES / 2), tmB,
+                            fb, k0, n0 + (int)rank * (SM90_BN / 2), (unsigned short)0x3);
+                    } else {
 #pragma unroll
-                    for (int c = 0; c < SM90_BN / 64; ++c) {
-                        tma_load_2d(b_base + s * SM90_B_STAGE_BYTES + c * (BK * 128), tmB, fb,
-                                    n0 + 64 * c, k0);
+                        for (int h = 0; h < 2; ++h) {
+                            const int c = 2 * (int)rank + h;
+                            tma_load_2d_multicast(b_base + s * SM90_B_STAGE_BYTES + c * (BK * 128),
+                                                  tmB, fb, n0 + 64 * c, k0, (unsigned short)0x3);
+                        }
                     }
                 }
             }
@@ -272,86 +386,149 @@ __device__ __forceinline__ void gemm_body(const TensorMap* tmA, const TensorMap*
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         const int cw = wg - 1;  // consumer 0 or 1: rows 64*cw .. 64*cw+63 of the tile
-        float d[128];
-#pragma unroll
-        for (int i = 0; i < 128; ++i) {
-            d[i] = 0.0f;
-        }
         const int lane = tid & 31;
-        for (int kt = 0; kt < nk; ++kt) {
-            const int s = kt % SM90_STAGES;
-            mbar_wait(smem_addr(&full_bar[s]), (kt / SM90_STAGES) & 1);
-            const unsigned a_tile = a_base + s * SM90_A_STAGE_BYTES + cw * (64 * 128);
-            const unsigned b_tile = b_base + s * SM90_B_STAGE_BYTES;
-            wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < BK / KT::KSTEP; ++kk) {
-                // A: K-major, 128-byte rows; 8-row groups 1024 bytes apart; a K step
-                // of 32 bytes moves the start address inside the swizzled row.
-                const unsigned long long da = make_desc(a_tile + kk * 32, 16, 1024);
-                unsigned long long db;
-                if (B_KMAJOR) {
-                    db = make_desc(b_tile + kk * 32, 16, 1024);
-                } else {
-                    // B MN-major: each k is one 128-byte row of 64 columns; 8-k groups
-                    // 1024 bytes apart (SBO); 64-column chunks BK*128 bytes apart (LBO).
-                    db = make_desc(b_tile + kk * (KT::KSTEP * 128), BK * 128, 1024);
-                }
-                wgmma_tile<KIND, B_KMAJOR ? 0 : 1>(d, da, db);
-            }
-            wgmma_commit();
-            // Keep this batch in flight; the previous one is complete after this.
-            wgmma_wait<1>();
-            if (kt > 0 && lane == 0) {
-                mbar_arrive(smem_addr(&empty_bar[(kt - 1) % SM90_STAGES]));
-            }
-        }
-        wgmma_wait<0>();
-
-        // Epilogue. Accumulator layout of wgmma m64nN (f32): for column block
-        // j (8 columns), d[4j + r] is row 16*warp + g + 8*(r >> 1), column
-        // 8j + 2t + (r & 1), with g = lane / 4, t = lane % 4.
         const int warp = (tid >> 5) & 3;
         const int g = lane >> 2;
         const int t = lane & 3;
-        const int row0 = m0 + cw * 64 + warp * 16 + g;
-        const bool pair_ok = ((N & 1) == 0) && ((((unsigned long long)C) & 7) == 0);
+        const bool issuer = (tid & 127) == 0;  // issues this consumer's TMA stores
+        const bool tma_out = beta == 0.0f && (N & 3) == 0 &&
+                             (((unsigned long long)C) & 15) == 0;
+        const unsigned my_out = out_base + cw * (2 * SM90_OUT_PIECE_BYTES);
+        // A stage goes back when this warp's wgmmas that read it are done:
+        // one arrival on the stage's empty barrier in each CTA.
+        auto release = [&](int it) {
+            if (lane == 0) {
+                const unsigned eb = smem_addr(&empty_bar[it % SM90_STAGES]);
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int row = row0 + 8 * h;
-            if (row < M) {
-                float* crow = C + (long long)row * N;
+                for (int r = 0; r < SM90_CLUSTER; ++r) {
+                    mbar_arrive_cluster(eb, r);
+                }
+            }
+        };
+        int it = 0;  // stages consumed so far, across tiles
+        for (int u = unit0; u < units; u += unit_step) {
+            int m0, n0;
+            tile_of(u, m0, n0);
+            float d[128];
 #pragma unroll
-                for (int j = 0; j < 32; ++j) {
-                    const int col = n0 + 8 * j + 2 * t;
-                    const float v0 = alpha * d[4 * j + 2 * h];
-                    const float v1 = alpha * d[4 * j + 2 * h + 1];
-                    if (pair_ok) {
-                        if (col < N) {
-                            float2* p = reinterpret_cast<float2*>(crow + col);
-                            float2 o;
-                            if (beta != 0.0f) {
-                                const float2 c = *p;
-                                o.x = v0 + beta * c.x;
-                                o.y = v1 + beta * c.y;
-                            } else {
-                                o.x = v0;
-                                o.y = v1;
-                            }
-                            *p = o;
-                        }
+            for (int i = 0; i < 128; ++i) {
+                d[i] = 0.0f;
+            }
+            for (int kt = 0; kt < nk; ++kt, ++it) {
+                const int s = it % SM90_STAGES;
+                mbar_wait(smem_addr(&full_bar[s]), (it / SM90_STAGES) & 1);
+                const unsigned a_tile = a_base + s * SM90_A_STAGE_BYTES + cw * (64 * 128);
+                const unsigned b_tile = b_base + s * SM90_B_STAGE_BYTES;
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < BK / KT::KSTEP; ++kk) {
+                    // A: K-major, 128-byte rows; 8-row groups 1024 bytes apart; a K step
+                    // of 32 bytes moves the start address inside the swizzled row.
+                    const unsigned long long da = make_desc(a_tile + kk * 32, 16, 1024);
+                    unsigned long long db;
+                    if (B_KMAJOR) {
+                        db = make_desc(b_tile + kk * 32, 16, 1024);
                     } else {
-                        if (col < N) {
-                            crow[col] = (beta != 0.0f) ? v0 + beta * crow[col] : v0;
+                        // B MN-major: each k is one 128-byte row of 64 columns; 8-k groups
+                        // 1024 bytes apart (SBO); 64-column chunks BK*128 bytes apart (LBO).
+                        db = make_desc(b_tile + kk * (KT::KSTEP * 128), BK * 128, 1024);
+                    }
+                    wgmma_tile<KIND, B_KMAJOR ? 0 : 1>(d, da, db);
+                }
+                wgmma_commit();
+                // Keep this batch in flight; the previous one is complete after this.
+                wgmma_wait<1>();
+                if (kt > 0) {
+                    release(it - 1);
+                }
+            }
+            wgmma_wait<0>();
+            if (nk > 0) {
+                release(it - 1);
+            }
+
+            // Accumulator layout of wgmma m64nN (f32): for column block j (8
+            // columns), d[4j + r] is row 16*warp + g + 8*(r >> 1), column
+            // 8j + 2t + (r & 1), with g = lane / 4, t = lane % 4.
+            if (tma_out) {
+#pragma unroll
+                for (int q = 0; q < 8; ++q) {
+                    // Piece q: the consumer's 64 rows, columns 32q .. 32q+31.
+                    const unsigned buf = my_out + (q & 1) * SM90_OUT_PIECE_BYTES;
+                    // The store that last read this buffer (two pieces ago, or
+                    // the previous tile's) has read it.
+                    if (issuer) {
+                        bulk_wait_read<1>();
+                    }
+                    warpgroup_bar(1 + cw);
+#pragma unroll
+                    for (int jj = 0; jj < 4; ++jj) {
+                        const int j = 4 * q + jj;
+#pragma unroll
+                        for (int h = 0; h < 2; ++h) {
+                            // Row r of the piece is 128 bytes; its 16-byte chunk c sits
+                            // at chunk c ^ (r & 7) (the map's 128-byte swizzle).
+                            const int r = warp * 16 + g + 8 * h;
+                            const unsigned chunk = (unsigned)((2 * jj + (t >> 1)) ^ (r & 7));
+                            sts_v2(buf + r * 128 + chunk * 16 + (t & 1) * 8,
+                                   alpha * d[4 * j + 2 * h], alpha * d[4 * j + 2 * h + 1]);
                         }
-                        if (col + 1 < N) {
-                            crow[col + 1] = (beta != 0.0f) ? v1 + beta * crow[col + 1] : v1;
+                    }
+                    fence_proxy_async();
+                    warpgroup_bar(1 + cw);
+                    if (issuer) {
+                        tma_store_2d(tmC, buf, n0 + 32 * q, m0 + 64 * cw);
+                        bulk_commit();
+                    }
+                }
+            } else {
+                const int row0 = m0 + cw * 64 + warp * 16 + g;
+                const bool pair_ok = ((N & 1) == 0) && ((((unsigned long long)C) & 7) == 0);
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int row = row0 + 8 * h;
+                    if (row < M) {
+                        float* crow = C + (long long)row * N;
+#pragma unroll
+                        for (int j = 0; j < 32; ++j) {
+                            const int col = n0 + 8 * j + 2 * t;
+                            const float v0 = alpha * d[4 * j + 2 * h];
+                            const float v1 = alpha * d[4 * j + 2 * h + 1];
+                            if (pair_ok) {
+                                if (col < N) {
+                                    float2* p = reinterpret_cast<float2*>(crow + col);
+                                    float2 o;
+                                    if (beta != 0.0f) {
+                                        const float2 c = *p;
+                                        o.x = v0 + beta * c.x;
+                                        o.y = v1 + beta * c.y;
+                                    } else {
+                                        o.x = v0;
+                                        o.y = v1;
+                                    }
+                                    *p = o;
+                                }
+                            } else {
+                                if (col < N) {
+                                    crow[col] = (beta != 0.0f) ? v0 + beta * crow[col] : v0;
+                                }
+                                if (col + 1 < N) {
+                                    crow[col + 1] = (beta != 0.0f) ? v1 + beta * crow[col + 1] : v1;
+                                }
+                            }
                         }
                     }
                 }
             }
         }
+        // The staging stays allocated until the last stores have run.
+        if (tma_out && issuer) {
+            bulk_wait_all();
+        }
     }
+    // No CTA leaves while its partner may still arrive on its barriers or
+    // multicast into its shared memory.
+    cluster_sync();
 }
 
 
@@ -371,7 +548,7 @@ __device__ __forceinline__ void gemm_body(const TensorMap* tmA, const TensorMap*
 // Shared memory per stage: A's 256 x 32 slice (K-major, 128-byte rows,
 // 128-byte swizzle: 32 KB, one TMA box {32, 256}) and B's 32 x 128 slice as
 // four boxes {32 columns, 32 k} (N-major, 128-byte rows, 128-byte swizzle:
-// 4 KB each). 48 KB a stage, 4 stages: SM90_SMEM_BYTES, as the other kernels.
+// 4 KB each). 48 KB a stage, 4 stages: SM90_NN_SMEM_BYTES.
 //
 // Register fragment of wgmma's A for tf32 (m64k8, per warp w of the
 // warpgroup, lane = 4g + t): a0 = (row 16w + g, k t), a1 = (row + 8, k t),
@@ -594,17 +771,22 @@ __device__ __forceinline__ void gemm_body_tf32_nn(const TensorMap* tmA, const Te
 }  // namespace sm90
 
 // ---------------------------------------------------------------------------
-// Kernels. Block (384, 1, 1); grid (ceil(M/128) * ceil(N/256), 1, 1);
-// dynamic shared memory SM90_SMEM_BYTES = 197632 bytes (raise
+// Kernels. Block (384, 1, 1); clusters of SM90_CLUSTER = 2 CTAs (compiled
+// in: a plain launch works); grid (2 * g, 1, 1) for any g >= 1 (the clusters
+// walk the units; g = min(units, SMs / 2) keeps one CTA per SM, units =
+// ceil(ceil(M/128) / 2) * ceil(N/256)); dynamic shared memory
+// SM90_SMEM_BYTES = 230400 bytes (raise
 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first). Tensor maps: see
 // kernels/README.md.
 // ---------------------------------------------------------------------------
 
 #define SM90_KERNEL(NAME, KIND, BKM)                                                            \
-    extern "C" __global__ void __launch_bounds__(SM90_THREADS, 1)                               \
-        NAME(const __grid_constant__ TensorMap tmA, const __grid_constant__ TensorMap tmB,      \
-             float* __restrict__ C, int M, int N, int K, float alpha, float beta) {              \
-        sm90::gemm_body<KIND, BKM>(&tmA, &tmB, C, M, N, K, alpha, beta);                        \
+    extern "C" __global__ void __cluster_dims__(SM90_CLUSTER, 1, 1)                            \
+        __launch_bounds__(SM90_THREADS, 1)                                                      \
+            NAME(const __grid_constant__ TensorMap tmA, const __grid_constant__ TensorMap tmB,  \
+                 const __grid_constant__ TensorMap tmC, float* __restrict__ C, int M, int N,    \
+                 int K, float alpha, float beta) {                                              \
+        sm90::gemm_body<KIND, BKM>(&tmA, &tmB, &tmC, C, M, N, K, alpha, beta);                 \
     }
 
 // Each kernel is compiled unless CUDAKIT_ONLY is defined without its own
@@ -628,8 +810,9 @@ SM90_KERNEL(gemm_sm90_f16_nt, 1, true)
 SM90_KERNEL(gemm_sm90_tf32_nt, 2, true)
 #endif
 // A M x K, B K x N (both row-major), f32 storage read as tf32: no transpose
-// pass (gemm_body_tf32_nn). Block (384, 1, 1); grid ceil(M/256) *
-// ceil(N/128); tensor maps: A {K, M} box {32, 256}, B {N, K} box {32, 32}.
+// pass (gemm_body_tf32_nn). Block (384, 1, 1); no cluster; grid ceil(M/256) *
+// ceil(N/128); dynamic shared memory SM90_NN_SMEM_BYTES = 197632; tensor
+// maps: A {K, M} box {32, 256}, B {N, K} box {32, 32}.
 #if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_gemm_sm90_tf32_nn)
 extern "C" __global__ void __launch_bounds__(SM90_THREADS, 1)
     gemm_sm90_tf32_nn(const __grid_constant__ TensorMap tmA, const __grid_constant__ TensorMap tmB,

@@ -306,7 +306,9 @@ impl<O: Scalar> Args for MatmulArgs<O> {
             Signature::Matmul => params![a, b, c, m, n, k],
             Signature::Gemm => params![m, n, k, self.alpha, a, b, self.beta, c],
             Signature::Batched => panic!("batched kernels take BatchedArgs"),
-            Signature::Tma => panic!("TMA kernels run through cudakit_suite::gemm::Product"),
+            Signature::Tma | Signature::TmaStore => {
+                panic!("TMA kernels run through cudakit_suite::gemm::Product")
+            }
             Signature::TmaScaled => panic!("FP8 kernels run through cudakit_suite::fp8::Fp8Gemm"),
         }
     }
@@ -2278,7 +2280,10 @@ fn names_resolve_and_every_kernel_is_covered() {
     for (test, case) in H200_CASES {
         let kern = matmul_kernel(case.kernel);
         assert!(
-            matches!(kern.signature, Signature::Tma | Signature::Gemm),
+            matches!(
+                kern.signature,
+                Signature::Tma | Signature::TmaStore | Signature::Gemm
+            ),
             "{test}"
         );
         let [m, n, k] = case.dims;

@@ -48,9 +48,9 @@ use cudakit::{
 };
 
 use crate::kernels::{
-    matmul_kernel, sgemm_pad_grid, sgemm_pad_program, sgemm_pad_t_grid, tensor_maps,
-    transpose_grid, Elem, MatmulKernel, Signature, Source, SGEMM_PAD, SGEMM_PAD_BLOCK, SGEMM_PAD_T,
-    SGEMM_PAD_T_BLOCK, TRANSPOSE_BLOCK,
+    c_layout, matmul_kernel, sgemm_pad_grid, sgemm_pad_program, sgemm_pad_t_grid, tensor_maps,
+    transpose_grid, Elem, MatmulKernel, Raster, Signature, Source, SGEMM_PAD, SGEMM_PAD_BLOCK,
+    SGEMM_PAD_T, SGEMM_PAD_T_BLOCK, TRANSPOSE_BLOCK,
 };
 use crate::reference::{Gemm, Op, Real};
 
@@ -315,6 +315,22 @@ pub struct Product<'c, I: DeviceCopy, O: DeviceCopy> {
     /// The zero-padded operands the kernel runs on ([`Pad::Device`]).
     padded: Option<Padded<'c, I, O>>,
     staged_on_host: Vec<&'static str>,
+    /// The device's SMs: a [`Raster::Clusters`] kernel gets at most one
+    /// block per SM.
+    multiprocessors: u32,
+}
+
+/// The tensor maps of a TMA product: A's and B's, and C's for a
+/// [`Signature::TmaStore`] kernel whose C rows TMA can address
+/// ([`c_layout`]).
+#[derive(Debug)]
+pub struct Maps<'a> {
+    /// Over the staged A.
+    pub a: TensorMap<'a>,
+    /// Over the staged B (or its device transpose).
+    pub b: TensorMap<'a>,
+    /// Over C, when the kernel stores through one and N % 4 = 0.
+    pub c: Option<TensorMap<'a>>,
 }
 
 /// The scratch buffers of a padded product: the kernel's A (M'×K'), B
@@ -504,6 +520,7 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
             transpose,
             padded,
             staged_on_host,
+            multiprocessors: ctx.limits().multiprocessors.max(1),
         })
     }
 
@@ -531,10 +548,17 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
         }
     }
 
-    /// The kernel's grid ([`MatmulKernel::grid`] of [`Product::kernel_shape`]).
+    /// The kernel's grid ([`MatmulKernel::grid`] of [`Product::kernel_shape`];
+    /// for [`Raster::Clusters`], at most one block per SM, in whole
+    /// clusters).
     pub fn grid(&self) -> [u32; 3] {
         let [m, n, _] = self.kernel_shape();
-        self.kernel.grid(m, n, 1)
+        let mut grid = self.kernel.grid(m, n, 1);
+        if self.kernel.raster == Raster::Clusters {
+            let c = self.kernel.cluster.max(1);
+            grid[0] = grid[0].min((self.multiprocessors / c).max(1) * c);
+        }
+        grid
     }
 
     /// What the product does besides the kernel: the device transpose or
@@ -570,13 +594,13 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
         }
     }
 
-    /// The tensor maps of a TMA kernel over the staged A and B; `None` for
-    /// the other kernels.
+    /// The tensor maps of a TMA kernel over the staged A and B (and C, see
+    /// [`Maps`]); `None` for the other kernels.
     ///
     /// # Errors
     ///
     /// As [`tensor_maps`].
-    pub fn maps(&self) -> Result<Option<(TensorMap<'_>, TensorMap<'_>)>> {
+    pub fn maps(&self) -> Result<Option<Maps<'_>>> {
         if !self.kernel.uses_tma() {
             return Ok(None);
         }
@@ -585,7 +609,14 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
             None => (&self.b, self.ldb),
         };
         let dims = [self.g.m, self.g.n, self.g.k];
-        tensor_maps(self.kernel, dims, (&self.a, self.lda), (b, ldb)).map(Some)
+        let (a, b) = tensor_maps(self.kernel, dims, (&self.a, self.lda), (b, ldb))?;
+        let c = match c_layout(self.g.m, self.g.n) {
+            Some(layout) if self.kernel.signature == Signature::TmaStore => {
+                Some(TensorMap::tiled(&self.c, layout)?)
+            }
+            _ => None,
+        };
+        Ok(Some(Maps { a, b, c }))
     }
 
     /// The launches of one product, C = alpha·op(A)·op(B) + beta·C, ready
@@ -599,7 +630,7 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
     /// [`Error::UnknownFunction`] and other module errors.
     pub fn launches<'a>(
         &'a self,
-        maps: &'a Option<(TensorMap<'a>, TensorMap<'a>)>,
+        maps: &'a Option<Maps<'a>>,
         alpha: f64,
         beta: f64,
     ) -> Result<Launches<'a>> {
@@ -650,8 +681,7 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
             }
         }
         if g.m > 0 && g.n > 0 {
-            let [km, kn, _] = self.kernel_shape();
-            let grid = self.kernel.grid(km, kn, 1);
+            let grid = self.grid();
             let b = self.kernel.block;
             let config = LaunchConfig::new((grid[0], grid[1], grid[2]), (b[0], b[1], b[2]))
                 .shared(self.kernel.shared_bytes);
@@ -663,13 +693,26 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
             };
             let params: ParamList<'a> = match (self.kernel.signature, self.kernel.input) {
                 (Signature::Tma, _) => {
-                    let Some((ma, mb)) = maps else {
+                    let Some(maps) = maps else {
                         return Err(Error::InvalidArgument(format!(
                             "{} needs its tensor maps (Product::maps)",
                             self.kernel.name
                         )));
                     };
-                    params![ma, mb, c, m, n, k, alpha as f32, beta as f32]
+                    params![&maps.a, &maps.b, c, m, n, k, alpha as f32, beta as f32]
+                }
+                (Signature::TmaStore, _) => {
+                    let Some(maps) = maps else {
+                        return Err(Error::InvalidArgument(format!(
+                            "{} needs its tensor maps (Product::maps)",
+                            self.kernel.name
+                        )));
+                    };
+                    // Without a C map (N % 4 != 0) the kernel stores
+                    // directly and never reads its tmC: A's map fills the
+                    // slot.
+                    let mc = maps.c.as_ref().unwrap_or(&maps.a);
+                    params![&maps.a, &maps.b, mc, c, m, n, k, alpha as f32, beta as f32]
                 }
                 (Signature::Gemm, Elem::F64) => params![m, n, k, alpha, a, bb, beta, c],
                 (Signature::Gemm, _) => params![m, n, k, alpha as f32, a, bb, beta as f32, c],

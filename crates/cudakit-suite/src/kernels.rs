@@ -398,6 +398,12 @@ pub enum Signature {
     /// read through TMA tensor maps ([`tma_layouts`], [`tensor_maps`]), C
     /// f32 and not read when beta = 0.
     Tma,
+    /// `(TensorMap tmA, TensorMap tmB, TensorMap tmC, float* C, int M,
+    /// int N, int K, float alpha, float beta)`: as [`Signature::Tma`], and
+    /// C also stored through TMA with `tmC` ([`c_layout`]) when beta = 0 and
+    /// N % 4 = 0 (the kernel never reads `tmC` otherwise: any valid map
+    /// then).
+    TmaStore,
     /// `(TensorMap tmA, TensorMap tmB, float* C, int M, int N, int K,
     /// float alpha, float beta, const float* scale_a, const float*
     /// scale_b)`: C = alpha·scale_a·scale_b·A·Bᵀ + beta·C with FP8 A and B
@@ -415,6 +421,13 @@ pub enum Raster {
     /// Grid (⌈M/tile rows⌉·⌈N/tile cols⌉, 1, 1): one block per tile, the
     /// kernel maps its index to a tile itself.
     Linear,
+    /// Persistent clusters of [`MatmulKernel::cluster`] blocks (compiled
+    /// into the kernel): a unit is `cluster` tile-rows by one tile-column,
+    /// and the clusters walk the units themselves, so any grid
+    /// (`cluster`·g, 1, 1) with g ≥ 1 covers C. [`MatmulKernel::grid`] is
+    /// one cluster per unit (the most that is useful);
+    /// [`crate::gemm::Product`] launches at most one block per SM.
+    Clusters,
 }
 
 /// One matrix-multiply kernel and how to launch it.
@@ -448,6 +461,9 @@ pub struct MatmulKernel {
     pub shared_bytes: u32,
     /// How the grid covers C.
     pub raster: Raster,
+    /// Blocks per cluster, compiled into the kernel (`__cluster_dims__`);
+    /// 1 for a kernel without clusters. The grid's x is a multiple of it.
+    pub cluster: u32,
     /// The architecture it must be compiled for (its file's, see
     /// [`Source::arch`]).
     pub arch: Option<Arch>,
@@ -468,6 +484,16 @@ impl MatmulKernel {
             let count = len.div_ceil(tile as usize).max(1);
             u32::try_from(count).expect("grid dimension fits in u32")
         };
+        if self.raster == Raster::Clusters {
+            let c = self.cluster.max(1);
+            let unit_rows = blocks(m, self.tile[0]).div_ceil(c);
+            let units = u64::from(unit_rows) * u64::from(blocks(n, self.tile[1]));
+            return [
+                u32::try_from(units * u64::from(c)).expect("grid dimension fits in u32"),
+                1,
+                u32::try_from(batch.max(1)).expect("batch fits in u32"),
+            ];
+        }
         if self.raster == Raster::Linear {
             let tiles = u64::from(blocks(m, self.tile[0])) * u64::from(blocks(n, self.tile[1]));
             return [
@@ -538,7 +564,10 @@ impl MatmulKernel {
 
     /// Whether A and B reach the kernel through TMA tensor maps.
     pub fn uses_tma(&self) -> bool {
-        matches!(self.signature, Signature::Tma | Signature::TmaScaled)
+        matches!(
+            self.signature,
+            Signature::Tma | Signature::TmaStore | Signature::TmaScaled
+        )
     }
 
     /// The row pitch, in elements, that a stored operand with `cols`
@@ -594,9 +623,34 @@ pub fn tma_layouts(
     ));
     let b = match kernel.op_b {
         Op::N => TiledLayout::matrix(data_type, k, n as u64, ldb as u64, wide, wide),
-        Op::T => TiledLayout::matrix(data_type, n as u64, k, ldb as u64, cols, wide),
+        // Each block of a cluster loads (and multicasts) its share of the
+        // tile's columns.
+        Op::T => TiledLayout::matrix(
+            data_type,
+            n as u64,
+            k,
+            ldb as u64,
+            cols / kernel.cluster.max(1),
+            wide,
+        ),
     };
     (a, tuned(b))
+}
+
+/// The TMA layout of a [`Signature::TmaStore`] kernel's C map for an M×N
+/// f32 C with rows N apart: `{N, M}`, boxes of 32 columns (128 bytes) × 64
+/// rows, 128-byte swizzle, no L2 promotion. `None` when N % 4 ≠ 0 (rows
+/// not 16 bytes apart: TMA cannot address them, and the kernel then stores
+/// directly).
+pub fn c_layout(m: usize, n: usize) -> Option<TiledLayout> {
+    if n % 4 != 0 || m == 0 || n == 0 {
+        return None;
+    }
+    Some(
+        TiledLayout::matrix(TensorDataType::F32, m as u64, n as u64, n as u64, 64, 32)
+            .swizzle(Swizzle::B128)
+            .l2_promotion(L2Promotion::None),
+    )
 }
 
 /// The tensor maps of [`tma_layouts`] over the stored A and B
@@ -654,20 +708,27 @@ const fn kernel(
         accumulation,
         shared_bytes: 0,
         raster: Raster::Tiles,
+        cluster: 1,
         arch: None,
     }
 }
 
 /// `kernels/gemm_sm90.cu`'s dynamic shared memory (`SM90_SMEM_BYTES`: 4
+/// stages of 48 KiB, the epilogue's 4 pieces of 8 KiB and 1 KiB of
+/// alignment slack).
+pub const SM90_SMEM_BYTES: u32 = 4 * (128 * 128 + 256 * 128) + 4 * (64 * 32 * 4) + 1024;
+
+/// `gemm_sm90_tf32_nn`'s dynamic shared memory (`SM90_NN_SMEM_BYTES`: 4
 /// stages of 48 KiB plus 1 KiB of alignment slack).
-pub const SM90_SMEM_BYTES: u32 = 4 * (128 * 128 + 256 * 128) + 1024;
+pub const SM90_NN_SMEM_BYTES: u32 = 4 * (128 * 128 + 256 * 128) + 1024;
 
 /// `kernels/dgemm.cu`'s `DG_SMEM_BYTES(BK, STAGES)`.
 pub const fn dgemm_smem_bytes(bk: u32, stages: u32) -> u32 {
     stages * (128 * (bk + 4) + bk * 132) * 8
 }
 
-/// A gemm_sm90.cu kernel: 384 threads, a 128×256 tile, linear grid.
+/// A gemm_sm90.cu kernel of `gemm_body`: 384 threads, a 128×256 tile,
+/// persistent clusters of 2 along M, C stored through TMA.
 const fn sm90(name: &'static str, input: Elem, op_b: Op) -> MatmulKernel {
     let k = kernel(
         "gemm_sm90.cu",
@@ -675,7 +736,7 @@ const fn sm90(name: &'static str, input: Elem, op_b: Op) -> MatmulKernel {
         name,
         input,
         Elem::F32,
-        Signature::Tma,
+        Signature::TmaStore,
         (Op::N, op_b),
         [384, 1, 1],
         [128, 256],
@@ -686,7 +747,8 @@ const fn sm90(name: &'static str, input: Elem, op_b: Op) -> MatmulKernel {
             _ => Accumulation::TensorCoreF32,
         },
         shared_bytes: SM90_SMEM_BYTES,
-        raster: Raster::Linear,
+        raster: Raster::Clusters,
+        cluster: 2,
         arch: Some(Arch::SmA(90)),
         ..k
     }
@@ -1025,6 +1087,10 @@ pub const MATMUL_KERNELS: &[MatmulKernel] = &[
     sm90("gemm_sm90_tf32_nt", Elem::F32, Op::T),
     MatmulKernel {
         tile: [256, 128],
+        signature: Signature::Tma,
+        shared_bytes: SM90_NN_SMEM_BYTES,
+        raster: Raster::Linear,
+        cluster: 1,
         ..sm90("gemm_sm90_tf32_nn", Elem::F32, Op::N)
     },
     sm90_fp8("gemm_sm90_e4m3_nt", Elem::E4m3),
@@ -1759,6 +1825,19 @@ mod tests {
     #[test]
     fn grids_cover_every_element_and_stay_launchable() {
         for k in MATMUL_KERNELS {
+            if k.raster == Raster::Clusters {
+                assert_eq!((k.tile, k.cluster), ([128, 256], 2), "{}", k.name);
+                for &[m, n, _] in SHAPES {
+                    // One cluster per unit (2 tile-rows by 1 tile-column).
+                    let units = m.div_ceil(128).max(1).div_ceil(2) * n.div_ceil(256).max(1);
+                    assert_eq!(k.grid(m, n, 1), [2 * units as u32, 1, 1], "{}", k.name);
+                }
+                assert_eq!(k.grid(4096, 4096, 1), [32 * 16, 1, 1]);
+                assert_eq!(k.grid(4097, 4096, 1), [34 * 16, 1, 1]);
+                assert_eq!(k.grid(1, 1, 1), [2, 1, 1]);
+                continue;
+            }
+            assert_eq!(k.cluster, 1, "{}", k.name);
             if k.raster == Raster::Linear {
                 for &[m, n, _] in SHAPES {
                     let [tm, tn] = k.tile.map(|t| t as usize);
@@ -1855,8 +1934,17 @@ mod tests {
     fn the_h200_kernels_carry_their_geometry() {
         let k = matmul_kernel("gemm_sm90_bf16_nn");
         assert_eq!(
-            (k.shared_bytes, k.block, k.tile),
-            (197_632, [384, 1, 1], [128, 256])
+            (k.shared_bytes, k.block, k.tile, k.cluster),
+            (230_400, [384, 1, 1], [128, 256], 2)
+        );
+        assert_eq!(
+            (k.signature, k.raster),
+            (Signature::TmaStore, Raster::Clusters)
+        );
+        let nn = matmul_kernel("gemm_sm90_tf32_nn");
+        assert_eq!(
+            (nn.shared_bytes, nn.tile, nn.cluster, nn.signature),
+            (197_632, [256, 128], 1, Signature::Tma)
         );
         assert_eq!(k.arch, Some(Arch::SmA(90)));
         assert!(k.runs_on((9, 0)) && !k.runs_on((10, 0)) && !k.runs_on((8, 9)));
@@ -1920,8 +2008,20 @@ mod tests {
         );
         assert_eq!(
             (b.dims.clone(), b.strides.clone(), b.box_dims.clone()),
-            (vec![1, 96], vec![16], vec![32, 256])
+            (vec![1, 96], vec![16], vec![32, 128])
         );
+        // C for the TMA-store kernels: {N, M}, 32 x 64 boxes, none for N % 4 != 0.
+        let c = c_layout(300, 520).expect("N % 4 == 0");
+        assert_eq!(
+            (c.dims.clone(), c.strides.clone(), c.box_dims.clone()),
+            (vec![520, 300], vec![2080], vec![32, 64])
+        );
+        assert_eq!(
+            (c.swizzle, c.l2_promotion),
+            (Swizzle::B128, L2Promotion::None)
+        );
+        assert_eq!(c.data_type, TensorDataType::F32);
+        assert!(c_layout(300, 522).is_none() && c_layout(0, 8).is_none());
         assert_eq!(a.data_type, TensorDataType::F32);
         // The tf32 NN kernel: 256-row boxes of A, B K×N in 32×32 boxes.
         let (a, b) = tma_layouts(matmul_kernel("gemm_sm90_tf32_nn"), [300, 67, 130], 132, 68);
