@@ -2025,6 +2025,15 @@ h200_cases! {
     sm90_bf16_nn_257x513x200_beta: SM90_BF16_NN, (257, 513, 200), (N, N), AlphaBeta, Host;
     sm90_bf16_nn_130x300x1031_beta: SM90_BF16_NN, (130, 300, 1031), (N, N), AlphaBeta, Host;
     sm90_bf16_nn_256x512x256: SM90_BF16_NN, (256, 512, 256), (N, N), One, Host;
+    // C through TMA stores (beta = 0, N % 4 = 0): partial tiles in M and N,
+    // an odd count of tile-rows (the last cluster's second CTA past M), K
+    // not a multiple of the stage, and more units than clusters.
+    sm90_bf16_nn_300x520x130_beta0: SM90_BF16_NN, (300, 520, 130), (N, N), Alpha, Host;
+    sm90_bf16_nn_129x68x255_beta0: SM90_BF16_NN, (129, 68, 255), (N, N), Alpha, Host;
+    sm90_f16_nn_2200x3000x72_beta0: SM90_F16_NN, (2200, 3000, 72), (N, N), Alpha, Host;
+    sm90_bf16_nt_300x520x130_beta0: SM90_BF16_NT, (300, 520, 130), (N, T), Alpha, Host;
+    sm90_f16_nt_2200x3000x72: SM90_F16_NT, (2200, 3000, 72), (N, T), One, Host;
+    sm90_tf32_nt_300x520x130_beta0: SM90_TF32_NT, (300, 520, 130), (N, T), Alpha, Host;
     sm90_bf16_nn_127x253x511_nt_beta: SM90_BF16_NN, (127, 253, 511), (N, T), AlphaBeta, Host;
     sm90_bf16_nn_127x253x511_tn_beta: SM90_BF16_NN, (127, 253, 511), (T, N), AlphaBeta, Host;
     sm90_bf16_nn_127x253x511_tt_beta0: SM90_BF16_NN, (127, 253, 511), (T, T), Alpha, Host;

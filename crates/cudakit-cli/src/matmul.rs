@@ -1005,6 +1005,10 @@ impl<'a> Run<'a> {
 
     /// Runs `launches` `--warmup` times untimed, then `--iters` times each
     /// between two events on `stream`, and downloads `c` (pinned, timed).
+    /// The iterations are queued back to back and waited for once, as
+    /// cuBLAS's calls are (`Cublas::time_gemm`): each pair of events then
+    /// brackets the GPU's work alone, not also the host's time to queue the
+    /// next launch onto an idle GPU.
     fn time_launches<G: DeviceCopy>(
         &self,
         launches: &Launches<'_>,
@@ -1025,8 +1029,10 @@ impl<'a> Run<'a> {
                 start.record(stream)?;
                 launches.enqueue(s, stream)?;
                 end.record(stream)?;
-                end.synchronize()?;
                 progress.set(i as u64 + 1);
+            }
+            if let Some((_, end)) = events.last() {
+                end.synchronize()?;
             }
             Ok(())
         })?;
