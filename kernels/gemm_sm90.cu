@@ -156,8 +156,10 @@ __device__ __forceinline__ void bulk_wait_all() {
 __device__ __forceinline__ void fence_proxy_async() {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
-// Named barrier `id` for the 128 threads of one warpgroup.
+// Named barrier `id` for the 128 threads of one warpgroup, each warp
+// reconverged first (bar.sync is .aligned).
 __device__ __forceinline__ void warpgroup_bar(int id) {
+    __syncwarp();
     asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory");
 }
 __device__ __forceinline__ void sts_v2(unsigned addr, float x, float y) {
@@ -169,8 +171,10 @@ __device__ __forceinline__ unsigned cluster_rank() {
     asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
     return r;
 }
-// Every thread of the cluster: arrives and waits (release / acquire).
+// Every thread of the cluster: arrives and waits (release / acquire). The
+// warp reconverges first (the .aligned barrier needs all its threads).
 __device__ __forceinline__ void cluster_sync() {
+    __syncwarp();
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
                      : "memory");
 }

@@ -2030,6 +2030,7 @@ h200_cases! {
     // not a multiple of the stage, and more units than clusters.
     sm90_bf16_nn_300x520x130_beta0: SM90_BF16_NN, (300, 520, 130), (N, N), Alpha, Host;
     sm90_bf16_nn_129x68x255_beta0: SM90_BF16_NN, (129, 68, 255), (N, N), Alpha, Host;
+    sm90_bf16_nn_5x8x0_beta0: SM90_BF16_NN, (5, 8, 0), (N, N), Alpha, Host;
     sm90_f16_nn_2200x3000x72_beta0: SM90_F16_NN, (2200, 3000, 72), (N, N), Alpha, Host;
     sm90_bf16_nt_300x520x130_beta0: SM90_BF16_NT, (300, 520, 130), (N, T), Alpha, Host;
     sm90_f16_nt_2200x3000x72: SM90_F16_NT, (2200, 3000, 72), (N, T), One, Host;
@@ -2517,4 +2518,54 @@ fn chain_checks_accept_chained_results_and_catch_a_stale_input() {
         *x *= 1.01;
     }
     assert!(check_chain(&a, &stages, &off).is_err());
+}
+
+/// A TMA-store kernel writes C through its C map, so a product takes only
+/// its own maps: another product's (same shape, other buffers) or none are
+/// refused before anything is queued, and its own still run.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn a_product_refuses_tensor_maps_that_are_not_its_own() {
+    let _gpu = gpu_lock();
+    let ctx = ctx();
+    let kern = matmul_kernel(SM90_BF16_NN);
+    let cc = ctx.limits().compute_capability;
+    if !kern.runs_on(cc) {
+        cudakit_suite::not_run(format!(
+            "{} needs sm_90a; this device is sm_{}{}",
+            kern.name, cc.0, cc.1
+        ));
+    }
+    let mut rng = Rng::new();
+    let g = Gemm::new(300, 520, 130, Op::N, Op::N);
+    let a = Bf16::random(&mut rng, g.a_len());
+    let b = Bf16::random(&mut rng, g.b_len());
+    let make = || -> Product<'_, Bf16, f32> {
+        Product::new(ctx, kern, g, (&a, &b, None), Transpose::Device).unwrap()
+    };
+    let (one, other) = (make(), make());
+    let theirs = other.maps().unwrap();
+    assert!(theirs.as_ref().is_some_and(|m| m.c().is_some()));
+    for maps in [&theirs, &None] {
+        match one.launches(maps, 1.0, 0.0) {
+            Err(cudakit::Error::InvalidArgument(msg)) => {
+                assert!(msg.contains("own tensor maps"), "{msg}")
+            }
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("foreign maps accepted"),
+        }
+    }
+    let got = one.run(ctx, 1.0, 0.0).unwrap();
+    reference::check_gemm(
+        &mut rng,
+        &g,
+        1.0,
+        &a,
+        &b,
+        0.0,
+        None,
+        &got,
+        kern.tolerance(130),
+    )
+    .unwrap();
 }

@@ -320,17 +320,35 @@ pub struct Product<'c, I: DeviceCopy, O: DeviceCopy> {
     multiprocessors: u32,
 }
 
-/// The tensor maps of a TMA product: A's and B's, and C's for a
-/// [`Signature::TmaStore`] kernel whose C rows TMA can address
-/// ([`c_layout`]).
+/// The tensor maps of a TMA product ([`Product::maps`]): A's and B's, and
+/// C's for a [`Signature::TmaStore`] kernel whose C rows TMA can address
+/// ([`c_layout`]). [`Product::launches`] takes only the maps of its own
+/// product: a kernel stores C through `c`, so maps of other buffers would
+/// write them.
 #[derive(Debug)]
 pub struct Maps<'a> {
+    a: TensorMap<'a>,
+    b: TensorMap<'a>,
+    c: Option<TensorMap<'a>>,
+    /// The device addresses of the A, B and C they were made over.
+    over: [u64; 3],
+}
+
+impl<'a> Maps<'a> {
     /// Over the staged A.
-    pub a: TensorMap<'a>,
+    pub fn a(&self) -> &TensorMap<'a> {
+        &self.a
+    }
+
     /// Over the staged B (or its device transpose).
-    pub b: TensorMap<'a>,
+    pub fn b(&self) -> &TensorMap<'a> {
+        &self.b
+    }
+
     /// Over C, when the kernel stores through one and N % 4 = 0.
-    pub c: Option<TensorMap<'a>>,
+    pub fn c(&self) -> Option<&TensorMap<'a>> {
+        self.c.as_ref()
+    }
 }
 
 /// The scratch buffers of a padded product: the kernel's A (M'×K'), B
@@ -420,6 +438,16 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
         }
         for (what, x) in [("M", g.m), ("N", g.n), ("K", g.k)] {
             int(x, what)?;
+        }
+        // The TMA kernels round M and N up to whole tiles in `int`.
+        for (what, x) in [("M", g.m), ("N", g.n)] {
+            if kernel.uses_tma() && x > i32::MAX as usize - 256 {
+                return Err(Error::InvalidArgument(format!(
+                    "{what} = {x}: {} rounds it up to whole tiles in an int (at most {})",
+                    kernel.name,
+                    i32::MAX - 256
+                )));
+            }
         }
         let mut staged_on_host = Vec::new();
         // A: the kernels read it as stored M×K.
@@ -616,7 +644,23 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
             }
             _ => None,
         };
-        Ok(Some(Maps { a, b, c }))
+        Ok(Some(Maps {
+            a,
+            b,
+            c,
+            over: self.map_buffers(),
+        }))
+    }
+
+    /// The device addresses of the A, B (or Bᵀ) and C that [`Product::maps`]
+    /// describes.
+    fn map_buffers(&self) -> [u64; 3] {
+        let b = self.bt.as_ref().unwrap_or(&self.b);
+        [
+            self.a.device_ptr().as_raw(),
+            b.device_ptr().as_raw(),
+            self.c.device_ptr().as_raw(),
+        ]
     }
 
     /// The launches of one product, C = alpha·op(A)·op(B) + beta·C, ready
@@ -692,22 +736,22 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
                 None => ((&self.a, &self.b, &self.c), [m, n, k]),
             };
             let params: ParamList<'a> = match (self.kernel.signature, self.kernel.input) {
+                (Signature::Tma | Signature::TmaStore, _)
+                    if !maps
+                        .as_ref()
+                        .is_some_and(|mp| mp.over == self.map_buffers()) =>
+                {
+                    return Err(Error::InvalidArgument(format!(
+                        "{} needs this product's own tensor maps (Product::maps)",
+                        self.kernel.name
+                    )));
+                }
                 (Signature::Tma, _) => {
-                    let Some(maps) = maps else {
-                        return Err(Error::InvalidArgument(format!(
-                            "{} needs its tensor maps (Product::maps)",
-                            self.kernel.name
-                        )));
-                    };
+                    let maps = maps.as_ref().expect("checked above");
                     params![&maps.a, &maps.b, c, m, n, k, alpha as f32, beta as f32]
                 }
                 (Signature::TmaStore, _) => {
-                    let Some(maps) = maps else {
-                        return Err(Error::InvalidArgument(format!(
-                            "{} needs its tensor maps (Product::maps)",
-                            self.kernel.name
-                        )));
-                    };
+                    let maps = maps.as_ref().expect("checked above");
                     // Without a C map (N % 4 != 0) the kernel stores
                     // directly and never reads its tmC: A's map fills the
                     // slot.
