@@ -315,9 +315,6 @@ pub struct Product<'c, I: DeviceCopy, O: DeviceCopy> {
     /// The zero-padded operands the kernel runs on ([`Pad::Device`]).
     padded: Option<Padded<'c, I, O>>,
     staged_on_host: Vec<&'static str>,
-    /// The device's SMs: a [`Raster::Clusters`] kernel gets at most one
-    /// block per SM.
-    multiprocessors: u32,
 }
 
 /// The tensor maps of a TMA product ([`Product::maps`]): A's and B's, and
@@ -548,7 +545,6 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
             transpose,
             padded,
             staged_on_host,
-            multiprocessors: ctx.limits().multiprocessors.max(1),
         })
     }
 
@@ -584,7 +580,8 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
         let mut grid = self.kernel.grid(m, n, 1);
         if self.kernel.raster == Raster::Clusters {
             let c = self.kernel.cluster.max(1);
-            grid[0] = grid[0].min((self.multiprocessors / c).max(1) * c);
+            let sms = self.module.context().limits().multiprocessors;
+            grid[0] = grid[0].min((sms / c).max(1) * c);
         }
         grid
     }
@@ -663,6 +660,17 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
         ]
     }
 
+    /// `maps` when they are this product's own ([`Product::maps`]).
+    fn own_maps<'m>(&self, maps: &'m Option<Maps<'m>>) -> Result<&'m Maps<'m>> {
+        match maps {
+            Some(mp) if mp.over == self.map_buffers() => Ok(mp),
+            _ => Err(Error::InvalidArgument(format!(
+                "{} needs this product's own tensor maps (Product::maps)",
+                self.kernel.name
+            ))),
+        }
+    }
+
     /// The launches of one product, C = alpha·op(A)·op(B) + beta·C, ready
     /// to queue with [`Launches::enqueue`]: the device transpose when there
     /// is one, then the kernel (none when M or N is 0).
@@ -736,22 +744,12 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
                 None => ((&self.a, &self.b, &self.c), [m, n, k]),
             };
             let params: ParamList<'a> = match (self.kernel.signature, self.kernel.input) {
-                (Signature::Tma | Signature::TmaStore, _)
-                    if !maps
-                        .as_ref()
-                        .is_some_and(|mp| mp.over == self.map_buffers()) =>
-                {
-                    return Err(Error::InvalidArgument(format!(
-                        "{} needs this product's own tensor maps (Product::maps)",
-                        self.kernel.name
-                    )));
-                }
                 (Signature::Tma, _) => {
-                    let maps = maps.as_ref().expect("checked above");
+                    let maps = self.own_maps(maps)?;
                     params![&maps.a, &maps.b, c, m, n, k, alpha as f32, beta as f32]
                 }
                 (Signature::TmaStore, _) => {
-                    let maps = maps.as_ref().expect("checked above");
+                    let maps = self.own_maps(maps)?;
                     // Without a C map (N % 4 != 0) the kernel stores
                     // directly and never reads its tmC: A's map fills the
                     // slot.
