@@ -1,8 +1,12 @@
 // cudakit GEMM kernels for Hopper (sm_90a): wgmma tensor cores fed by TMA.
 //
 // C = alpha * A * op(B) + beta * C, A and B in bf16, f16 or tf32 (f32 bits),
-// accumulated in f32 by the tensor cores, C in f32. See kernels/README.md
-// for every kernel's parameters, launch geometry and tensor maps.
+// accumulated in f32 by the tensor cores, C in f32; and the FP8 products
+// C = alpha * scale_a * scale_b * A * B^T + beta * C with A in e4m3 or e5m2
+// and B in e4m3 (OCP FP8, their raw bytes), accumulated by the tensor cores
+// in their own FP8 accumulation ("fast accumulation", see kernels/README.md
+// for its precision). See kernels/README.md for every kernel's parameters,
+// launch geometry and tensor maps.
 //
 // Self-contained: no #include. NVRTC 13 has no cuda.h, so the tensor map (a
 // CUtensorMap, 128 opaque bytes, 64-byte aligned) is declared here as
@@ -10,8 +14,8 @@
 // host builds it with cuTensorMapEncodeTiled. wgmma needs the sm_90a target
 // (-arch=sm_90a); nothing here runs on other architectures.
 //
-// Design of the bf16, f16 and tf32 NT kernels (gemm_body; gemm_sm90_tf32_nn
-// has its own, further down):
+// Design of the bf16, f16, tf32 NT and FP8 kernels (gemm_body;
+// gemm_sm90_tf32_nn has its own, further down):
 // - Persistent 2-CTA clusters. CTA rank r of a cluster computes the 128 x 256
 //   tile at tile-row 2u + r and tile-column n of each unit u (a 256 x 256
 //   block of C) that its cluster walks: units u0, u0 + clusters, ... So
@@ -26,7 +30,8 @@
 //   on across tiles: the producer fills the next tile's stages while the
 //   consumers store this one. It gives its registers away (setmaxnreg).
 // - Warpgroups 1 and 2 are consumers: each owns 64 rows of the tile and
-//   issues wgmma.m64n256kX for its rows over the whole 256 columns,
+//   issues wgmma.m64n256kX for its rows over the whole 256 columns (X: 32
+//   bytes of K, 16 bf16/f16, 8 tf32 or 32 FP8 elements),
 //   128 f32 accumulators per thread. One wgmma batch (a K-slice) stays in
 //   flight while the next is issued; a stage is released when the batch
 //   that read it has completed, and a tile's last stage as soon as its final
@@ -272,13 +277,39 @@ __device__ __forceinline__ void wgmma_m64n256k8_tf32(float (&d)[128], unsigned l
         : "memory");
 }
 
-// Element kinds: 0 = bf16, 1 = f16, 2 = tf32 (f32 storage).
+// Element kinds: 0 = bf16, 1 = f16, 2 = tf32 (f32 storage), 3 = e4m3 x e4m3,
+// 4 = e5m2 (A) x e4m3 (B).
 template <int KIND>
 struct Kind {
-    static constexpr int BYTES = (KIND == 2) ? 4 : 2;
+    static constexpr int BYTES = (KIND == 2) ? 4 : (KIND >= 3 ? 1 : 2);
+    static constexpr bool FP8 = KIND >= 3;
     static constexpr int BK = 128 / BYTES;     // K elements per stage: one 128-byte swizzle row
     static constexpr int KSTEP = 32 / BYTES;   // K of one wgmma (16 for 16-bit, 8 for tf32)
 };
+
+// 8-bit inputs, both read K-major (8-bit wgmma has no transpose
+// immediates). A_E5M2 false: A e4m3; true: A e5m2. B is e4m3.
+template <bool A_E5M2>
+__device__ __forceinline__ void wgmma_m64n256k32_fp8(float (&d)[128], unsigned long long da,
+                                                     unsigned long long db) {
+    if (A_E5M2) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n256k32.f32.e5m2.e4m3 " SM90_ACC128_REGS
+            "%128, %129, p, 1, 1;\n}\n"
+            : SM90_ACC128_OUT(d)
+            : "l"(da), "l"(db), "r"(1)
+            : "memory");
+    } else {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 " SM90_ACC128_REGS
+            "%128, %129, p, 1, 1;\n}\n"
+            : SM90_ACC128_OUT(d)
+            : "l"(da), "l"(db), "r"(1)
+            : "memory");
+    }
+}
 
 template <int KIND, int TNSP_B>
 __device__ __forceinline__ void wgmma_tile(float (&d)[128], unsigned long long da,
@@ -287,8 +318,10 @@ __device__ __forceinline__ void wgmma_tile(float (&d)[128], unsigned long long d
         wgmma_m64n256k16_bf16<TNSP_B>(d, da, db);
     } else if (KIND == 1) {
         wgmma_m64n256k16_f16<TNSP_B>(d, da, db);
-    } else {
+    } else if (KIND == 2) {
         wgmma_m64n256k8_tf32(d, da, db);
+    } else {
+        wgmma_m64n256k32_fp8<KIND == 4>(d, da, db);
     }
 }
 
@@ -299,16 +332,20 @@ __device__ __forceinline__ void wgmma_tile(float (&d)[128], unsigned long long d
 // for 16-bit types (wgmma transposes B in hardware); tensor map over B with
 // dims {N, K}, box {64, BK}: four boxes per stage, one per 64 columns, two
 // loaded (and multicast) by each CTA of the cluster.
+// FP8 (KIND 3, 4): B stored N x K only; scale_a, scale_b: device pointers to
+// one f32 each, or null for 1 (the other kinds pass null).
 // tmC: C as f32 {N, M} with rows N*4 bytes apart, box {32, 64}, 128-byte
 // swizzle; read only when N % 4 == 0 and C is 16-byte aligned (otherwise any
 // valid map).
 template <int KIND, bool B_KMAJOR>
 __device__ __forceinline__ void gemm_body(const TensorMap* tmA, const TensorMap* tmB,
                                           const TensorMap* tmC, float* __restrict__ C, int M,
-                                          int N, int K, float alpha, float beta) {
+                                          int N, int K, float alpha, float beta,
+                                          const float* __restrict__ scale_a,
+                                          const float* __restrict__ scale_b) {
     typedef Kind<KIND> KT;
     constexpr int BK = KT::BK;
-    static_assert(B_KMAJOR || KIND != 2, "tf32 wgmma reads B K-major only");
+    static_assert(B_KMAJOR || KIND <= 1, "tf32 and FP8 wgmma read B K-major only");
 
     extern __shared__ unsigned char sm90_dyn_smem[];
     __shared__ __align__(8) unsigned long long full_bar[SM90_STAGES];
@@ -395,6 +432,13 @@ __device__ __forceinline__ void gemm_body(const TensorMap* tmA, const TensorMap*
         const int g = lane >> 2;
         const int t = lane & 3;
         const bool issuer = (tid & 127) == 0;  // issues this consumer's TMA stores
+        // The factor of every product: alpha, and the FP8 kinds' scales.
+        float ab = alpha;
+        if (KT::FP8) {
+            const float sa = scale_a ? *scale_a : 1.0f;
+            const float sb = scale_b ? *scale_b : 1.0f;
+            ab = alpha * (sa * sb);
+        }
         const bool tma_out = beta == 0.0f && (N & 3) == 0 &&
                              (((unsigned long long)C) & 15) == 0;
         const unsigned my_out = out_base + cw * (2 * SM90_OUT_PIECE_BYTES);
@@ -475,7 +519,7 @@ __device__ __forceinline__ void gemm_body(const TensorMap* tmA, const TensorMap*
                             const int r = warp * 16 + g + 8 * h;
                             const unsigned chunk = (unsigned)((2 * jj + (t >> 1)) ^ (r & 7));
                             sts_v2(buf + r * 128 + chunk * 16 + (t & 1) * 8,
-                                   alpha * d[4 * j + 2 * h], alpha * d[4 * j + 2 * h + 1]);
+                                   ab * d[4 * j + 2 * h], ab * d[4 * j + 2 * h + 1]);
                         }
                     }
                     fence_proxy_async();
@@ -496,8 +540,8 @@ __device__ __forceinline__ void gemm_body(const TensorMap* tmA, const TensorMap*
 #pragma unroll
                         for (int j = 0; j < 32; ++j) {
                             const int col = n0 + 8 * j + 2 * t;
-                            const float v0 = alpha * d[4 * j + 2 * h];
-                            const float v1 = alpha * d[4 * j + 2 * h + 1];
+                            const float v0 = ab * d[4 * j + 2 * h];
+                            const float v1 = ab * d[4 * j + 2 * h + 1];
                             if (pair_ok) {
                                 if (col < N) {
                                     float2* p = reinterpret_cast<float2*>(crow + col);
@@ -790,7 +834,21 @@ __device__ __forceinline__ void gemm_body_tf32_nn(const TensorMap* tmA, const Te
             NAME(const __grid_constant__ TensorMap tmA, const __grid_constant__ TensorMap tmB,  \
                  const __grid_constant__ TensorMap tmC, float* __restrict__ C, int M, int N,    \
                  int K, float alpha, float beta) {                                              \
-        sm90::gemm_body<KIND, BKM>(&tmA, &tmB, &tmC, C, M, N, K, alpha, beta);                 \
+        sm90::gemm_body<KIND, BKM>(&tmA, &tmB, &tmC, C, M, N, K, alpha, beta, nullptr,         \
+                                   nullptr);                                                    \
+    }
+
+// The FP8 kernels: the same, and scale_a, scale_b (device pointers to one
+// f32 each, or null for 1).
+#define SM90_FP8_KERNEL(NAME, KIND)                                                             \
+    extern "C" __global__ void __cluster_dims__(SM90_CLUSTER, 1, 1)                            \
+        __launch_bounds__(SM90_THREADS, 1)                                                      \
+            NAME(const __grid_constant__ TensorMap tmA, const __grid_constant__ TensorMap tmB,  \
+                 const __grid_constant__ TensorMap tmC, float* __restrict__ C, int M, int N,    \
+                 int K, float alpha, float beta, const float* __restrict__ scale_a,             \
+                 const float* __restrict__ scale_b) {                                           \
+        sm90::gemm_body<KIND, true>(&tmA, &tmB, &tmC, C, M, N, K, alpha, beta, scale_a,        \
+                                    scale_b);                                                   \
     }
 
 // Each kernel is compiled unless CUDAKIT_ONLY is defined without its own
@@ -812,6 +870,13 @@ SM90_KERNEL(gemm_sm90_f16_nt, 1, true)
 #endif
 #if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_gemm_sm90_tf32_nt)
 SM90_KERNEL(gemm_sm90_tf32_nt, 2, true)
+#endif
+// FP8: A M x K (e4m3, or e5m2), B e4m3 stored N x K.
+#if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_gemm_sm90_e4m3_nt)
+SM90_FP8_KERNEL(gemm_sm90_e4m3_nt, 3)
+#endif
+#if !defined(CUDAKIT_ONLY) || defined(CUDAKIT_ONLY_gemm_sm90_e5m2_e4m3_nt)
+SM90_FP8_KERNEL(gemm_sm90_e5m2_e4m3_nt, 4)
 #endif
 // A M x K, B K x N (both row-major), f32 storage read as tf32: no transpose
 // pass (gemm_body_tf32_nn). Block (384, 1, 1); no cluster; grid ceil(M/256) *

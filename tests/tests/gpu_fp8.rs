@@ -1,6 +1,6 @@
 //! FP8 on the H200: the device's conversions against cudakit's CPU ones
-//! (bit for bit), and `kernels/gemm_sm90_fp8.cu` (e4m3 × e4m3, e5m2 × e4m3)
-//! through `cudakit_suite::fp8::Fp8Gemm` at edge shapes and at 4096³,
+//! (bit for bit), and the FP8 kernels of `kernels/gemm_sm90.cu` (e4m3 ×
+//! e4m3, e5m2 × e4m3) through `cudakit_suite::fp8::Fp8Gemm` at edge shapes and at 4096³,
 //! against the f64 CPU reference with the FP8 tolerance
 //! (`Tolerance::gemm(Accumulation::Fp8TensorCore, K)`), with per-tensor
 //! scales ≠ 1, alpha and beta, and poisoned outputs.
@@ -105,8 +105,63 @@ fp8_cases! {
     e5m2_e4m3_129x131x64: F8E5M2, F8E4M3, "gemm_sm90_e5m2_e4m3_nt", [129, 131, 64], 0.0;
     e5m2_e4m3_300x520x272_beta: F8E5M2, F8E4M3, "gemm_sm90_e5m2_e4m3_nt", [300, 520, 272], -0.75;
     e5m2_e4m3_3x1000x48: F8E5M2, F8E4M3, "gemm_sm90_e5m2_e4m3_nt", [3, 1000, 48], 0.0;
+    // The TMA-store epilogue (beta = 0, N % 4 = 0): an odd number of
+    // tile-rows (the last cluster's second block stores nothing), edges in
+    // M and N, K past one stage, and more units than clusters (each cluster
+    // walks several, the ring and the staging running on across them).
+    e4m3_257x520x400_tma_store: F8E4M3, F8E4M3, "gemm_sm90_e4m3_nt", [257, 520, 400], 0.0;
+    e4m3_2500x3000x256_persistent: F8E4M3, F8E4M3, "gemm_sm90_e4m3_nt", [2500, 3000, 256], 0.0;
+    e5m2_e4m3_2500x3000x256_persistent: F8E5M2, F8E4M3, "gemm_sm90_e5m2_e4m3_nt", [2500, 3000, 256], 0.0;
+    e4m3_129x132x0_tma_store_k0: F8E4M3, F8E4M3, "gemm_sm90_e4m3_nt", [129, 132, 0], 0.0;
+    // beta ≠ 0 with more units than clusters: the direct stores, persistent.
+    e4m3_2500x3000x256_beta: F8E4M3, F8E4M3, "gemm_sm90_e4m3_nt", [2500, 3000, 256], 0.5;
     large_e4m3_4096: F8E4M3, F8E4M3, "gemm_sm90_e4m3_nt", [4096, 4096, 4096], 0.0;
     large_e5m2_e4m3_4096: F8E5M2, F8E4M3, "gemm_sm90_e5m2_e4m3_nt", [4096, 4096, 4096], 0.0;
+}
+
+/// A product's launch refuses another product's tensor maps (their C map
+/// would have the kernel store into the other product's C), and its own
+/// still run and verify.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn an_fp8_product_refuses_tensor_maps_that_are_not_its_own() {
+    let _gpu = gpu_lock();
+    let ctx = ctx();
+    let kernel = "gemm_sm90_e4m3_nt";
+    let kern = matmul_kernel(kernel);
+    if !kern.runs_on(ctx.limits().compute_capability) {
+        cudakit_suite::not_run(format!("{kernel} needs sm_90a"));
+    }
+    let [m, n, k] = [300, 520, 272];
+    let mut rng = Rng::new();
+    let a: Vec<F8E4M3> = draw(&mut rng, m * k);
+    let b: Vec<F8E4M3> = draw(&mut rng, n * k);
+    let make = || Fp8Gemm::new(ctx, kern, [m, n, k], (&a, &b, None), (1.0, 1.0)).unwrap();
+    let (one, other) = (make(), make());
+    let theirs = other.maps().unwrap();
+    assert!(theirs.c().is_some(), "N % 4 = 0 has a C map");
+    match one.launches(&theirs, 1.0, 0.0) {
+        Err(cudakit::Error::InvalidArgument(msg)) => {
+            assert!(msg.contains("own tensor maps"), "{msg}")
+        }
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("foreign maps accepted"),
+    }
+    let got = one.run(ctx, 1.0, 0.0).unwrap();
+    let a32: Vec<f32> = a.iter().map(|v| v.to_f32()).collect();
+    let b32: Vec<f32> = b.iter().map(|v| v.to_f32()).collect();
+    reference::check_gemm(
+        &mut rng,
+        &Gemm::new(m, n, k, Op::N, Op::T),
+        1.0,
+        &a32,
+        &b32,
+        0.0,
+        None,
+        &got,
+        kern.tolerance(k),
+    )
+    .unwrap();
 }
 
 /// Every f32 input of the conversion test: every FP8 value of both

@@ -546,7 +546,7 @@ impl<'c> CublasLt<'c> {
     /// f32 each) with `cublasLtMatmul`, `warmup` times untimed and `iters`
     /// times between events on `stream`, waits for the stream, and returns
     /// the times. `fast_accum` sets `CUBLASLT_MATMUL_DESC_FAST_ACCUM` (1:
-    /// the tensor cores' accumulation only, as `gemm_sm90_fp8.cu` does).
+    /// the tensor cores' accumulation only, as gemm_sm90.cu's FP8 kernels do).
     ///
     /// # Errors
     ///

@@ -1,4 +1,5 @@
-//! FP8 GEMMs on the device: `kernels/gemm_sm90_fp8.cu` staged and launched
+//! FP8 GEMMs on the device: the FP8 kernels of `kernels/gemm_sm90.cu`
+//! (`gemm_sm90_e4m3_nt`, `gemm_sm90_e5m2_e4m3_nt`) staged and launched
 //! for any M, N, K, as [`crate::gemm::Product`] does for the other matrix
 //! kernels (the FP8 kernels take two operand types and two scale pointers,
 //! which `Product` has no room for).
@@ -20,8 +21,8 @@ use cudakit::{
     params, Context, DeviceBuffer, Error, LaunchConfig, Module, ParamList, Result, F8E4M3, F8E5M2,
 };
 
-use crate::gemm::{stage, Launches};
-use crate::kernels::{tma_layouts, Elem, MatmulKernel, Signature};
+use crate::gemm::{dims_fit, persistent_grid, stage, Launches, Maps};
+use crate::kernels::{c_layout, tma_layouts, Elem, MatmulKernel, Signature};
 use crate::reference::Real;
 
 /// An FP8 element type of the kernels' operands.
@@ -65,7 +66,7 @@ fn int(x: usize, what: &str) -> Result<i32> {
         .map_err(|_| Error::InvalidArgument(format!("{what} = {x} does not fit an int")))
 }
 
-/// One FP8 GEMM on the device, staged for a `gemm_sm90_fp8.cu` kernel.
+/// One FP8 GEMM on the device, staged for an FP8 kernel of `gemm_sm90.cu`.
 pub struct Fp8Gemm<'c, A: Fp8, B: Fp8> {
     kernel: &'static MatmulKernel,
     dims: [usize; 3],
@@ -86,13 +87,14 @@ impl<'c, A: Fp8, B: Fp8> Fp8Gemm<'c, A, B> {
     /// with rows padded to 16 bytes where K needs it, the two scales, and
     /// `c` (or poisons C when there is none: beta = 0 must not read it).
     /// Waits for the uploads before returning. The grid is at most one
-    /// block per SM (the kernel walks the tiles).
+    /// block per SM, in whole clusters (the clusters walk the tiles).
     ///
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] when `kernel` is not an FP8 kernel, the
-    /// element types are not its own, or a size does not fit an `int`;
-    /// compile, load, allocation and copy errors.
+    /// element types are not its own, or M, N or K is above
+    /// `i32::MAX - 256` (the kernel rounds them up to whole tiles in an
+    /// `int`); compile, load, allocation and copy errors.
     ///
     /// # Panics
     ///
@@ -120,9 +122,7 @@ impl<'c, A: Fp8, B: Fp8> Fp8Gemm<'c, A, B> {
                 B::NAME
             )));
         }
-        for (what, x) in [("M", m), ("N", n), ("K", k)] {
-            int(x, what)?;
-        }
+        dims_fit(kernel, [m, n, k])?;
         let ld = fp8_row_pitch(k);
         let a_host = stage(a, m, k, false, ld);
         let b_host = stage(b, n, k, false, ld);
@@ -131,8 +131,7 @@ impl<'c, A: Fp8, B: Fp8> Fp8Gemm<'c, A, B> {
         module
             .function(kernel.name)?
             .set_max_dynamic_shared_memory(kernel.shared_bytes)?;
-        let tiles = kernel.grid(m, n, 1)[0];
-        let blocks = tiles.min(ctx.limits().multiprocessors.max(1));
+        let blocks = persistent_grid(kernel, m, n, ctx.limits().multiprocessors)[0];
         let a = ctx.upload(&a_host)?;
         let b = ctx.upload(&b_host)?;
         let c = match c {
@@ -168,7 +167,7 @@ impl<'c, A: Fp8, B: Fp8> Fp8Gemm<'c, A, B> {
         self.kernel
     }
 
-    /// The blocks launched (at most one per SM).
+    /// The blocks launched (at most one per SM, in whole clusters).
     pub fn grid(&self) -> [u32; 3] {
         [self.blocks, 1, 1]
     }
@@ -206,31 +205,59 @@ impl<'c, A: Fp8, B: Fp8> Fp8Gemm<'c, A, B> {
 
     /// The tensor maps over the staged A and B (`kernels/README.md`: UINT8,
     /// 128-byte swizzle, zero fill; A `{K, M}` in 128×128 boxes, B `{K, N}`
-    /// in 128×256 boxes).
+    /// in 128×128 boxes, one half of the tile's columns per block of a
+    /// cluster), and over C when N % 4 = 0 ([`c_layout`]; the kernel stores
+    /// C through it when beta = 0).
     ///
     /// # Errors
     ///
     /// As [`TensorMap::tiled`].
-    pub fn maps(&self) -> Result<(TensorMap<'_>, TensorMap<'_>)> {
+    pub fn maps(&self) -> Result<Maps<'_>> {
+        let [m, n, _] = self.dims;
         let (la, lb) = tma_layouts(self.kernel, self.dims, self.ld, self.ld);
-        Ok((
+        let c = match c_layout(m, n) {
+            Some(layout) => Some(TensorMap::tiled(&self.c, layout)?),
+            None => None,
+        };
+        Ok(Maps::new(
             TensorMap::tiled(&self.a, la)?,
             TensorMap::tiled(&self.b, lb)?,
+            c,
+            self.map_buffers(),
         ))
+    }
+
+    /// The device addresses of the A, B and C that [`Fp8Gemm::maps`]
+    /// describes.
+    fn map_buffers(&self) -> [u64; 3] {
+        [
+            self.a.device_ptr().as_raw(),
+            self.b.device_ptr().as_raw(),
+            self.c.device_ptr().as_raw(),
+        ]
     }
 
     /// The launch of one product, C = alpha·scale_a·scale_b·A·Bᵀ + beta·C,
     /// ready to queue with [`Launches::enqueue`] (none when M or N is 0).
+    /// `maps` must be this product's own ([`Fp8Gemm::maps`]): the kernel
+    /// stores C through the C map, so maps of other buffers would write
+    /// them.
     ///
     /// # Errors
     ///
-    /// Module errors.
+    /// [`Error::InvalidArgument`] for maps of other buffers; module errors.
     pub fn launches<'a>(
         &'a self,
-        maps: &'a (TensorMap<'a>, TensorMap<'a>),
+        maps: &'a Maps<'a>,
         alpha: f64,
         beta: f64,
     ) -> Result<Launches<'a>> {
+        if !maps.are_over(self.map_buffers()) {
+            return Err(Error::InvalidArgument(format!(
+                "{} needs this product's own tensor maps (Fp8Gemm::maps)",
+                self.kernel.name
+            )));
+        }
         let [m, n, k] = self.dims;
         let function = self.module.function(self.kernel.name)?;
         let b = self.kernel.block;
@@ -238,10 +265,10 @@ impl<'c, A: Fp8, B: Fp8> Fp8Gemm<'c, A, B> {
         let config =
             LaunchConfig::new((blocks, 1, 1), (b[0], b[1], b[2])).shared(self.kernel.shared_bytes);
         let (mi, ni, ki) = (int(m, "M")?, int(n, "N")?, int(k, "K")?);
-        let (ma, mb) = maps;
         let params: ParamList<'a> = params![
-            ma,
-            mb,
+            maps.a(),
+            maps.b(),
+            maps.c_or_a(),
             &self.c,
             mi,
             ni,
@@ -253,10 +280,12 @@ impl<'c, A: Fp8, B: Fp8> Fp8Gemm<'c, A, B> {
         ];
         // The launch's safety (Launches::enqueue): the block and dynamic
         // shared memory of the kernel's descriptor (opted into by `new`),
-        // any grid (the kernel walks its tiles), parameters in its order
-        // and types over the staged buffers of these M, N, K (A, B rows
-        // `ld` apart inside the maps' extents, C M·N floats, one f32 per
-        // scale); every store of the kernel is bounds-checked.
+        // a grid of whole clusters (the clusters walk the units),
+        // parameters in its order and types over the staged buffers of
+        // these M, N, K (the maps checked above to be over this product's
+        // A, B (rows `ld` apart inside the maps' extents) and C (M×N
+        // floats, N apart), one f32 per scale); every direct store of the
+        // kernel is bounds-checked and TMA clips its stores to C's map.
         Ok(if blocks == 0 {
             Launches::none()
         } else {
@@ -309,7 +338,7 @@ mod tests {
         );
         assert_eq!(
             (b.dims.clone(), b.strides.clone(), b.box_dims.clone()),
-            (vec![100, 520], vec![112], vec![128, 256])
+            (vec![100, 520], vec![112], vec![128, 128])
         );
         assert_eq!(a.data_type, cudakit::memory::tensor_map::TensorDataType::U8);
         let mixed = matmul_kernel("gemm_sm90_e5m2_e4m3_nt");
@@ -317,7 +346,23 @@ mod tests {
             (mixed.input, mixed.op_b),
             (Elem::E5m2, crate::reference::Op::T)
         );
-        assert_eq!(k.shared_bytes, 197_632);
+        assert_eq!(k.shared_bytes, 230_400);
+        assert_eq!(
+            (k.file, k.raster, k.cluster),
+            ("gemm_sm90.cu", crate::kernels::Raster::Clusters, 2)
+        );
+        // C's map for the TMA-store epilogue: 64 rows × 32 columns.
+        let c = c_layout(300, 520).unwrap();
+        assert_eq!(
+            (c.dims.clone(), c.box_dims.clone()),
+            (vec![520, 300], vec![32, 64])
+        );
+        assert!(c_layout(300, 521).is_none());
+        // One cluster per unit (two tile-rows by a tile-column), at most
+        // one block per SM.
+        assert_eq!(persistent_grid(k, 300, 520, 132), [12, 1, 1]);
+        assert_eq!(persistent_grid(k, 4096, 4096, 132), [132, 1, 1]);
+        assert_eq!(persistent_grid(k, 4096, 4096, 1), [2, 1, 1]);
         assert_eq!(
             k.accumulation,
             crate::reference::Accumulation::Fp8TensorCore

@@ -292,6 +292,36 @@ pub fn stage<T: Real>(
     out
 }
 
+/// `kernel`'s grid for an M×N C ([`MatmulKernel::grid`]); for
+/// [`Raster::Clusters`], at most one block per SM of the `sms`, in whole
+/// clusters (at least one cluster).
+pub fn persistent_grid(kernel: &MatmulKernel, m: usize, n: usize, sms: u32) -> [u32; 3] {
+    let mut grid = kernel.grid(m, n, 1);
+    if kernel.raster == Raster::Clusters {
+        let c = kernel.cluster.max(1);
+        grid[0] = grid[0].min((sms / c).max(1) * c);
+    }
+    grid
+}
+
+/// Refuses an M, N or K that does not fit the kernels' `int`s, and for the
+/// TMA kernels, which round M, N and K up to whole tiles and stages in an
+/// `int` (a wrapped count would skip work and leave a silent wrong C), one
+/// above `i32::MAX - 256`.
+pub(crate) fn dims_fit(kernel: &MatmulKernel, [m, n, k]: [usize; 3]) -> Result<()> {
+    for (what, x) in [("M", m), ("N", n), ("K", k)] {
+        int(x, what)?;
+        if kernel.uses_tma() && x > i32::MAX as usize - 256 {
+            return Err(Error::InvalidArgument(format!(
+                "{what} = {x}: {} rounds it up to whole tiles in an int (at most {})",
+                kernel.name,
+                i32::MAX - 256
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn int(x: usize, what: &str) -> Result<i32> {
     i32::try_from(x)
         .map_err(|_| Error::InvalidArgument(format!("{what} = {x} does not fit an int")))
@@ -332,6 +362,28 @@ pub struct Maps<'a> {
 }
 
 impl<'a> Maps<'a> {
+    /// The maps of one product over the buffers at device addresses
+    /// `over` (A, B, C), for [`Maps::are_over`].
+    pub(crate) fn new(
+        a: TensorMap<'a>,
+        b: TensorMap<'a>,
+        c: Option<TensorMap<'a>>,
+        over: [u64; 3],
+    ) -> Self {
+        Maps { a, b, c, over }
+    }
+
+    /// Whether they were made over the A, B and C at these addresses.
+    pub(crate) fn are_over(&self, over: [u64; 3]) -> bool {
+        self.over == over
+    }
+
+    /// C's map, or, without one (the kernel then stores directly and never
+    /// reads its tmC), A's to fill the parameter slot.
+    pub(crate) fn c_or_a(&self) -> &TensorMap<'a> {
+        self.c.as_ref().unwrap_or(&self.a)
+    }
+
     /// Over the staged A.
     pub fn a(&self) -> &TensorMap<'a> {
         &self.a
@@ -433,19 +485,7 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
                 kernel.name
             )));
         }
-        for (what, x) in [("M", g.m), ("N", g.n), ("K", g.k)] {
-            int(x, what)?;
-        }
-        // The TMA kernels round M and N up to whole tiles in `int`.
-        for (what, x) in [("M", g.m), ("N", g.n)] {
-            if kernel.uses_tma() && x > i32::MAX as usize - 256 {
-                return Err(Error::InvalidArgument(format!(
-                    "{what} = {x}: {} rounds it up to whole tiles in an int (at most {})",
-                    kernel.name,
-                    i32::MAX - 256
-                )));
-            }
-        }
+        dims_fit(kernel, [g.m, g.n, g.k])?;
         let mut staged_on_host = Vec::new();
         // A: the kernels read it as stored M×K.
         let lda = kernel.row_pitch(g.k);
@@ -577,13 +617,8 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
     /// clusters).
     pub fn grid(&self) -> [u32; 3] {
         let [m, n, _] = self.kernel_shape();
-        let mut grid = self.kernel.grid(m, n, 1);
-        if self.kernel.raster == Raster::Clusters {
-            let c = self.kernel.cluster.max(1);
-            let sms = self.module.context().limits().multiprocessors;
-            grid[0] = grid[0].min((sms / c).max(1) * c);
-        }
-        grid
+        let sms = self.module.context().limits().multiprocessors;
+        persistent_grid(self.kernel, m, n, sms)
     }
 
     /// What the product does besides the kernel: the device transpose or
@@ -663,7 +698,7 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
     /// `maps` when they are this product's own ([`Product::maps`]).
     fn own_maps<'m>(&self, maps: &'m Option<Maps<'m>>) -> Result<&'m Maps<'m>> {
         match maps {
-            Some(mp) if mp.over == self.map_buffers() => Ok(mp),
+            Some(mp) if mp.are_over(self.map_buffers()) => Ok(mp),
             _ => Err(Error::InvalidArgument(format!(
                 "{} needs this product's own tensor maps (Product::maps)",
                 self.kernel.name
@@ -750,10 +785,7 @@ impl<'c, I: DeviceCopy + Real, O: DeviceCopy + Real> Product<'c, I, O> {
                 }
                 (Signature::TmaStore, _) => {
                     let maps = self.own_maps(maps)?;
-                    // Without a C map (N % 4 != 0) the kernel stores
-                    // directly and never reads its tmC: A's map fills the
-                    // slot.
-                    let mc = maps.c.as_ref().unwrap_or(&maps.a);
+                    let mc = maps.c_or_a();
                     params![&maps.a, &maps.b, mc, c, m, n, k, alpha as f32, beta as f32]
                 }
                 (Signature::Gemm, Elem::F64) => params![m, n, k, alpha, a, bb, beta, c],
@@ -946,6 +978,27 @@ impl<'a> Launches<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tma_kernels_refuse_sizes_they_would_round_past_an_int() {
+        let top = i32::MAX as usize - 256;
+        for name in ["gemm_sm90_e4m3_nt", "gemm_sm90_bf16_nn"] {
+            let k = matmul_kernel(name);
+            assert!(dims_fit(k, [top, top, top]).is_ok());
+            for dims in [[top + 1, 1, 1], [1, top + 1, 1], [1, 1, top + 1]] {
+                match dims_fit(k, dims) {
+                    Err(Error::InvalidArgument(msg)) => {
+                        assert!(msg.contains("whole tiles"), "{msg}")
+                    }
+                    other => panic!("{name} {dims:?}: {other:?}"),
+                }
+            }
+        }
+        // A pointer kernel takes any int, and nothing past one.
+        let s = matmul_kernel("sgemm_128x256");
+        assert!(dims_fit(s, [i32::MAX as usize; 3]).is_ok());
+        assert!(dims_fit(s, [1, i32::MAX as usize + 1, 1]).is_err());
+    }
 
     #[test]
     fn staging_transposes_and_pads() {

@@ -27,12 +27,9 @@ pub const FAULTS: &str = include_str!("../../../kernels/faults.cu");
 /// `kernels/launch.cu`: argument kinds, structs, big shared memory,
 /// clusters, cooperative launch, spin and count helpers.
 pub const LAUNCH: &str = include_str!("../../../kernels/launch.cu");
-/// `kernels/gemm_sm90.cu`: bf16, f16 and tf32 GEMM on wgmma, fed by TMA
-/// (sm_90a only).
+/// `kernels/gemm_sm90.cu`: bf16, f16, tf32 and FP8 (e4m3 × e4m3, e5m2 ×
+/// e4m3, with per-tensor scales) GEMM on wgmma, fed by TMA (sm_90a only).
 pub const GEMM_SM90: &str = include_str!("../../../kernels/gemm_sm90.cu");
-/// `kernels/gemm_sm90_fp8.cu`: FP8 (e4m3 × e4m3, e5m2 × e4m3) GEMM on
-/// wgmma, fed by TMA, with per-tensor scales (sm_90a only).
-pub const GEMM_SM90_FP8: &str = include_str!("../../../kernels/gemm_sm90_fp8.cu");
 /// `kernels/fp8_convert.cu`: f32 ↔ e4m3/e5m2 conversions on the device
 /// (PTX `cvt`, sm_89 and later).
 pub const FP8_CONVERT: &str = include_str!("../../../kernels/fp8_convert.cu");
@@ -260,14 +257,9 @@ pub const SOURCES: &[Source] = &[
             "gemm_sm90_f16_nt",
             "gemm_sm90_tf32_nt",
             "gemm_sm90_tf32_nn",
+            "gemm_sm90_e4m3_nt",
+            "gemm_sm90_e5m2_e4m3_nt",
         ],
-        arch: Some(Arch::SmA(90)),
-        relocatable: false,
-    },
-    Source {
-        file: "gemm_sm90_fp8.cu",
-        text: GEMM_SM90_FP8,
-        kernels: &["gemm_sm90_e4m3_nt", "gemm_sm90_e5m2_e4m3_nt"],
         arch: Some(Arch::SmA(90)),
         relocatable: false,
     },
@@ -404,12 +396,13 @@ pub enum Signature {
     /// N % 4 = 0 (the kernel never reads `tmC` otherwise: any valid map
     /// then).
     TmaStore,
-    /// `(TensorMap tmA, TensorMap tmB, float* C, int M, int N, int K,
-    /// float alpha, float beta, const float* scale_a, const float*
-    /// scale_b)`: C = alpha·scale_a·scale_b·A·Bᵀ + beta·C with FP8 A and B
-    /// read through TMA tensor maps (B stored N×K), the scales device
-    /// pointers to one f32 each (null: 1); run through
-    /// [`crate::fp8::Fp8Gemm`], not [`crate::gemm::Product`].
+    /// `(TensorMap tmA, TensorMap tmB, TensorMap tmC, float* C, int M,
+    /// int N, int K, float alpha, float beta, const float* scale_a, const
+    /// float* scale_b)`: C = alpha·scale_a·scale_b·A·Bᵀ + beta·C with FP8 A
+    /// and B read through TMA tensor maps (B stored N×K), C stored as for
+    /// [`Signature::TmaStore`], the scales device pointers to one f32 each
+    /// (null: 1); run through [`crate::fp8::Fp8Gemm`], not
+    /// [`crate::gemm::Product`].
     TmaScaled,
 }
 
@@ -754,31 +747,14 @@ const fn sm90(name: &'static str, input: Elem, op_b: Op) -> MatmulKernel {
     }
 }
 
-/// `kernels/gemm_sm90_fp8.cu`'s dynamic shared memory (`F8_SMEM_BYTES`: 4
-/// stages of 128×128 + 256×128 bytes plus 1 KiB of alignment slack).
-pub const SM90_FP8_SMEM_BYTES: u32 = 4 * (128 * 128 + 256 * 128) + 1024;
-
-/// A gemm_sm90_fp8.cu kernel: 384 threads, a 128×256 tile, A of `input`
-/// stored M×K, B e4m3 stored N×K. Its descriptor's grid is one block per
-/// tile; [`crate::fp8::Fp8Gemm`] launches at most one per SM (the kernel
-/// walks the tiles itself, for any grid).
+/// An FP8 kernel of gemm_sm90.cu's `gemm_body`, as [`sm90`]'s: A of
+/// `input` stored M×K, B e4m3 stored N×K, per-tensor scales, run through
+/// [`crate::fp8::Fp8Gemm`].
 const fn sm90_fp8(name: &'static str, input: Elem) -> MatmulKernel {
-    let k = kernel(
-        "gemm_sm90_fp8.cu",
-        GEMM_SM90_FP8,
-        name,
-        input,
-        Elem::F32,
-        Signature::TmaScaled,
-        (Op::N, Op::T),
-        [384, 1, 1],
-        [128, 256],
-    );
     MatmulKernel {
-        shared_bytes: SM90_FP8_SMEM_BYTES,
-        raster: Raster::Linear,
-        arch: Some(Arch::SmA(90)),
-        ..k
+        signature: Signature::TmaScaled,
+        accumulation: Accumulation::Fp8TensorCore,
+        ..sm90(name, input, Op::T)
     }
 }
 
