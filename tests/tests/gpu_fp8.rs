@@ -113,6 +113,10 @@ fp8_cases! {
     e4m3_2500x3000x256_persistent: F8E4M3, F8E4M3, "gemm_sm90_e4m3_nt", [2500, 3000, 256], 0.0;
     e5m2_e4m3_2500x3000x256_persistent: F8E5M2, F8E4M3, "gemm_sm90_e5m2_e4m3_nt", [2500, 3000, 256], 0.0;
     e4m3_129x132x0_tma_store_k0: F8E4M3, F8E4M3, "gemm_sm90_e4m3_nt", [129, 132, 0], 0.0;
+    e4m3_300x520x100_tma_store_padded_k: F8E4M3, F8E4M3, "gemm_sm90_e4m3_nt", [300, 520, 100], 0.0;
+    // 19 tile-rows and more units than clusters: the spare CTA past M goes
+    // on to real units; K = 200 ends in a partial stage.
+    e4m3_2400x3000x200_odd_rows_persistent: F8E4M3, F8E4M3, "gemm_sm90_e4m3_nt", [2400, 3000, 200], 0.0;
     // beta ≠ 0 with more units than clusters: the direct stores, persistent.
     e4m3_2500x3000x256_beta: F8E4M3, F8E4M3, "gemm_sm90_e4m3_nt", [2500, 3000, 256], 0.5;
     large_e4m3_4096: F8E4M3, F8E4M3, "gemm_sm90_e4m3_nt", [4096, 4096, 4096], 0.0;

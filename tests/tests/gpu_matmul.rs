@@ -2032,6 +2032,9 @@ h200_cases! {
     sm90_bf16_nn_129x68x255_beta0: SM90_BF16_NN, (129, 68, 255), (N, N), Alpha, Host;
     sm90_bf16_nn_5x8x0_beta0: SM90_BF16_NN, (5, 8, 0), (N, N), Alpha, Host;
     sm90_f16_nn_2200x3000x72_beta0: SM90_F16_NN, (2200, 3000, 72), (N, N), Alpha, Host;
+    // An odd count of tile-rows (19) with more units than clusters: the
+    // spare CTA past M goes on to real units of its cluster.
+    sm90_bf16_nn_2400x3000x200_beta0: SM90_BF16_NN, (2400, 3000, 200), (N, N), Alpha, Host;
     sm90_bf16_nt_300x520x130_beta0: SM90_BF16_NT, (300, 520, 130), (N, T), Alpha, Host;
     sm90_f16_nt_2200x3000x72: SM90_F16_NT, (2200, 3000, 72), (N, T), One, Host;
     sm90_tf32_nt_300x520x130_beta0: SM90_TF32_NT, (300, 520, 130), (N, T), Alpha, Host;

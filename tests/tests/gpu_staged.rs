@@ -327,3 +327,71 @@ fn every_pageable_policy_is_byte_exact_both_ways_at_once() {
     assert!(ctx.poisoned().is_none());
     assert_eq!(ctx.stats().kind(AllocKind::Leaked).live_count, 0);
 }
+
+/// `Context::with_registered`: the slice registered once, transfers both
+/// ways byte-exact (unaligned start and odd length inside a larger
+/// allocation, so both edges go through the chunk), the bytes around it
+/// untouched, several rounds with the host changing the data in between;
+/// two scopes at once from two threads, one uploading, one downloading.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn a_registered_scope_is_byte_exact_both_ways_and_from_two_threads() {
+    let ctx = Context::new(0).expect("device 0");
+    let mut rng = Rng::new();
+    let n = 5 * CHUNK + 4_321;
+    let offset = 3;
+    let mut whole = vec![0x3Cu8; n + offset + 9];
+    let dev = ctx.alloc::<u8>(n).expect("alloc");
+    let other = ctx.upload(&bytes(&mut rng, n)).expect("upload");
+    let mut other_copy = vec![0u8; n];
+    other.copy_to_host(&mut other_copy).expect("read back");
+    let rounds: Vec<Vec<u8>> = (0..3).map(|_| bytes(&mut rng, n)).collect();
+    ctx.with_registered(&mut whole[offset..offset + n], |h| {
+        assert!(h.is_registered(), "a large pageable slice is registered");
+        for (r, data) in rounds.iter().enumerate() {
+            h.as_mut_slice().copy_from_slice(data);
+            h.upload_to(&dev).expect("upload");
+            read_back(&dev, data, &format!("registered upload, round {r}"));
+            h.download_from(&other).expect("download");
+            assert!(
+                h.as_slice() == &other_copy[..],
+                "registered download, round {r}"
+            );
+        }
+    })
+    .expect("with_registered");
+    assert!(whole[..offset].iter().all(|&b| b == 0x3C), "bytes before");
+    assert!(
+        whole[offset + n..].iter().all(|&b| b == 0x3C),
+        "bytes after"
+    );
+
+    // Both directions at once, each thread with its own scope.
+    let up = bytes(&mut rng, n);
+    let mut up_host = up.clone();
+    let mut down_host = vec![0u8; n];
+    let dev_up = ctx.alloc::<u8>(n).expect("alloc");
+    std::thread::scope(|t| {
+        let a = t.spawn(|| {
+            ctx.with_registered(&mut up_host, |h| {
+                for _ in 0..4 {
+                    h.upload_to(&dev_up).expect("upload");
+                }
+            })
+        });
+        let b = t.spawn(|| {
+            ctx.with_registered(&mut down_host, |h| {
+                for _ in 0..4 {
+                    h.download_from(&other).expect("download");
+                }
+            })
+        });
+        a.join().unwrap().expect("uploads");
+        b.join().unwrap().expect("downloads");
+    });
+    read_back(&dev_up, &up, "registered uploads beside downloads");
+    assert!(
+        down_host == other_copy,
+        "registered downloads beside uploads"
+    );
+}

@@ -401,6 +401,19 @@ fn sources_are_self_contained() {
 #[test]
 fn every_kernel_is_documented() {
     let readme = include_str!("../../kernels/README.md");
+    // Every file section is of a file that exists (a removed file's
+    // section would go on describing it).
+    for line in readme.lines().filter(|l| l.starts_with("## ")) {
+        let Some(file) = line[3..].split([':', ',', ' ']).next() else {
+            continue;
+        };
+        if file.ends_with(".cu") {
+            assert!(
+                SOURCES.iter().any(|s| s.file == file),
+                "kernels/README.md has a section for {file}, which is not a kernel file"
+            );
+        }
+    }
     for source in SOURCES {
         assert!(
             readme.contains(&format!("## {}", source.file)),

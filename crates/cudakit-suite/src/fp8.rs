@@ -167,9 +167,11 @@ impl<'c, A: Fp8, B: Fp8> Fp8Gemm<'c, A, B> {
         self.kernel
     }
 
-    /// The blocks launched (at most one per SM, in whole clusters).
+    /// The blocks launched (at most one per SM, in whole clusters; none
+    /// when M or N is 0).
     pub fn grid(&self) -> [u32; 3] {
-        [self.blocks, 1, 1]
+        let [m, n, _] = self.dims;
+        [if m > 0 && n > 0 { self.blocks } else { 0 }, 1, 1]
     }
 
     /// How the operands were staged, for reports.
@@ -261,7 +263,7 @@ impl<'c, A: Fp8, B: Fp8> Fp8Gemm<'c, A, B> {
         let [m, n, k] = self.dims;
         let function = self.module.function(self.kernel.name)?;
         let b = self.kernel.block;
-        let blocks = if m > 0 && n > 0 { self.blocks } else { 0 };
+        let blocks = self.grid()[0];
         let config =
             LaunchConfig::new((blocks, 1, 1), (b[0], b[1], b[2])).shared(self.kernel.shared_bytes);
         let (mi, ni, ki) = (int(m, "M")?, int(n, "N")?, int(k, "K")?);

@@ -349,9 +349,10 @@ pub struct Product<'c, I: DeviceCopy, O: DeviceCopy> {
 
 /// The tensor maps of a TMA product ([`Product::maps`]): A's and B's, and
 /// C's for a [`Signature::TmaStore`] kernel whose C rows TMA can address
-/// ([`c_layout`]). [`Product::launches`] takes only the maps of its own
-/// product: a kernel stores C through `c`, so maps of other buffers would
-/// write them.
+/// ([`c_layout`]); and of an FP8 product ([`crate::fp8::Fp8Gemm::maps`]).
+/// [`Product::launches`] and [`crate::fp8::Fp8Gemm::launches`] take only
+/// the maps of their own product: a kernel stores C through `c`, so maps of
+/// other buffers would write them.
 #[derive(Debug)]
 pub struct Maps<'a> {
     a: TensorMap<'a>,

@@ -583,13 +583,14 @@ impl MatmulKernel {
 /// promotion, zero fill out of bounds; A `{K, M}` in boxes of 128 bytes ×
 /// the tile's rows (128; 256 for `gemm_sm90_tf32_nn`); B `{N, K}` in boxes
 /// of 128 bytes × as many rows (64×64 for 16-bit inputs, 32×32 for tf32)
-/// for the NN kernels and `{K, N}` in boxes of 128 bytes × 256 rows for the
-/// NT ones. K = 0 is encoded as 1
-/// (the kernel then reads nothing, but the map must be valid).
+/// for the NN kernels and `{K, N}` in boxes of 128 bytes × the tile's
+/// columns shared among a cluster's blocks (256 / 2 = 128 rows) for the NT
+/// and FP8 ones. K = 0 is encoded as 1 (the kernel then reads nothing, but
+/// the map must be valid).
 ///
 /// # Panics
 ///
-/// When `kernel` is not a [`Signature::Tma`] kernel.
+/// When `kernel` takes no tensor maps ([`MatmulKernel::uses_tma`]).
 pub fn tma_layouts(
     kernel: &MatmulKernel,
     [m, n, k]: [usize; 3],

@@ -92,7 +92,7 @@ pub use memory::texture::{AddressMode, FilterMode, ReadMode, Surface, Texture, T
 pub use memory::ImportedBuffer;
 pub use memory::{
     Attach, Bf16, DeviceBuffer, DeviceCopy, DeviceDst, DevicePtr, DeviceSrc, DeviceView,
-    PinnedBuffer, UnifiedBuffer, VirtualBuffer, F16, F8E4M3, F8E5M2,
+    PinnedBuffer, RegisteredHost, UnifiedBuffer, VirtualBuffer, F16, F8E4M3, F8E5M2,
 };
 pub use memory::{MemPool, PoolBuffer, PoolUsage, ReusePolicy};
 pub use work::batch::CopyBatch;

@@ -341,3 +341,123 @@ fn staging_is_released_only_where_it_may_be_and_only_when_waited_for() {
     ctx.release_staging();
     assert_eq!(live(AllocKind::Staging), 0, "a clean release frees all");
 }
+
+/// `Context::with_registered` registers the slice once for any number of
+/// transfers both ways, lists it as cudakit's while it lasts (so that no
+/// other copy takes it for page-locked memory), and undoes it before it
+/// returns; also when the closure panics.
+#[test]
+fn a_registered_scope_registers_once_and_undoes_it_when_it_ends() {
+    let _serial = serial();
+    let lib = open();
+    set_policy(PageablePolicy::Stage);
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let len = 3 * STAGE_MIN + 4321;
+    let mut host = vec![0u8; len];
+    Rng::new().fill(&mut host);
+    let dev = ctx.alloc::<u8>(len).unwrap();
+    let before = reg_counts(&lib);
+    let out = ctx
+        .with_registered(&mut host, |h| -> cudakit::Result<usize> {
+            assert!(h.is_registered(), "a large slice is registered");
+            assert_eq!(reg_counts(&lib)[3], before[3] + 1, "live during the scope");
+            for _ in 0..4 {
+                h.upload_to(&dev)?;
+                h.download_from(&dev)?;
+            }
+            Ok(h.len())
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(out, len);
+    let after = reg_counts(&lib);
+    assert_eq!(
+        after[0] - before[0],
+        1,
+        "one registration for eight transfers"
+    );
+    assert_eq!(after[2] - before[2], 1, "undone when the scope ended");
+    assert_eq!(after[3], 0);
+
+    // A panic in the closure: the registration is undone all the same.
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = ctx.with_registered(&mut host, |h| {
+            h.upload_to(&dev).unwrap();
+            panic!("inside the scope");
+        });
+    }));
+    assert!(r.is_err());
+    let after = reg_counts(&lib);
+    assert_eq!(after[0] - before[0], 2);
+    assert_eq!(after[2] - before[2], 2, "undone after the panic");
+    assert_eq!(after[3], 0);
+    assert!(ctx.poisoned().is_none());
+    set_policy(PageablePolicy::Auto);
+}
+
+/// A refused registration leaves the scope's transfers staged; a length
+/// mismatch is a typed error that queues nothing; a failed wait
+/// (not sticky) is reported and the registration is still undone at the
+/// end (the retried wait saw the DMA end); small slices are not
+/// registered at all.
+#[test]
+fn a_registered_scope_refused_mismatched_or_failed_is_a_clear_error() {
+    let _serial = serial();
+    let lib = open();
+    set_policy(PageablePolicy::Stage);
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let len = STAGE_MIN + 77;
+    let mut host = vec![7u8; len];
+    let dev = ctx.alloc::<u8>(len).unwrap();
+    let before = reg_counts(&lib);
+    stub::call::<i32, ()>(&lib, b"stub_fail_next_register\0", 2); // out of memory
+    ctx.with_registered(&mut host, |h| {
+        assert!(!h.is_registered(), "refused: staged instead");
+        h.upload_to(&dev).unwrap();
+        h.download_from(&dev).unwrap();
+    })
+    .unwrap();
+    let after = reg_counts(&lib);
+    assert_eq!(after[1] - before[1], 1, "refused once");
+    assert_eq!(after[3], 0);
+
+    let short = ctx.alloc::<u8>(len - 1).unwrap();
+    ctx.with_registered(&mut host, |h| {
+        assert!(h.is_registered());
+        assert!(matches!(
+            h.upload_to(&short),
+            Err(cudakit::Error::LengthMismatch { .. })
+        ));
+        assert!(matches!(
+            h.download_from(&short),
+            Err(cudakit::Error::LengthMismatch { .. })
+        ));
+        // A failed wait (CUDA_ERROR_INVALID_VALUE: not sticky) is reported.
+        stub::call::<i32, ()>(&lib, b"stub_fail_next_sync\0", 1);
+        assert!(h.upload_to(&dev).is_err(), "the failed wait is reported");
+        stub::call::<i32, ()>(&lib, b"stub_fail_next_sync\0", 0);
+        h.download_from(&dev).unwrap();
+    })
+    .unwrap();
+    let after = reg_counts(&lib);
+    assert_eq!(after[2] - before[2], 1, "undone at the end");
+    assert_eq!(after[3], 0);
+    assert!(ctx.poisoned().is_none());
+
+    // Below two whole 64 KiB blocks most of the slice would be edges:
+    // nothing is registered, the transfers are the ordinary ones.
+    let mut small = vec![1u32; 20_000];
+    let dsmall = ctx.alloc::<u32>(small.len()).unwrap();
+    let counts = reg_counts(&lib);
+    ctx.with_registered(&mut small, |h| {
+        assert!(!h.is_registered());
+        h.upload_to(&dsmall).unwrap();
+    })
+    .unwrap();
+    assert_eq!(reg_counts(&lib)[..3], counts[..3], "no registration tried");
+    assert!(matches!(
+        ctx.with_registered(&mut Vec::<u8>::new(), |_| ()),
+        Err(cudakit::Error::ZeroLength { .. })
+    ));
+    set_policy(PageablePolicy::Auto);
+}

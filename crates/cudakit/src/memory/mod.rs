@@ -24,6 +24,7 @@ pub(crate) mod transfer;
 
 pub use buffer::pool;
 pub use image::{array, pitched, tensor_map, texture};
+pub use transfer::registered::RegisteredHost;
 pub use transfer::staged;
 
 pub use buffer::device::{DeviceBuffer, DeviceView};

@@ -855,6 +855,31 @@ pub(crate) unsafe fn dtoh(
     queued.and(done)
 }
 
+/// Runs `f` on the context's lane of direction `dir` (0 host to device,
+/// 1 device to host), made on first use, locked for the call and counted
+/// as under way. The lane's previous transfer has finished (every
+/// transfer ends in [`finish`]); `f` must end its own the same way.
+pub(crate) fn with_lane<R>(
+    ctx: &Context,
+    dir: usize,
+    f: impl FnOnce(&Lane) -> Result<R>,
+) -> Result<R> {
+    let staging = staging(ctx);
+    let _active = Active::new(&staging.active[dir]);
+    let mut guard = lock(if dir == 0 {
+        &staging.htod
+    } else {
+        &staging.dtoh
+    });
+    if guard.is_none() {
+        *guard = Some(Lane::new(ctx)?);
+    }
+    let Some(lane) = guard.as_ref() else {
+        unreachable!("made above")
+    };
+    f(lane)
+}
+
 /// Makes the lane's streams wait for the work queued on `after`.
 pub(crate) fn order_after(ctx: &Context, lane: &Lane, after: CUstream) -> Result<()> {
     if after.is_null() {
