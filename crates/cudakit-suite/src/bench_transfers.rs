@@ -278,23 +278,29 @@ pub fn bidirectional(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<
     // (`Context::with_registered`, one scope per thread): the transfers
     // inside the scopes, and the whole run with its registrations spread
     // over the transfers.
-    let (inside, amortized) = registered_once(
+    let once = registered_once(
         ctx,
         (&up_dev, &down_dev),
         (&mut up_pageable, &mut down_pageable),
         samples,
-    )?;
-    variants.push((
-        "  registered once for all samples (with_registered)".into(),
-        Ok(inside),
-    ));
-    variants.push((
-        format!(
-            "    the same, its registration spread over {} transfers",
-            samples + 1
-        ),
-        Ok(amortized),
-    ));
+    );
+    let name = match &once {
+        Ok((_, _, false)) => "  with_registered, registration refused (staged)",
+        _ => "  registered once for all samples (with_registered)",
+    };
+    match once {
+        Ok((inside, amortized, _)) => {
+            variants.push((name.into(), Ok(inside)));
+            variants.push((
+                format!(
+                    "    the same, its registration spread over {} transfers",
+                    samples + 1
+                ),
+                Ok(amortized),
+            ));
+        }
+        Err(e) => variants.push((name.into(), Err(e))),
+    }
     for (name, r) in variants {
         rows.push(Row {
             name,
@@ -348,8 +354,9 @@ pub fn bidirectional(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<
 /// Both directions at once from two threads, each with its pageable
 /// buffer registered once by `Context::with_registered` for `samples + 1`
 /// transfers (the first untimed): the median of the later transfers (each
-/// the longer of the two directions, started together), and the whole
-/// run, registrations included, per transfer.
+/// the longer of the two directions, started together), the whole run,
+/// registrations included, per transfer, and whether both buffers were
+/// registered (else their transfers were staged).
 fn registered_once(
     ctx: &Context,
     (up_dev, down_dev): (
@@ -358,12 +365,13 @@ fn registered_once(
     ),
     (up, down): (&mut [u8], &mut [u8]),
     samples: usize,
-) -> Result<(Duration, Duration)> {
+) -> Result<(Duration, Duration, bool)> {
+    type Side = Result<(Vec<Duration>, bool)>;
     let start = std::sync::Barrier::new(2);
     // One thread's side: every round meets the other at the barrier, also
     // after an error of its own (the rest of its rounds then copy nothing),
     // so that neither waits for ever for the other.
-    let side = |transfer: &mut dyn FnMut() -> Result<()>| -> Result<Vec<Duration>> {
+    let side = |registered: bool, transfer: &mut dyn FnMut() -> Result<()>| -> Side {
         let mut times = Vec::with_capacity(samples + 1);
         let mut failed = None;
         for _ in 0..=samples {
@@ -376,9 +384,9 @@ fn registered_once(
                 }
             }
         }
-        failed.map_or(Ok(times), Err)
+        failed.map_or(Ok((times, registered)), Err)
     };
-    let met = |r: Result<Result<Vec<Duration>>>| -> Result<Vec<Duration>> {
+    let met = |r: Result<Side>| -> Side {
         match r {
             Ok(inner) => inner,
             // The scope did not begin: its rounds are still met.
@@ -392,23 +400,33 @@ fn registered_once(
     };
     let t0 = Instant::now();
     let (ups, downs) = std::thread::scope(|t| {
-        let a = t.spawn(|| met(ctx.with_registered(up, |h| side(&mut || h.upload_to(up_dev)))));
-        let b =
-            t.spawn(|| met(ctx.with_registered(down, |h| side(&mut || h.download_from(down_dev)))));
+        let a = t.spawn(|| {
+            met(ctx.with_registered(up, |h| side(h.is_registered(), &mut || h.upload_to(up_dev))))
+        });
+        let b = t.spawn(|| {
+            met(ctx.with_registered(down, |h| {
+                let registered = h.is_registered();
+                side(registered, &mut || h.download_from(down_dev))
+            }))
+        });
         (
             a.join().expect("upload thread"),
             b.join().expect("download thread"),
         )
     });
     let total = t0.elapsed();
-    let (ups, downs) = (ups?, downs?);
+    let ((ups, up_reg), (downs, down_reg)) = (ups?, downs?);
     let both: Vec<Duration> = ups
         .iter()
         .zip(&downs)
         .skip(1)
         .map(|(u, d)| *u.max(d))
         .collect();
-    Ok((median(both), total / (samples as u32 + 1)))
+    Ok((
+        median(both),
+        total / (samples as u32 + 1),
+        up_reg && down_reg,
+    ))
 }
 
 const LOAD_KERNEL: &str = r#"

@@ -444,9 +444,9 @@ fn a_registered_scope_refused_mismatched_or_failed_is_a_clear_error() {
     assert_eq!(after[3], 0);
     assert!(ctx.poisoned().is_none());
 
-    // Below two whole 64 KiB blocks most of the slice would be edges:
-    // nothing is registered, the transfers are the ordinary ones.
-    let mut small = vec![1u32; 20_000];
+    // Under 64 KiB there is no whole block to register: nothing is
+    // registered, the transfers are the ordinary ones.
+    let mut small = vec![1u32; 16_000];
     let dsmall = ctx.alloc::<u32>(small.len()).unwrap();
     let counts = reg_counts(&lib);
     ctx.with_registered(&mut small, |h| {
@@ -459,5 +459,28 @@ fn a_registered_scope_refused_mismatched_or_failed_is_a_clear_error() {
         ctx.with_registered(&mut Vec::<u8>::new(), |_| ()),
         Err(cudakit::Error::ZeroLength { .. })
     ));
+
+    // On a capturing thread the driver would refuse the registration and
+    // invalidate the capture: refused before it, the closure not run, and
+    // the capture reports what broke its rule.
+    let stream = ctx.stream().unwrap();
+    let counts = reg_counts(&lib);
+    let mut ran = false;
+    let captured = ctx.scope(|s| {
+        s.capture(&stream, || {
+            let r = ctx.with_registered(&mut host, |_| ran = true);
+            assert!(r.is_err(), "refused during a capture: {r:?}");
+            Ok(())
+        })
+        .map(drop)
+    });
+    assert!(!ran, "the closure did not run");
+    let msg = format!("{captured:?}");
+    assert!(
+        captured.is_err() && msg.contains("with_registered"),
+        "the capture names it: {msg}"
+    );
+    assert_eq!(reg_counts(&lib)[..3], counts[..3], "no registration tried");
+    assert!(ctx.poisoned().is_none());
     set_policy(PageablePolicy::Auto);
 }

@@ -164,7 +164,7 @@ fn register(
             break;
         }
     }
-    forget_ours(start);
+    forget_ours(start, end);
     // A refusal is no error (the transfer is staged), unless it is sticky.
     match ctx.check("cuMemHostRegister_v2", rc) {
         Err(e) if e.is_sticky() => Err(e),
@@ -172,10 +172,12 @@ fn register(
     }
 }
 
-/// Removes `start`'s entry from the list of our registrations.
-fn forget_ours(start: usize) {
+/// Removes the entry `(start, end)` from the list of our registrations
+/// (the exact pair: a refused attempt on a range that starts where a live
+/// one does must not unlist the live one).
+fn forget_ours(start: usize, end: usize) {
     let mut ours = crate::context::lock(&OURS);
-    if let Some(i) = ours.iter().position(|&(s, _)| s == start) {
+    if let Some(i) = ours.iter().position(|&r| r == (start, end)) {
         ours.swap_remove(i);
         LIVE.fetch_sub(1, Ordering::SeqCst);
     }
@@ -202,7 +204,7 @@ impl Registration {
         };
         ctx.record_drop_error("cuMemHostUnregister", rc);
         if rc == CUresult::CUDA_SUCCESS {
-            forget_ours(self.start);
+            forget_ours(self.start, self.start + self.len);
             let mib = (self.len >> 20).max(1) as u64;
             let ns = (self.took + t.elapsed()).as_nanos() as u64 / mib;
             COST_NS_PER_MIB.store(ns.max(1), Ordering::Relaxed);
@@ -385,7 +387,8 @@ unsafe fn dtoh_in(
 
 /// Undoes a scope's registration when [`Context::with_registered`] returns
 /// or unwinds: after every transfer of the scope has ended (each waits
-/// before it returns), or never when one's wait failed with a sticky error.
+/// before it returns), or never when one's wait failed with a sticky error
+/// or the context is poisoned.
 struct ScopeEnd<'c> {
     ctx: &'c Context,
     reg: Option<Registration>,
@@ -395,7 +398,13 @@ struct ScopeEnd<'c> {
 impl Drop for ScopeEnd<'_> {
     fn drop(&mut self) {
         if let Some(reg) = self.reg.take() {
-            reg.end(self.ctx, !self.kept.load(Ordering::SeqCst));
+            // A poisoned context stopped its work at an error that no wait
+            // can be trusted past: other work of the closure (a scope's
+            // copy of the registered pages, which the driver takes for
+            // page-locked ones) may not have ended, so the registration is
+            // kept as after a failed wait.
+            let waited = !self.kept.load(Ordering::SeqCst) && self.ctx.poisoned().is_none();
+            reg.end(self.ctx, waited);
         }
     }
 }
@@ -471,8 +480,11 @@ impl Context {
     ///
     /// # Errors
     ///
-    /// [`crate::Error::ZeroLength`] or a size overflow for `host`; a sticky
-    /// error from the registration. A refused registration is no error
+    /// [`crate::Error::ZeroLength`] or a size overflow for `host`; the
+    /// capture error on a thread that is capturing (the driver would refuse
+    /// the registration and invalidate the capture);
+    /// [`crate::Error::InsideHostCallback`] on the driver's callback
+    /// thread; a sticky error from the registration. A refused registration is no error
     /// ([`RegisteredHost::is_registered`]).
     pub fn with_registered<T: DeviceCopy, R>(
         &self,
@@ -480,6 +492,9 @@ impl Context {
         f: impl FnOnce(&mut RegisteredHost<'_, T>) -> R,
     ) -> Result<R> {
         let bytes = byte_len::<T>(host.len(), "with_registered")?;
+        // The driver refuses a registration on a capturing thread and
+        // invalidates the capture: refused here, naming it.
+        self.refuse_during_capture("with_registered (cuMemHostRegister_v2)")?;
         // Read-write: the scope's transfers go both ways.
         let reg = register(self, host.as_ptr() as usize, bytes, false)?;
         let end = ScopeEnd {
@@ -535,33 +550,28 @@ impl<T: DeviceCopy> RegisteredHost<'_, T> {
     /// elements; a context mismatch (a registration is its context's);
     /// driver errors.
     pub fn upload_to(&self, dst: &DeviceBuffer<'_, T>) -> Result<()> {
+        // First: refused on the driver's callback thread before any lock
+        // (`sync_work` could wait there for the callback itself).
+        self.ctx.enter()?;
         same_len("upload_to", dst.len(), self.host.len())?;
         crate::context::same_context("upload_to", self.ctx, dst.context())?;
         let Some(reg) = self.reg else {
             return dst.copy_from_host(self.host);
         };
-        let ctx = self.ctx;
         let _nvtx = crate::nvtx::auto("copy HtoD (registered)");
         let bytes = byte_len::<T>(self.host.len(), "copy")?;
-        let _work = ctx.sync_work()?;
-        let t = Instant::now();
-        let src = self.host.as_ptr().cast::<u8>();
+        let (ctx, src) = (self.ctx, self.host.as_ptr().cast::<u8>());
         let dptr = dst.device_ptr().as_raw();
-        let (queued, done) = super::staged::with_lane(ctx, 0, |lane| {
+        self.transfer(0, bytes, |lane| {
             // SAFETY: `src` is the slice's `bytes` readable bytes, borrowed
             // for the scope; `reg` is this context's registration of whole
             // blocks inside it; `dst` holds `bytes` bytes of this context's
             // device memory (length and context checked above), borrowed
-            // for the call; no ordering stream (`sync_work` waited for the
-            // scopes' work); the lane is locked and its last transfer over.
-            Ok(unsafe { htod_in(ctx, lane, reg, dptr, src, bytes, ptr::null_mut()) })
-        })?;
-        if !waited(&done) {
-            self.kept.store(true, Ordering::SeqCst);
-        }
-        queued.and(done)?;
-        ctx.counters().htod.add(bytes, Some(t.elapsed()));
-        Ok(())
+            // for the call; no ordering stream (`transfer`'s `sync_work`
+            // waited for the scopes' work); the lane is locked and its last
+            // transfer over.
+            unsafe { htod_in(ctx, lane, reg, dptr, src, bytes, ptr::null_mut()) }
+        })
     }
 
     /// Copies `src` into the whole slice, synchronously, as
@@ -571,31 +581,52 @@ impl<T: DeviceCopy> RegisteredHost<'_, T> {
     ///
     /// As [`RegisteredHost::upload_to`].
     pub fn download_from(&mut self, src: &DeviceBuffer<'_, T>) -> Result<()> {
+        self.ctx.enter()?;
         same_len("download_from", src.len(), self.host.len())?;
         crate::context::same_context("download_from", self.ctx, src.context())?;
         let Some(reg) = self.reg else {
             return src.copy_to_host(self.host);
         };
-        let ctx = self.ctx;
         let _nvtx = crate::nvtx::auto("copy DtoH (registered)");
         let bytes = byte_len::<T>(self.host.len(), "copy")?;
+        let (ctx, dst) = (self.ctx, self.host.as_mut_ptr().cast::<u8>());
+        let sptr = src.device_ptr().as_raw();
+        self.transfer(1, bytes, |lane| {
+            // SAFETY: `dst` is the slice's `bytes` writable bytes, borrowed
+            // exclusively (`&mut self`: nothing reads or writes them during
+            // the call) and of a type valid for every bit pattern; `reg` is
+            // this context's registration of whole blocks inside it; `src`
+            // holds `bytes` bytes of this context's device memory (checked
+            // above); as in `upload_to` otherwise.
+            unsafe { dtoh_in(ctx, lane, reg, dst, sptr, bytes, ptr::null_mut()) }
+        })
+    }
+
+    /// A registered transfer of direction `dir` (0 host to device): waits
+    /// for the scopes' pending work, runs `copy` (which queues and waits)
+    /// on the direction's lane, keeps the registration when the wait may
+    /// not have seen the DMA end, and counts the bytes.
+    fn transfer(
+        &self,
+        dir: usize,
+        bytes: usize,
+        copy: impl FnOnce(&Lane) -> (Result<()>, Result<()>),
+    ) -> Result<()> {
+        let ctx = self.ctx;
         let _work = ctx.sync_work()?;
         let t = Instant::now();
-        let dst = self.host.as_mut_ptr().cast::<u8>();
-        let sptr = src.device_ptr().as_raw();
-        let (queued, done) = super::staged::with_lane(ctx, 1, |lane| {
-            // SAFETY: `dst` is the slice's `bytes` writable bytes, borrowed
-            // exclusively (`&mut self`) and of a type valid for every bit
-            // pattern; `reg` is this context's registration of whole blocks
-            // inside it; `src` holds `bytes` bytes of this context's device
-            // memory (checked above); as in `upload_to` otherwise.
-            Ok(unsafe { dtoh_in(ctx, lane, reg, dst, sptr, bytes, ptr::null_mut()) })
-        })?;
+        let (queued, done) = super::staged::with_lane(ctx, dir, |lane| Ok(copy(lane)))?;
         if !waited(&done) {
             self.kept.store(true, Ordering::SeqCst);
         }
         queued.and(done)?;
-        ctx.counters().dtoh.add(bytes, Some(t.elapsed()));
+        let counters = ctx.counters();
+        let counter = if dir == 0 {
+            &counters.htod
+        } else {
+            &counters.dtoh
+        };
+        counter.add(bytes, Some(t.elapsed()));
         Ok(())
     }
 }
@@ -621,7 +652,12 @@ mod tests {
         assert!(!page_locked_not_ours((end - 1) as *const u8, || true));
         assert!(page_locked_not_ours(end as *const u8, || true));
         assert!(!page_locked_not_ours((start + 5) as *const u8, || false));
-        forget_ours(start);
+        forget_ours(start, end - 1);
+        assert!(
+            !page_locked_not_ours((start + 5) as *const u8, || true),
+            "another range with the same start does not unlist it"
+        );
+        forget_ours(start, end);
         assert!(page_locked_not_ours((start + 5) as *const u8, || true));
         // A registration of ours that begins while the probe runs.
         let probe = || {
@@ -634,6 +670,6 @@ mod tests {
             true
         };
         assert!(!page_locked_not_ours((start + 5) as *const u8, probe));
-        forget_ours(start);
+        forget_ours(start, end);
     }
 }
