@@ -8,7 +8,10 @@
 //! - a graph whose allocation node has no free node is refused at
 //!   instantiation (every launch would leak it) unless it frees on launch;
 //! - a replay whose `done` record failed keeps its executable graph: no
-//!   wait can tell when that replay is over.
+//!   wait can tell when that replay is over;
+//! - a host callback's `Context::synchronize` is refused before the
+//!   synchronize gate, where it could wait behind a capture that waits for
+//!   another thread's synchronize, which waits for the callback.
 //!
 //! Process-global (`CUDAKIT_LIBCUDA`), hence a binary of its own.
 
@@ -145,5 +148,57 @@ fn a_launch_whose_done_record_failed_keeps_its_executable_graph() {
     assert_eq!(
         ctx.stats().kind(AllocKind::Leaked).live_count,
         leaked_before
+    );
+}
+
+/// A host callback that calls `Context::synchronize` is refused at once,
+/// before the synchronize gate: there a read can queue behind a capture's
+/// pending write, which waits for another thread's synchronize, which in
+/// turn waits for this very callback. With the refusal after the gate, the
+/// three waited on each other until the stand-in's synchronize gave up
+/// (30 s, an error for the other thread).
+#[test]
+fn a_callback_that_synchronizes_is_refused_before_it_can_block_a_capture() {
+    use std::time::{Duration, Instant};
+    let _serial = serial();
+    let lib = open();
+    let hold = |on: bool| stub::call::<bool, ()>(&lib, b"stub_hold_host_fns\0", on);
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let (stream, other) = (ctx.stream().expect("stream"), ctx.stream().expect("stream"));
+    let seen = std::sync::Mutex::new(None);
+    hold(true);
+    let t0 = Instant::now();
+    let (sync, capture) = std::thread::scope(|t| {
+        let r = ctx.scope(|s| {
+            s.host_fn(&stream, || {
+                *seen.lock().unwrap() = Some(ctx.synchronize());
+            })?;
+            // Another thread synchronizes: it holds the gate's read while
+            // the driver waits for the held callback.
+            let sync = t.spawn(|| ctx.synchronize());
+            std::thread::sleep(Duration::from_millis(200));
+            // A third begins a capture: its write waits for that read.
+            let capture = t.spawn(|| ctx.scope(|s2| s2.capture(&other, || Ok(())).map(drop)));
+            std::thread::sleep(Duration::from_millis(200));
+            hold(false);
+            Ok((sync, capture))
+        });
+        let (sync, capture) = r.expect("the scope");
+        (sync.join().unwrap(), capture.join().unwrap())
+    });
+    let took = t0.elapsed();
+    hold(false);
+    assert!(
+        matches!(
+            seen.lock().unwrap().take(),
+            Some(Err(Error::InsideHostCallback { .. }))
+        ),
+        "the callback's synchronize is refused"
+    );
+    sync.expect("the other thread's synchronize ends once the callback has run");
+    capture.expect("the capture begins and ends");
+    assert!(
+        took < Duration::from_secs(10),
+        "no thread waited for another: {took:?}"
     );
 }

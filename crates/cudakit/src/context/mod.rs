@@ -818,8 +818,18 @@ impl Context {
     ///
     /// Driver errors, including the sticky error of a faulted kernel (which
     /// poisons the context); [`Error::ContextPoisoned`];
-    /// [`Error::IllegalDuringCapture`] on a thread that is capturing.
+    /// [`Error::IllegalDuringCapture`] on a thread that is capturing;
+    /// [`Error::InsideHostCallback`] inside a host callback.
     pub fn synchronize(&self) -> Result<()> {
+        // Refused on the driver's callback thread before the gate: a read
+        // of it there can queue behind a capture's pending write, which
+        // waits for another thread's read, held across a cuCtxSynchronize
+        // that waits for this very callback.
+        if release::in_driver_callback() {
+            return Err(Error::InsideHostCallback {
+                operation: "Context::synchronize",
+            });
+        }
         self.refuse_during_capture("cuCtxSynchronize")?;
         self.drain_callback_releases();
         let gate = match self.shared.work.sync_gate.read() {
