@@ -361,6 +361,11 @@ fn a_registered_scope_registers_once_and_undoes_it_when_it_ends() {
         .with_registered(&mut host, |h| -> cudakit::Result<usize> {
             assert!(h.is_registered(), "a large slice is registered");
             assert_eq!(reg_counts(&lib)[3], before[3] + 1, "live during the scope");
+            let shown = format!("{h:?}");
+            assert!(
+                shown.contains(&format!("len: {len}")) && shown.len() < 200,
+                "Debug shows the length, not the elements: {shown}"
+            );
             for _ in 0..4 {
                 h.upload_to(&dev)?;
                 h.download_from(&dev)?;

@@ -425,12 +425,21 @@ impl Drop for ScopeEnd<'_> {
 /// It is handed to the closure only by reference: it cannot be kept, moved
 /// out or forgotten, and the registration ends before `with_registered`
 /// returns, with the borrow of the slice.
-#[derive(Debug)]
 pub struct RegisteredHost<'r, T: DeviceCopy> {
     ctx: &'r Context,
     host: &'r mut [T],
     reg: Option<&'r Registration>,
     kept: &'r AtomicBool,
+}
+
+impl<T: DeviceCopy> std::fmt::Debug for RegisteredHost<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Not the elements: a registered slice is typically large.
+        f.debug_struct("RegisteredHost")
+            .field("len", &self.host.len())
+            .field("registration", &self.reg)
+            .finish_non_exhaustive()
+    }
 }
 
 impl std::fmt::Debug for Registration {
