@@ -313,7 +313,7 @@ pub(crate) fn dims_fit(kernel: &MatmulKernel, [m, n, k]: [usize; 3]) -> Result<(
         int(x, what)?;
         if kernel.uses_tma() && x > i32::MAX as usize - 256 {
             return Err(Error::InvalidArgument(format!(
-                "{what} = {x}: {} rounds it up to whole tiles in an int (at most {})",
+                "{what} = {x}: {} rounds it up to whole tiles or stages in an int (at most {})",
                 kernel.name,
                 i32::MAX - 256
             )));

@@ -202,3 +202,34 @@ fn a_callback_that_synchronizes_is_refused_before_it_can_block_a_capture() {
         "no thread waited for another: {took:?}"
     );
 }
+
+/// A scope opened inside a host callback is refused before its closure
+/// runs: its end would take the pending-work lock, which a thread
+/// synchronizing during a capture holds while it waits for this callback.
+#[test]
+fn a_scope_inside_a_host_callback_is_refused() {
+    let _serial = serial();
+    let _lib = open();
+    let ctx = Context::new(0).expect("context on the stand-in");
+    let stream = ctx.stream().expect("stream");
+    let seen = std::sync::Mutex::new(None);
+    let ran = std::sync::atomic::AtomicBool::new(false);
+    ctx.scope(|s| {
+        s.host_fn(&stream, || {
+            let r = ctx.scope(|_| {
+                ran.store(true, Ordering::SeqCst);
+                Ok(())
+            });
+            *seen.lock().unwrap() = Some(r);
+        })
+    })
+    .expect("the scope");
+    assert!(
+        matches!(
+            seen.lock().unwrap().take(),
+            Some(Err(Error::InsideHostCallback { .. }))
+        ),
+        "refused"
+    );
+    assert!(!ran.load(Ordering::SeqCst), "its closure did not run");
+}

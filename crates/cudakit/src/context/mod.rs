@@ -648,6 +648,9 @@ impl Context {
     /// the device lacks concurrent managed access, also counts the
     /// operation as device work for as long as the guard lives.
     pub(crate) fn sync_work(&self) -> Result<SyncWork<'_>> {
+        // Before any lock: on the driver's callback thread a lock another
+        // thread holds across a wait for this callback would never come.
+        release::refuse_in_callback("a synchronous copy or memset")?;
         self.refuse_during_capture(
             "a synchronous copy or memset (it waits for the context with cuCtxSynchronize and \
              runs on the legacy stream)",

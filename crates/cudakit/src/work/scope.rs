@@ -286,6 +286,11 @@ impl Context {
         &'env self,
         f: impl for<'s> FnOnce(&'s Scope<'s, 'env>) -> Result<R>,
     ) -> Result<R> {
+        // A scope's end takes the context's pending-work lock, which a
+        // synchronizing thread can hold while it waits for this very
+        // callback: refused on the driver's callback thread, as every
+        // cudakit call there is.
+        crate::context::release::refuse_in_callback("Context::scope")?;
         let scope = Scope {
             ctx: self,
             id: NEXT_SCOPE.fetch_add(1, Ordering::Relaxed),

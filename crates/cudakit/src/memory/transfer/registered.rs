@@ -500,6 +500,7 @@ impl Context {
         host: &mut [T],
         f: impl FnOnce(&mut RegisteredHost<'_, T>) -> R,
     ) -> Result<R> {
+        crate::context::release::refuse_in_callback("with_registered")?;
         let bytes = byte_len::<T>(host.len(), "with_registered")?;
         // The driver refuses a registration on a capturing thread and
         // invalidates the capture: refused here, naming it.
