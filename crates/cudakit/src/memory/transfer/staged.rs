@@ -721,63 +721,56 @@ pub(crate) unsafe fn htod(
     bytes: usize,
     after: CUstream,
 ) -> Result<()> {
-    let staging = staging(ctx);
-    let _active = Active::new(&staging.active[0]);
     let register = registers(0);
-    let mut guard = lock(&staging.htod);
-    if guard.is_none() {
-        *guard = Some(Lane::new(ctx)?);
-    }
-    let Some(lane) = guard.as_mut() else {
-        unreachable!("made above")
-    };
-    // SAFETY: the caller's contract; the lane is locked and its previous
-    // transfer finished.
-    if register && unsafe { super::registered::htod(ctx, lane, dst, src, bytes, after) }? {
-        return Ok(());
-    }
-    let cu = ctx.enter()?;
-    // Every DMA this call queued has finished when it returns, also on an
-    // error: none may write the caller's memory after that.
-    let queued = (|| -> Result<()> {
-        order_after(ctx, lane, after)?;
-        let pieces = bytes.div_ceil(CHUNK);
-        for i in 0..pieces {
-            let slot = i % CHUNKS;
-            let off = i * CHUNK;
-            let n = CHUNK.min(bytes - off);
-            if i >= CHUNKS {
-                // SAFETY: an event of this lane, recorded after the DMA that
-                // last read this chunk.
-                ctx.check("cuEventSynchronize", unsafe {
-                    (cu.cuEventSynchronize)(lane.events[slot])
+    with_lane(ctx, 0, |lane| {
+        // SAFETY: the caller's contract; the lane is locked and its previous
+        // transfer finished.
+        if register && unsafe { super::registered::htod(ctx, lane, dst, src, bytes, after) }? {
+            return Ok(());
+        }
+        let cu = ctx.enter()?;
+        // Every DMA this call queued has finished when it returns, also on an
+        // error: none may write the caller's memory after that.
+        let queued = (|| -> Result<()> {
+            order_after(ctx, lane, after)?;
+            let pieces = bytes.div_ceil(CHUNK);
+            for i in 0..pieces {
+                let slot = i % CHUNKS;
+                let off = i * CHUNK;
+                let n = CHUNK.min(bytes - off);
+                if i >= CHUNKS {
+                    // SAFETY: an event of this lane, recorded after the DMA that
+                    // last read this chunk.
+                    ctx.check("cuEventSynchronize", unsafe {
+                        (cu.cuEventSynchronize)(lane.events[slot])
+                    })?;
+                }
+                // SAFETY: the chunk holds CHUNK >= n bytes and no DMA reads it
+                // now: for i >= CHUNKS its last DMA of this transfer finished
+                // above; for i < CHUNKS the previous transfer on this lane ended
+                // in `finish`, which waited for both streams on every path
+                // (errors and a poisoned context included; a wait it cannot
+                // complete aborts the process). `src + off` has `n` readable bytes (the
+                // caller's contract, for the whole call: the caller waits for
+                // the copy); distinct allocations, nothing else touches them.
+                unsafe { parallel_copy(lane.chunks[slot], src.add(off), n) };
+                let stream = lane.streams[i % 2];
+                // SAFETY: `n` bytes of the page-locked chunk to `n` bytes of device
+                // memory at `dst + off` (inside the caller's range); the chunk is not
+                // touched again until its event has completed.
+                ctx.check("cuMemcpyHtoDAsync_v2", unsafe {
+                    (cu.cuMemcpyHtoDAsync)(dst + off as u64, lane.chunks[slot].cast(), n, stream)
+                })?;
+                // SAFETY: a live event and stream of this lane.
+                ctx.check("cuEventRecord", unsafe {
+                    (cu.cuEventRecord)(lane.events[slot], stream)
                 })?;
             }
-            // SAFETY: the chunk holds CHUNK >= n bytes and no DMA reads it
-            // now: for i >= CHUNKS its last DMA of this transfer finished
-            // above; for i < CHUNKS the previous transfer on this lane ended
-            // in `finish`, which waited for both streams on every path
-            // (errors and a poisoned context included; a wait it cannot
-            // complete aborts the process). `src + off` has `n` readable bytes (the
-            // caller's contract, for the whole call: the caller waits for
-            // the copy); distinct allocations, nothing else touches them.
-            unsafe { parallel_copy(lane.chunks[slot], src.add(off), n) };
-            let stream = lane.streams[i % 2];
-            // SAFETY: `n` bytes of the page-locked chunk to `n` bytes of device
-            // memory at `dst + off` (inside the caller's range); the chunk is not
-            // touched again until its event has completed.
-            ctx.check("cuMemcpyHtoDAsync_v2", unsafe {
-                (cu.cuMemcpyHtoDAsync)(dst + off as u64, lane.chunks[slot].cast(), n, stream)
-            })?;
-            // SAFETY: a live event and stream of this lane.
-            ctx.check("cuEventRecord", unsafe {
-                (cu.cuEventRecord)(lane.events[slot], stream)
-            })?;
-        }
-        Ok(())
-    })();
-    let done = finish(ctx, lane);
-    queued.and(done)
+            Ok(())
+        })();
+        let done = finish(ctx, lane);
+        queued.and(done)
+    })
 }
 
 /// Device to host through the pipeline; see [`htod`].
@@ -793,66 +786,59 @@ pub(crate) unsafe fn dtoh(
     bytes: usize,
     after: CUstream,
 ) -> Result<()> {
-    let staging = staging(ctx);
-    let _active = Active::new(&staging.active[1]);
     let register = registers(1);
-    let mut guard = lock(&staging.dtoh);
-    if guard.is_none() {
-        *guard = Some(Lane::new(ctx)?);
-    }
-    let Some(lane) = guard.as_mut() else {
-        unreachable!("made above")
-    };
-    // SAFETY: the caller's contract; the lane is locked and its previous
-    // transfer finished.
-    if register && unsafe { super::registered::dtoh(ctx, lane, dst, src, bytes, after) }? {
-        return Ok(());
-    }
-    let cu = ctx.enter()?;
-    // As in `htod`: no DMA of this call outlives it, also on an error.
-    let queued = (|| -> Result<()> {
-        order_after(ctx, lane, after)?;
-        let pieces = bytes.div_ceil(CHUNK);
-        let issue = |i: usize| -> Result<()> {
-            let slot = i % CHUNKS;
-            let off = i * CHUNK;
-            let n = CHUNK.min(bytes - off);
-            let stream = lane.streams[i % 2];
-            // SAFETY: `n` bytes of device memory at `src + off` (inside the
-            // caller's range) into the chunk, which holds CHUNK >= n bytes and
-            // is not read by the host until the event recorded next completes.
-            ctx.check("cuMemcpyDtoHAsync_v2", unsafe {
-                (cu.cuMemcpyDtoHAsync)(lane.chunks[slot].cast(), src + off as u64, n, stream)
-            })?;
-            // SAFETY: a live event and stream of this lane.
-            ctx.check("cuEventRecord", unsafe {
-                (cu.cuEventRecord)(lane.events[slot], stream)
-            })
-        };
-        for i in 0..pieces.min(CHUNKS) {
-            issue(i)?;
+    with_lane(ctx, 1, |lane| {
+        // SAFETY: the caller's contract; the lane is locked and its previous
+        // transfer finished.
+        if register && unsafe { super::registered::dtoh(ctx, lane, dst, src, bytes, after) }? {
+            return Ok(());
         }
-        for j in 0..pieces {
-            let slot = j % CHUNKS;
-            let off = j * CHUNK;
-            let n = CHUNK.min(bytes - off);
-            // SAFETY: the event recorded after chunk j's DMA.
-            ctx.check("cuEventSynchronize", unsafe {
-                (cu.cuEventSynchronize)(lane.events[slot])
-            })?;
-            // SAFETY: the DMA into the chunk has completed and the next one
-            // into it is issued only after this copy returns; `dst + off` has
-            // `n` writable bytes not otherwise accessed (the caller's
-            // contract); distinct allocations.
-            unsafe { parallel_copy(dst.add(off), lane.chunks[slot], n) };
-            if j + CHUNKS < pieces {
-                issue(j + CHUNKS)?;
+        let cu = ctx.enter()?;
+        // As in `htod`: no DMA of this call outlives it, also on an error.
+        let queued = (|| -> Result<()> {
+            order_after(ctx, lane, after)?;
+            let pieces = bytes.div_ceil(CHUNK);
+            let issue = |i: usize| -> Result<()> {
+                let slot = i % CHUNKS;
+                let off = i * CHUNK;
+                let n = CHUNK.min(bytes - off);
+                let stream = lane.streams[i % 2];
+                // SAFETY: `n` bytes of device memory at `src + off` (inside the
+                // caller's range) into the chunk, which holds CHUNK >= n bytes and
+                // is not read by the host until the event recorded next completes.
+                ctx.check("cuMemcpyDtoHAsync_v2", unsafe {
+                    (cu.cuMemcpyDtoHAsync)(lane.chunks[slot].cast(), src + off as u64, n, stream)
+                })?;
+                // SAFETY: a live event and stream of this lane.
+                ctx.check("cuEventRecord", unsafe {
+                    (cu.cuEventRecord)(lane.events[slot], stream)
+                })
+            };
+            for i in 0..pieces.min(CHUNKS) {
+                issue(i)?;
             }
-        }
-        Ok(())
-    })();
-    let done = finish(ctx, lane);
-    queued.and(done)
+            for j in 0..pieces {
+                let slot = j % CHUNKS;
+                let off = j * CHUNK;
+                let n = CHUNK.min(bytes - off);
+                // SAFETY: the event recorded after chunk j's DMA.
+                ctx.check("cuEventSynchronize", unsafe {
+                    (cu.cuEventSynchronize)(lane.events[slot])
+                })?;
+                // SAFETY: the DMA into the chunk has completed and the next one
+                // into it is issued only after this copy returns; `dst + off` has
+                // `n` writable bytes not otherwise accessed (the caller's
+                // contract); distinct allocations.
+                unsafe { parallel_copy(dst.add(off), lane.chunks[slot], n) };
+                if j + CHUNKS < pieces {
+                    issue(j + CHUNKS)?;
+                }
+            }
+            Ok(())
+        })();
+        let done = finish(ctx, lane);
+        queued.and(done)
+    })
 }
 
 /// Runs `f` on the context's lane of direction `dir` (0 host to device,
