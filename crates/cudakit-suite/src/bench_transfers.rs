@@ -368,23 +368,8 @@ fn registered_once(
 ) -> Result<(Duration, Duration, bool)> {
     type Side = Result<(Vec<Duration>, bool)>;
     let start = std::sync::Barrier::new(2);
-    // One thread's side: every round meets the other at the barrier, also
-    // after an error of its own (the rest of its rounds then copy nothing),
-    // so that neither waits for ever for the other.
     let side = |registered: bool, transfer: &mut dyn FnMut() -> Result<()>| -> Side {
-        let mut times = Vec::with_capacity(samples + 1);
-        let mut failed = None;
-        for _ in 0..=samples {
-            start.wait();
-            if failed.is_none() {
-                let t = Instant::now();
-                match transfer() {
-                    Ok(()) => times.push(t.elapsed()),
-                    Err(e) => failed = Some(e),
-                }
-            }
-        }
-        failed.map_or(Ok((times, registered)), Err)
+        meet_rounds(&start, samples, transfer).map(|times| (times, registered))
     };
     let met = |r: Result<Side>| -> Side {
         match r {
@@ -427,6 +412,36 @@ fn registered_once(
         total / (samples as u32 + 1),
         up_reg && down_reg,
     ))
+}
+
+/// One thread's side of a two-thread measurement: `samples + 1` rounds,
+/// each starting at `start`, each timing one `transfer`. Every round meets
+/// the other thread at the barrier, also after an error or a panic of this
+/// side (its later rounds then copy nothing), so that neither waits for
+/// ever for the other. A panic is resumed once every round has been met.
+fn meet_rounds(
+    start: &std::sync::Barrier,
+    samples: usize,
+    transfer: &mut dyn FnMut() -> Result<()>,
+) -> Result<Vec<Duration>> {
+    let mut times = Vec::with_capacity(samples + 1);
+    let mut failed = None;
+    let mut panicked = None;
+    for _ in 0..=samples {
+        start.wait();
+        if failed.is_none() && panicked.is_none() {
+            let t = Instant::now();
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(&mut *transfer)) {
+                Ok(Ok(())) => times.push(t.elapsed()),
+                Ok(Err(e)) => failed = Some(e),
+                Err(payload) => panicked = Some(payload),
+            }
+        }
+    }
+    if let Some(payload) = panicked {
+        std::panic::resume_unwind(payload);
+    }
+    failed.map_or(Ok(times), Err)
 }
 
 const LOAD_KERNEL: &str = r#"
@@ -706,4 +721,66 @@ pub fn virtual_growth(ctx: &Context, steps: usize) -> Result<Vec<Row>> {
         raw: Some(median(raw)),
         samples: steps,
     }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Barrier;
+
+    /// A side that panics in its second round still meets every round, so
+    /// the other side finishes all of its transfers; the panic then reaches
+    /// the joining thread. Without the catch, the other side would wait at
+    /// the barrier for ever (the test would hang, and time out).
+    #[test]
+    fn a_panicking_side_still_meets_every_round() {
+        let start = Barrier::new(2);
+        let samples = 4;
+        let done = AtomicUsize::new(0);
+        let (panicker, other) = std::thread::scope(|t| {
+            let a = t.spawn(|| {
+                let mut round = 0;
+                meet_rounds(&start, samples, &mut || {
+                    round += 1;
+                    assert!(round < 2, "injected panic in round {round}");
+                    Ok(())
+                })
+            });
+            let b = t.spawn(|| {
+                meet_rounds(&start, samples, &mut || {
+                    done.fetch_add(1, Ordering::Relaxed);
+                    Ok(())
+                })
+            });
+            (a.join(), b.join())
+        });
+        assert!(panicker.is_err(), "the panic is resumed after the rounds");
+        let times = other.expect("the other side ran").expect("no error");
+        assert_eq!(times.len(), samples + 1);
+        assert_eq!(done.load(Ordering::Relaxed), samples + 1);
+    }
+
+    /// An error stops this side's transfers but not its rounds, and is
+    /// returned.
+    #[test]
+    fn an_erring_side_stops_copying_and_reports() {
+        let start = Barrier::new(2);
+        let samples = 3;
+        let (erring, other) = std::thread::scope(|t| {
+            let a = t.spawn(|| {
+                let mut calls = 0;
+                let r = meet_rounds(&start, samples, &mut || {
+                    calls += 1;
+                    Err(cudakit::Error::InvalidArgument("injected".into()))
+                });
+                (r, calls)
+            });
+            let b = t.spawn(|| meet_rounds(&start, samples, &mut || Ok(())));
+            (a.join().expect("no panic"), b.join().expect("no panic"))
+        });
+        assert!(erring.0.is_err());
+        assert_eq!(erring.1, 1, "no transfer after the error");
+        assert_eq!(other.expect("no error").len(), samples + 1);
+    }
 }
