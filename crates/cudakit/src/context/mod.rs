@@ -828,11 +828,7 @@ impl Context {
         // of it there can queue behind a capture's pending write, which
         // waits for another thread's read, held across a cuCtxSynchronize
         // that waits for this very callback.
-        if release::in_driver_callback() {
-            return Err(Error::InsideHostCallback {
-                operation: "Context::synchronize",
-            });
-        }
+        release::refuse_in_callback("Context::synchronize")?;
         self.refuse_during_capture("cuCtxSynchronize")?;
         self.drain_callback_releases();
         let gate = match self.shared.work.sync_gate.read() {
