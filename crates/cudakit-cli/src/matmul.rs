@@ -60,6 +60,9 @@ Options:
                         FP8), cublas (required: exit 2 when it does not
                         load), or none
   --iters I             Timed runs (default 10), after --warmup W (default 1)
+                        untimed ones; with a comparison, the kernel's and
+                        the library's alternate in rounds of 5, each side
+                        going first in turn
   --pad MODE            auto (default: an f32 SGEMM whose K % 16 != 0 or
                         N % 4 != 0 runs on zero-padded copies of A and B,
                         or of their transposes (C^T = B^T*A^T) where that
@@ -870,65 +873,43 @@ struct Timed<'c, G: DeviceCopy> {
 }
 
 impl<'a> Run<'a> {
-    /// cuBLAS's times for the same product, or why there are none.
-    fn cublas<T: Input, G: DeviceCopy + Real>(
+    /// cuBLAS's handle and a C of its own for the same product, or why
+    /// there are none.
+    fn cublas_setup<G: DeviceCopy>(
         &self,
-        product: &Product<'_, T, G>,
-        stream: &Stream<'_>,
-    ) -> Result<CublasRun, CublasError> {
-        let cublas = Cublas::new(self.ctx)?;
-        let c = self.ctx.alloc::<G>(self.g.c_len())?;
-        let [a, b] = product.operands();
-        let precision = Precision::of(self.kernel);
-        let times = cublas.time_gemm(
-            stream,
-            precision,
-            [self.g.m, self.g.n, self.g.k],
-            a,
-            b,
-            &c,
-            (1.0, 0.0),
-            (self.o.warmup, self.o.iters),
-        )?;
-        Ok(CublasRun {
+    ) -> Result<(Cublas<'a>, DeviceBuffer<'a, G>), CublasError> {
+        Ok((Cublas::new(self.ctx)?, self.ctx.alloc::<G>(self.g.c_len())?))
+    }
+
+    /// cuBLASLt's handle and a poisoned C of its own for the same FP8
+    /// product, or why there are none.
+    fn cublaslt_setup(&self) -> Result<(CublasLt<'a>, DeviceBuffer<'a, f32>), CublasError> {
+        let lt = CublasLt::new(self.ctx)?;
+        let c = self.ctx.alloc::<f32>(self.g.c_len())?;
+        c.fill(f32::POISON)?;
+        // The fill runs on the legacy stream, which the timed stream does
+        // not wait for.
+        self.ctx.synchronize()?;
+        Ok((lt, c))
+    }
+
+    /// What the report says of cuBLAS's side, with its times.
+    fn cublas_run(&self, cublas: &Cublas<'_>, times: Vec<Duration>) -> CublasRun {
+        CublasRun {
             library: "cuBLAS",
             call: "cublasGemmEx",
-            compute: cublas::compute_name(precision),
+            compute: cublas::compute_name(Precision::of(self.kernel)),
             fast_accum: None,
             version: cublas.version(),
             path: cublas.path().to_owned(),
             times,
-        })
+        }
     }
 
-    /// cuBLASLt's times for the same FP8 product (the staged operands and
-    /// scales of `product`, FAST_ACCUM on: the kernel's accumulation),
-    /// into a poisoned C of its own, and that C.
-    fn cublaslt<A: Fp8>(
-        &self,
-        product: &Fp8Gemm<'_, A, F8E4M3>,
-        scales: Fp8Scales,
-        stream: &Stream<'_>,
-    ) -> Result<(CublasRun, Vec<f32>), CublasError> {
-        let lt = CublasLt::new(self.ctx)?;
-        let c = self.ctx.alloc::<f32>(self.g.c_len())?;
-        c.fill(f32::POISON)?;
-        // The fill runs on the legacy stream, which `stream` does not wait
-        // for.
-        self.ctx.synchronize()?;
-        let ((a, lda), (b, ldb), scale_ptrs) = product.operands();
-        let times = lt.time_fp8(
-            stream,
-            [self.g.m, self.g.n, self.g.k],
-            (a, lda, A::ELEM),
-            (b, ldb, Elem::E4m3),
-            &c,
-            scale_ptrs,
-            (scales.alpha, scales.beta),
-            true,
-            (self.o.warmup, self.o.iters),
-        )?;
-        let run = CublasRun {
+    /// What the report says of cuBLASLt's side (FAST_ACCUM on: the
+    /// kernel's accumulation), with its times.
+    fn cublaslt_run(&self, lt: &CublasLt<'_>, times: Vec<Duration>) -> CublasRun {
+        CublasRun {
             library: "cuBLASLt",
             call: "cublasLtMatmul",
             compute: cublas::compute_name(Precision::of(self.kernel)),
@@ -936,8 +917,7 @@ impl<'a> Run<'a> {
             version: lt.version(),
             path: lt.path().to_owned(),
             times,
-        };
-        Ok((run, c.to_vec()?))
+        }
     }
 
     /// Refuses a run that needs more device memory than is free, with a
@@ -1003,45 +983,68 @@ impl<'a> Run<'a> {
         h1.elapsed_since(&h0)
     }
 
-    /// Runs `launches` `--warmup` times untimed, then `--iters` times each
-    /// between two events on `stream`, and downloads `c` (pinned, timed).
-    /// The iterations are queued back to back and waited for once, as
-    /// cuBLAS's calls are (`Cublas::time_gemm`): each pair of events then
-    /// brackets the GPU's work alone, not also the host's time to queue the
-    /// next launch onto an idle GPU.
-    fn time_launches<G: DeviceCopy>(
+    /// Runs `launches` `warmup` times untimed, then `iters` times each
+    /// between two events on `stream`, and waits for them. The iterations
+    /// are queued back to back and waited for once, as cuBLAS's calls are
+    /// (`Cublas::time_gemm`): each pair of events then brackets the GPU's
+    /// work alone, not also the host's time to queue the next launch onto
+    /// an idle GPU.
+    fn time_kernel(
         &self,
         launches: &Launches<'_>,
-        c: &DeviceBuffer<'_, G>,
         stream: &Stream<'_>,
-    ) -> cudakit::Result<(Vec<Duration>, PinnedBuffer<'a, G>, Duration)> {
+        (warmup, iters): (usize, usize),
+    ) -> cudakit::Result<Vec<Duration>> {
         let ctx = self.ctx;
-        let o = self.o;
-        let events = (0..o.iters)
+        let events = (0..iters)
             .map(|_| Ok((ctx.timing_event()?, ctx.timing_event()?)))
             .collect::<cudakit::Result<Vec<_>>>()?;
-        let mut progress = Progress::new("kernel", o.iters as u64);
         ctx.scope(|s| {
-            for _ in 0..o.warmup {
+            for _ in 0..warmup {
                 launches.enqueue(s, stream)?;
             }
-            for (i, (start, end)) in events.iter().enumerate() {
+            for (start, end) in &events {
                 start.record(stream)?;
                 launches.enqueue(s, stream)?;
                 end.record(stream)?;
-                progress.set(i as u64 + 1);
             }
-            if let Some((_, end)) = events.last() {
-                end.synchronize()?;
-            }
-            Ok(())
+            stream.synchronize()
         })?;
-        progress.finish();
-        let kernel_times = events
+        events
             .iter()
             .map(|(start, end)| end.elapsed_since(start))
-            .collect::<cudakit::Result<Vec<_>>>()?;
+            .collect()
+    }
 
+    /// Times the kernel (`time_kernel`) and, when there is one, the
+    /// baseline (`theirs`, called with the same `(warmup, iters)` pairs)
+    /// through [`alternate`], with a progress line for the kernel's runs.
+    fn time_sides<E>(
+        &self,
+        launches: &Launches<'_>,
+        stream: &Stream<'_>,
+        theirs: Option<&mut Side<'_, E>>,
+    ) -> cudakit::Result<Sides<E>> {
+        let mut progress = Progress::new("kernel", self.o.iters as u64);
+        let mut done = 0;
+        let mut ours = |runs: (usize, usize)| {
+            let times = self.time_kernel(launches, stream, runs)?;
+            done += times.len() as u64;
+            progress.set(done);
+            Ok(times)
+        };
+        let timed = alternate((self.o.warmup, self.o.iters), &mut ours, theirs)?;
+        progress.finish();
+        Ok(timed)
+    }
+
+    /// Downloads the kernel's `c` into pinned memory, timed with events.
+    fn download<G: DeviceCopy>(
+        &self,
+        c: &DeviceBuffer<'_, G>,
+        stream: &Stream<'_>,
+    ) -> cudakit::Result<(PinnedBuffer<'a, G>, Duration)> {
+        let ctx = self.ctx;
         let mut c_pin = ctx.alloc_pinned::<G>(c.len())?;
         let (d0, d1) = (ctx.timing_event()?, ctx.timing_event()?);
         ctx.scope(|s| {
@@ -1051,7 +1054,7 @@ impl<'a> Run<'a> {
             Ok(())
         })?;
         let dtoh = d1.elapsed_since(&d0)?;
-        Ok((kernel_times, c_pin, dtoh))
+        Ok((c_pin, dtoh))
     }
 
     fn report<G: DeviceCopy>(
@@ -1128,13 +1131,44 @@ impl<'a> Run<'a> {
         let maps = product.maps()?;
         let launches = product.launches(&maps, 1.0, 0.0)?;
         let stream = ctx.stream()?;
-        let (kernel_times, c, dtoh) = self.time_launches(&launches, product.c(), &stream)?;
         // cuBLAS on the same operands (the staged A and B; for a
-        // device-transposed tf32 B, the caller's B), into a C of its own.
-        let cublas = match o.compare {
-            Compare::None => None,
-            _ => Some(self.cublas(&product, &stream)),
+        // device-transposed tf32 B, the caller's B), into a C of its own,
+        // timed in the same rounds as the kernel.
+        let (kernel_times, cublas) = match o.compare {
+            Compare::None => (
+                self.time_sides::<CublasError>(&launches, &stream, None)?.0,
+                None,
+            ),
+            _ => match self.cublas_setup::<G>() {
+                Err(e) => (
+                    self.time_sides::<CublasError>(&launches, &stream, None)?.0,
+                    Some(Err(e)),
+                ),
+                Ok((handle, cublas_c)) => {
+                    let [a, b] = product.operands();
+                    let dims = [g.m, g.n, g.k];
+                    let precision = Precision::of(kernel);
+                    let mut theirs = |runs| {
+                        handle.time_gemm(
+                            &stream,
+                            precision,
+                            dims,
+                            a,
+                            b,
+                            &cublas_c,
+                            (1.0, 0.0),
+                            runs,
+                        )
+                    };
+                    let (times, theirs) = self.time_sides(&launches, &stream, Some(&mut theirs))?;
+                    (
+                        times,
+                        theirs.map(|t| t.map(|t| self.cublas_run(&handle, t))),
+                    )
+                }
+            },
         };
+        let (c, dtoh) = self.download(product.c(), &stream)?;
         let timed = Timed {
             grid: product.grid(),
             notes: product.notes(),
@@ -1196,14 +1230,47 @@ impl<'a> Run<'a> {
         let maps = product.maps()?;
         let launches = product.launches(&maps, scales.alpha, scales.beta)?;
         let stream = ctx.stream()?;
-        let (kernel_times, c, dtoh) = self.time_launches(&launches, product.c(), &stream)?;
-        let (cublas, cublas_c) = match o.compare {
-            Compare::None => (None, None),
-            _ => match self.cublaslt(&product, scales, &stream) {
-                Ok((run, c)) => (Some(Ok(run)), Some(c)),
-                Err(e) => (Some(Err(e)), None),
+        // cuBLASLt on the staged operands and scales, FAST_ACCUM on (the
+        // kernel's accumulation), into a poisoned C of its own, timed in
+        // the same rounds as the kernel; that C is checked too.
+        let (kernel_times, cublas, cublas_c) = match o.compare {
+            Compare::None => {
+                let (times, _) = self.time_sides::<CublasError>(&launches, &stream, None)?;
+                (times, None, None)
+            }
+            _ => match self.cublaslt_setup() {
+                Err(e) => {
+                    let (times, _) = self.time_sides::<CublasError>(&launches, &stream, None)?;
+                    (times, Some(Err(e)), None)
+                }
+                Ok((lt, lt_c)) => {
+                    let ((a, lda), (b, ldb), scale_ptrs) = product.operands();
+                    let dims = [g.m, g.n, g.k];
+                    let mut theirs = |runs| {
+                        lt.time_fp8(
+                            &stream,
+                            dims,
+                            (a, lda, A::ELEM),
+                            (b, ldb, Elem::E4m3),
+                            &lt_c,
+                            scale_ptrs,
+                            (scales.alpha, scales.beta),
+                            true,
+                            runs,
+                        )
+                    };
+                    let (times, theirs) = self.time_sides(&launches, &stream, Some(&mut theirs))?;
+                    match theirs
+                        .map(|t| t.and_then(|t| Ok((self.cublaslt_run(&lt, t), lt_c.to_vec()?))))
+                    {
+                        Some(Ok((run, c))) => (times, Some(Ok(run)), Some(c)),
+                        Some(Err(e)) => (times, Some(Err(e)), None),
+                        None => (times, None, None),
+                    }
+                }
             },
         };
+        let (c, dtoh) = self.download(product.c(), &stream)?;
         let timed = Timed {
             grid: product.grid(),
             notes: product.notes(),
@@ -1239,6 +1306,61 @@ impl<'a> Run<'a> {
         );
         Ok(self.report(build, timed, verification, Some(scales), cublas_check))
     }
+}
+
+/// One side of [`alternate`]: runs `(warmup, timed)` times, one time per
+/// timed run.
+type Side<'f, E> = dyn FnMut((usize, usize)) -> Result<Vec<Duration>, E> + 'f;
+
+/// The kernel's times and the baseline's (`None` without one).
+type Sides<E> = (Vec<Duration>, Option<Result<Vec<Duration>, E>>);
+
+/// Timed runs per round of [`alternate`].
+const ROUND: usize = 5;
+
+/// Times the kernel (`ours`) and a baseline (`theirs`) in the same run,
+/// each called with `(warmup, timed)` run counts and returning one time per
+/// timed run. Both warm up first (`warmup` untimed runs each, timing
+/// nothing); then the `iters` timed runs go in rounds of at most [`ROUND`]
+/// a side, the sides alternating which goes first from round to round, so
+/// that a drift of the GPU's clocks or temperature over the run falls on
+/// both sides alike rather than on whichever ran second. A baseline that
+/// fails is not called again and its error is returned in its place; the
+/// kernel failing ends the run.
+fn alternate<E>(
+    (warmup, iters): (usize, usize),
+    ours: &mut Side<'_, Error>,
+    mut theirs: Option<&mut Side<'_, E>>,
+) -> cudakit::Result<Sides<E>> {
+    let mut mine = Vec::with_capacity(iters);
+    let mut their_times: Option<Result<Vec<Duration>, E>> =
+        theirs.as_ref().map(|_| Ok(Vec::with_capacity(iters)));
+    // One side's runs, appended to its times; a failed baseline is
+    // recorded once and skipped after.
+    let mut run_theirs = |runs: (usize, usize), acc: &mut Option<Result<Vec<Duration>, E>>| {
+        if let (Some(call), Some(Ok(times))) = (theirs.as_mut(), acc.as_mut()) {
+            match call(runs) {
+                Ok(t) => times.extend(t),
+                Err(e) => *acc = Some(Err(e)),
+            }
+        }
+    };
+    mine.extend(ours((warmup, 0))?);
+    run_theirs((warmup, 0), &mut their_times);
+    let (mut left, mut round) = (iters, 0);
+    while left > 0 {
+        let n = ROUND.min(left);
+        left -= n;
+        if round % 2 == 0 {
+            mine.extend(ours((0, n))?);
+            run_theirs((0, n), &mut their_times);
+        } else {
+            run_theirs((0, n), &mut their_times);
+            mine.extend(ours((0, n))?);
+        }
+        round += 1;
+    }
+    Ok((mine, their_times))
 }
 
 /// Refuses sizes whose host side (`per_input` bytes for each element of A
@@ -1855,6 +1977,88 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A side for `alternate` that logs `(side, warmup, timed)` per call
+    /// and returns `timed` times of `ms` milliseconds.
+    fn logged(
+        log: &std::cell::RefCell<Vec<(char, usize, usize)>>,
+        side: char,
+        ms: u64,
+    ) -> impl FnMut((usize, usize)) -> Vec<Duration> + '_ {
+        move |(warmup, timed)| {
+            log.borrow_mut().push((side, warmup, timed));
+            vec![Duration::from_millis(ms); timed]
+        }
+    }
+
+    #[test]
+    fn the_sides_warm_up_first_then_alternate_which_goes_first() {
+        let log = std::cell::RefCell::new(Vec::new());
+        let mut k = logged(&log, 'k', 1);
+        let mut b = logged(&log, 'b', 2);
+        let mut ours = |r| Ok(k(r));
+        let mut theirs = |r| Ok::<_, ()>(b(r));
+        let (mine, their) = alternate((3, 12), &mut ours, Some(&mut theirs)).unwrap();
+        assert_eq!(mine, vec![Duration::from_millis(1); 12]);
+        assert_eq!(their, Some(Ok(vec![Duration::from_millis(2); 12])));
+        assert_eq!(
+            log.take(),
+            [
+                ('k', 3, 0),
+                ('b', 3, 0),
+                ('k', 0, 5),
+                ('b', 0, 5),
+                ('b', 0, 5),
+                ('k', 0, 5),
+                ('k', 0, 2),
+                ('b', 0, 2),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failing_baseline_is_not_called_again_and_the_kernel_runs_on() {
+        let log = std::cell::RefCell::new(Vec::new());
+        let mut k = logged(&log, 'k', 1);
+        let mut calls = 0;
+        let mut ours = |r| Ok(k(r));
+        let mut theirs = |_| {
+            calls += 1;
+            if calls == 2 {
+                Err("no algorithm")
+            } else {
+                Ok(vec![Duration::from_millis(2); 5])
+            }
+        };
+        let (mine, their) = alternate((1, 20), &mut ours, Some(&mut theirs)).unwrap();
+        assert_eq!(mine.len(), 20);
+        assert_eq!(their, Some(Err("no algorithm")));
+        assert_eq!(calls, 2);
+        // Without a baseline: the kernel alone, warm-up then rounds.
+        let log = std::cell::RefCell::new(Vec::new());
+        let mut k = logged(&log, 'k', 1);
+        let mut ours = |r| Ok(k(r));
+        let (mine, their) = alternate::<()>((2, 7), &mut ours, None).unwrap();
+        assert_eq!((mine.len(), their), (7, None));
+        assert_eq!(log.take(), [('k', 2, 0), ('k', 0, 5), ('k', 0, 2)]);
+    }
+
+    #[test]
+    fn a_failing_kernel_ends_the_run() {
+        let mut calls = 0;
+        let mut ours = |_| {
+            calls += 1;
+            if calls == 2 {
+                Err(Error::InvalidArgument("launch".into()))
+            } else {
+                Ok(Vec::new())
+            }
+        };
+        let mut theirs = |(_, n)| Ok::<_, ()>(vec![Duration::ZERO; n]);
+        let err = alternate((1, 10), &mut ours, Some(&mut theirs)).unwrap_err();
+        assert!(matches!(err, Error::InvalidArgument(_)), "{err:?}");
+        assert_eq!(calls, 2);
+    }
 
     #[test]
     fn kernels_resolve_from_short_and_full_names() {
