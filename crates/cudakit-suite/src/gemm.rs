@@ -294,12 +294,22 @@ pub fn stage<T: Real>(
 
 /// `kernel`'s grid for an M×N C ([`MatmulKernel::grid`]); for
 /// [`Raster::Clusters`], at most one block per SM of the `sms`, in whole
-/// clusters (at least one cluster).
+/// clusters (at least one cluster), and no more clusters than the waves
+/// need: when the units do not fill the last wave, the grid shrinks until
+/// they do, keeping the number of waves (at 4096³ on 132 SMs, 256 units
+/// run in 4 waves on 64 clusters instead of 66; measured 0.3–1 % faster at
+/// 4096 on the H200, kernels/README.md).
 pub fn persistent_grid(kernel: &MatmulKernel, m: usize, n: usize, sms: u32) -> [u32; 3] {
     let mut grid = kernel.grid(m, n, 1);
     if kernel.raster == Raster::Clusters {
         let c = kernel.cluster.max(1);
-        grid[0] = grid[0].min((sms / c).max(1) * c);
+        let (units, slots) = (grid[0] / c, (sms / c).max(1));
+        if units > slots {
+            // As many clusters as the last wave needs: the same number of
+            // waves as with every slot busy, on fewer SMs.
+            let waves = units.div_ceil(slots);
+            grid[0] = units.div_ceil(waves) * c;
+        }
     }
     grid
 }
@@ -979,6 +989,35 @@ impl<'a> Launches<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_persistent_grid_keeps_the_waves_of_every_slot_busy_on_fewest_clusters() {
+        let k = matmul_kernel("gemm_sm90_bf16_nn");
+        assert_eq!(persistent_grid(k, 4096, 4096, 132), [128, 1, 1]);
+        assert_eq!(persistent_grid(k, 8192, 8192, 132), [128, 1, 1]);
+        // Fewer units than slots: one cluster each.
+        assert_eq!(persistent_grid(k, 1024, 1024, 132), [32, 1, 1]);
+        for sms in [1, 2, 3, 78, 114, 132, 133] {
+            let slots = (sms / 2).max(1);
+            for m in [1, 128, 300, 2500, 4096, 4097, 8192, 12345] {
+                for n in [1, 256, 520, 3000, 4096, 8192] {
+                    let units = k.grid(m, n, 1)[0] / 2;
+                    let [g, y, z] = persistent_grid(k, m, n, sms);
+                    assert_eq!((y, z, g % 2), (1, 1, 0), "{sms} {m} {n}");
+                    let clusters = g / 2;
+                    assert!(
+                        clusters >= 1 && clusters <= slots.min(units),
+                        "{sms} {m} {n}: {g}"
+                    );
+                    // As many waves as with every slot busy, and no
+                    // cluster that the last wave leaves idle.
+                    let waves = units.div_ceil(slots.min(units));
+                    assert_eq!(units.div_ceil(clusters), waves, "{sms} {m} {n}: {g}");
+                    assert!((clusters - 1) * waves < units, "{sms} {m} {n}: {g}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn tma_kernels_refuse_sizes_they_would_round_past_an_int() {
