@@ -374,6 +374,10 @@ fn a_registered_scope_is_byte_exact_both_ways_and_from_two_threads() {
     std::thread::scope(|t| {
         let a = t.spawn(|| {
             ctx.with_registered(&mut up_host, |h| {
+                assert!(
+                    h.is_registered(),
+                    "the uploading thread's slice is registered"
+                );
                 for _ in 0..4 {
                     h.upload_to(&dev_up).expect("upload");
                 }
@@ -381,6 +385,10 @@ fn a_registered_scope_is_byte_exact_both_ways_and_from_two_threads() {
         });
         let b = t.spawn(|| {
             ctx.with_registered(&mut down_host, |h| {
+                assert!(
+                    h.is_registered(),
+                    "the downloading thread's slice is registered"
+                );
                 for _ in 0..4 {
                     h.download_from(&other).expect("download");
                 }

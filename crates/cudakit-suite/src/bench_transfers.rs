@@ -214,21 +214,26 @@ pub fn bidirectional(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<
     // under the default policy and then under each alternative (the
     // policy is the process's; restored after), with streaming copies
     // off for one row.
+    // Two threads for all the rounds, meeting at a barrier before each
+    // (as `registered_once`'s), so that no row's samples include thread
+    // spawns.
     let mut both_pageable = || -> Result<Duration> {
-        let mut kit = Vec::with_capacity(samples);
-        for i in 0..=samples {
-            let t = Instant::now();
-            std::thread::scope(|t| {
-                let up = t.spawn(|| up_dev.copy_from_host(&up_pageable));
-                let down = t.spawn(|| down_dev.copy_to_host(&mut down_pageable));
-                up.join().expect("upload thread")?;
-                down.join().expect("download thread")
-            })?;
-            if i > 0 {
-                kit.push(t.elapsed());
-            }
-        }
-        Ok(median(kit))
+        let start = std::sync::Barrier::new(2);
+        let (ups, downs) = std::thread::scope(|t| {
+            let up = t.spawn(|| {
+                meet_rounds(&start, samples, &mut || up_dev.copy_from_host(&up_pageable))
+            });
+            let down = t.spawn(|| {
+                meet_rounds(&start, samples, &mut || {
+                    down_dev.copy_to_host(&mut down_pageable)
+                })
+            });
+            (
+                up.join().expect("upload thread"),
+                down.join().expect("download thread"),
+            )
+        });
+        Ok(median(slower_of_each_round(&ups?, &downs?)))
     };
     let policy = staged::pageable_policy();
     let streaming = staged::streaming_copies();
@@ -401,17 +406,21 @@ fn registered_once(
     });
     let total = t0.elapsed();
     let ((ups, up_reg), (downs, down_reg)) = (ups?, downs?);
-    let both: Vec<Duration> = ups
-        .iter()
-        .zip(&downs)
-        .skip(1)
-        .map(|(u, d)| *u.max(d))
-        .collect();
     Ok((
-        median(both),
+        median(slower_of_each_round(&ups, &downs)),
         total / (samples as u32 + 1),
         up_reg && down_reg,
     ))
+}
+
+/// The longer of the two directions' times in each round of
+/// [`meet_rounds`], the first (untimed warm-up) round skipped.
+fn slower_of_each_round(ups: &[Duration], downs: &[Duration]) -> Vec<Duration> {
+    ups.iter()
+        .zip(downs)
+        .skip(1)
+        .map(|(u, d)| *u.max(d))
+        .collect()
 }
 
 /// One thread's side of a two-thread measurement: `samples + 1` rounds,
@@ -759,6 +768,14 @@ mod tests {
         let times = other.expect("the other side ran").expect("no error");
         assert_eq!(times.len(), samples + 1);
         assert_eq!(done.load(Ordering::Relaxed), samples + 1);
+    }
+
+    #[test]
+    fn a_round_takes_the_slower_direction_and_the_warm_up_is_dropped() {
+        let ms = Duration::from_millis;
+        let ups = [ms(50), ms(3), ms(7), ms(5)];
+        let downs = [ms(40), ms(4), ms(6), ms(5)];
+        assert_eq!(slower_of_each_round(&ups, &downs), [ms(4), ms(7), ms(5)]);
     }
 
     /// An error stops this side's transfers but not its rounds, and is
