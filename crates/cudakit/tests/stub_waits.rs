@@ -163,6 +163,7 @@ fn a_callback_that_synchronizes_is_refused_before_it_can_block_a_capture() {
     let _serial = serial();
     let lib = open();
     let hold = |on: bool| stub::call::<bool, ()>(&lib, b"stub_hold_host_fns\0", on);
+    let sync_waiters = || stub::call0::<u64>(&lib, b"stub_ctx_sync_waiters\0");
     let ctx = Context::new(0).expect("context on the stand-in");
     let (stream, other) = (ctx.stream().expect("stream"), ctx.stream().expect("stream"));
     let seen = std::sync::Mutex::new(None);
@@ -174,10 +175,16 @@ fn a_callback_that_synchronizes_is_refused_before_it_can_block_a_capture() {
                 *seen.lock().unwrap() = Some(ctx.synchronize());
             })?;
             // Another thread synchronizes: it holds the gate's read while
-            // the driver waits for the held callback.
+            // the driver waits for the held callback. Go on only once it
+            // is waiting in the driver (so holding the read).
             let sync = t.spawn(|| ctx.synchronize());
-            std::thread::sleep(Duration::from_millis(200));
-            // A third begins a capture: its write waits for that read.
+            stub::wait_until("the other thread's synchronize in the driver", || {
+                sync_waiters() > 0
+            });
+            // A third begins a capture: its write waits for that read (a
+            // wait on cudakit's lock, which the stand-in cannot see: it is
+            // given 200 ms; on a machine too slow for that the test passes
+            // without exercising this step, and cannot hang).
             let capture = t.spawn(|| ctx.scope(|s2| s2.capture(&other, || Ok(())).map(drop)));
             std::thread::sleep(Duration::from_millis(200));
             hold(false);

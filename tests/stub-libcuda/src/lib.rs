@@ -1520,13 +1520,27 @@ pub unsafe extern "C" fn cuCtxSynchronize() -> i32 {
     if let Some(rc) = s.injected() {
         return rc;
     }
-    match wait_until(s, |s| s.context_idle(cur)) {
+    CTX_SYNC_WAITERS.fetch_add(1, Ordering::SeqCst);
+    let waited = wait_until(s, |s| s.context_idle(cur));
+    CTX_SYNC_WAITERS.fetch_sub(1, Ordering::SeqCst);
+    match waited {
         Ok(_) => {
             green_synced(cur, true);
             CUDA_SUCCESS
         }
         Err(rc) => rc,
     }
+}
+
+/// Threads inside `cuCtxSynchronize`, waiting for their context's work.
+static CTX_SYNC_WAITERS: AtomicU64 = AtomicU64::new(0);
+
+/// How many threads are inside `cuCtxSynchronize` now, waiting for their
+/// context's work: lets a test go on once a synchronize is really waiting
+/// (on a held host function, say) instead of sleeping and hoping.
+#[no_mangle]
+pub extern "C" fn stub_ctx_sync_waiters() -> u64 {
+    CTX_SYNC_WAITERS.load(Ordering::SeqCst)
 }
 
 /// Refuses a wait on or a query of `stream` while it is a member of a
