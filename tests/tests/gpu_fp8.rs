@@ -117,6 +117,9 @@ fp8_cases! {
     // 19 tile-rows and more units than clusters: the spare CTA past M goes
     // on to real units; K = 200 ends in a partial stage.
     e4m3_2400x3000x200_odd_rows_persistent: F8E4M3, F8E4M3, "gemm_sm90_e4m3_nt", [2400, 3000, 200], 0.0;
+    // 133 units on 45 clusters in 3 waves (on 132 SMs): two clusters walk
+    // 2 units, the rest 3.
+    e4m3_1700x4700x128_unequal_walks: F8E4M3, F8E4M3, "gemm_sm90_e4m3_nt", [1700, 4700, 128], 0.0;
     // beta ≠ 0 with more units than clusters: the direct stores, persistent.
     e4m3_2500x3000x256_beta: F8E4M3, F8E4M3, "gemm_sm90_e4m3_nt", [2500, 3000, 256], 0.5;
     large_e4m3_4096: F8E4M3, F8E4M3, "gemm_sm90_e4m3_nt", [4096, 4096, 4096], 0.0;

@@ -2035,6 +2035,9 @@ h200_cases! {
     // An odd count of tile-rows (19) with more units than clusters: the
     // spare CTA past M goes on to real units of its cluster.
     sm90_bf16_nn_2400x3000x200_beta0: SM90_BF16_NN, (2400, 3000, 200), (N, N), Alpha, Host;
+    // 133 units (7 unit-rows by 19 tile-columns) on 45 clusters in 3 waves
+    // (on 132 SMs): two clusters walk 2 units, the rest 3.
+    sm90_bf16_nn_1700x4700x72_beta0: SM90_BF16_NN, (1700, 4700, 72), (N, N), Alpha, Host;
     sm90_bf16_nt_300x520x130_beta0: SM90_BF16_NT, (300, 520, 130), (N, T), Alpha, Host;
     sm90_f16_nt_2200x3000x72: SM90_F16_NT, (2200, 3000, 72), (N, T), One, Host;
     sm90_tf32_nt_300x520x130_beta0: SM90_TF32_NT, (300, 520, 130), (N, T), Alpha, Host;

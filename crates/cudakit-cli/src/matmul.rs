@@ -61,8 +61,8 @@ Options:
                         load), or none
   --iters I             Timed runs (default 10), after --warmup W (default 1)
                         untimed ones; with a comparison, the kernel's and
-                        the library's alternate in rounds of 5, each side
-                        going first in turn
+                        the library's alternate in rounds of 5 (each led by
+                        one untimed run), each side going first in turn
   --pad MODE            auto (default: an f32 SGEMM whose K % 16 != 0 or
                         N % 4 != 0 runs on zero-padded copies of A and B,
                         or of their transposes (C^T = B^T*A^T) where that
@@ -571,6 +571,7 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         g,
         o: &o,
         seed,
+        baseline_failed: std::cell::RefCell::new(None),
     };
     let report = match dtype {
         Dtype::F32 | Dtype::Tf32 => run.execute::<f32, f32>(),
@@ -580,7 +581,12 @@ pub(crate) fn run(mut args: Parser, global: &mut Global) -> Result<Exit, CliErro
         Dtype::E4m3 => run.execute_fp8::<F8E4M3>(),
         Dtype::E5m2xE4m3 => run.execute_fp8::<F8E5M2>(),
     }
-    .map_err(|e| run_error(&e))?;
+    .map_err(|e| match run.baseline_failed.take() {
+        Some(first) => CliError::failure(format!(
+            "cudakit matmul: {e}\n(the comparison failed before it, in the same run: {first})"
+        )),
+        None => run_error(&e),
+    })?;
     if let (Compare::Cublas, Some(Err(e))) = (o.compare, &report.cublas) {
         return Err(match e {
             CublasError::NotFound(_) => cublas_missing(e, dtype),
@@ -719,6 +725,9 @@ struct Run<'a> {
     g: Gemm,
     o: &'a Options,
     seed: u64,
+    /// The comparison's error, when it failed before the kernel did (the
+    /// likely cause: a sticky fault poisons the context for both).
+    baseline_failed: std::cell::RefCell<Option<String>>,
 }
 
 /// What the header of the table shows.
@@ -986,9 +995,9 @@ impl<'a> Run<'a> {
     /// Runs `launches` `warmup` times untimed, then `iters` times each
     /// between two events on `stream`, and waits for them. The iterations
     /// are queued back to back and waited for once, as cuBLAS's calls are
-    /// (`Cublas::time_gemm`): each pair of events then brackets the GPU's
-    /// work alone, not also the host's time to queue the next launch onto
-    /// an idle GPU.
+    /// (`Cublas::time_gemm`): with an untimed run queued ahead of them (as
+    /// [`alternate`] asks for), each pair of events brackets the GPU's work
+    /// alone, not also the host's time to queue a launch onto an idle GPU.
     fn time_kernel(
         &self,
         launches: &Launches<'_>,
@@ -1019,7 +1028,9 @@ impl<'a> Run<'a> {
     /// Times the kernel (`time_kernel`) and, when there is one, the
     /// baseline (`theirs`, called with the same `(warmup, iters)` pairs)
     /// through [`alternate`], with a progress line for the kernel's runs.
-    fn time_sides<E>(
+    /// When the kernel fails after the baseline did, the baseline's error
+    /// is kept in `baseline_failed` for the message.
+    fn time_sides<E: std::fmt::Display>(
         &self,
         launches: &Launches<'_>,
         stream: &Stream<'_>,
@@ -1033,9 +1044,14 @@ impl<'a> Run<'a> {
             progress.set(done);
             Ok(times)
         };
-        let timed = alternate((self.o.warmup, self.o.iters), &mut ours, theirs)?;
+        let timed = alternate((self.o.warmup, self.o.iters), &mut ours, theirs);
         progress.finish();
-        Ok(timed)
+        timed.map_err(|failed| {
+            if let Some(e) = failed.baseline_before {
+                *self.baseline_failed.borrow_mut() = Some(e.to_string());
+            }
+            failed.kernel
+        })
     }
 
     /// Downloads the kernel's `c` into pinned memory, timed with events.
@@ -1318,20 +1334,32 @@ type Sides<E> = (Vec<Duration>, Option<Result<Vec<Duration>, E>>);
 /// Timed runs per round of [`alternate`].
 const ROUND: usize = 5;
 
+/// The kernel's error in [`alternate`], with the baseline's when the
+/// baseline had failed before it: a sticky fault of the baseline poisons
+/// the context, and the kernel then fails for that reason.
+#[derive(Debug)]
+struct KernelFailed<E> {
+    kernel: Error,
+    baseline_before: Option<E>,
+}
+
 /// Times the kernel (`ours`) and a baseline (`theirs`) in the same run,
-/// each called with `(warmup, timed)` run counts and returning one time per
-/// timed run. Both warm up first (`warmup` untimed runs each, timing
+/// each called with `(untimed, timed)` run counts and returning one time
+/// per timed run. Both warm up first (`warmup` untimed runs each, timing
 /// nothing); then the `iters` timed runs go in rounds of at most [`ROUND`]
 /// a side, the sides alternating which goes first from round to round, so
 /// that a drift of the GPU's clocks or temperature over the run falls on
-/// both sides alike rather than on whichever ran second. A baseline that
-/// fails is not called again and its error is returned in its place; the
-/// kernel failing ends the run.
+/// both sides alike rather than on whichever ran second. Each round starts
+/// with one untimed run, queued ahead of the first timed one: the side's
+/// previous round ended with a wait, and without it the first timed run
+/// would start on an idle GPU and include the host's time to queue it. A
+/// baseline that fails is not called again and its error is returned in
+/// its place; the kernel failing ends the run.
 fn alternate<E>(
     (warmup, iters): (usize, usize),
     ours: &mut Side<'_, Error>,
     mut theirs: Option<&mut Side<'_, E>>,
-) -> cudakit::Result<Sides<E>> {
+) -> Result<Sides<E>, KernelFailed<E>> {
     let mut mine = Vec::with_capacity(iters);
     let mut their_times: Option<Result<Vec<Duration>, E>> =
         theirs.as_ref().map(|_| Ok(Vec::with_capacity(iters)));
@@ -1345,18 +1373,37 @@ fn alternate<E>(
             }
         }
     };
-    mine.extend(ours((warmup, 0))?);
+    // The kernel's runs, appended to its times; its error carries the
+    // baseline's, if that came first.
+    let mut run_ours = |runs: (usize, usize),
+                        mine: &mut Vec<Duration>,
+                        acc: &mut Option<Result<Vec<Duration>, E>>| {
+        match ours(runs) {
+            Ok(t) => {
+                mine.extend(t);
+                Ok(())
+            }
+            Err(kernel) => Err(KernelFailed {
+                kernel,
+                baseline_before: match acc.take() {
+                    Some(Err(e)) => Some(e),
+                    _ => None,
+                },
+            }),
+        }
+    };
+    run_ours((warmup, 0), &mut mine, &mut their_times)?;
     run_theirs((warmup, 0), &mut their_times);
     let (mut left, mut round) = (iters, 0);
     while left > 0 {
         let n = ROUND.min(left);
         left -= n;
         if round % 2 == 0 {
-            mine.extend(ours((0, n))?);
-            run_theirs((0, n), &mut their_times);
+            run_ours((1, n), &mut mine, &mut their_times)?;
+            run_theirs((1, n), &mut their_times);
         } else {
-            run_theirs((0, n), &mut their_times);
-            mine.extend(ours((0, n))?);
+            run_theirs((1, n), &mut their_times);
+            run_ours((1, n), &mut mine, &mut their_times)?;
         }
         round += 1;
     }
@@ -2006,12 +2053,12 @@ mod tests {
             [
                 ('k', 3, 0),
                 ('b', 3, 0),
-                ('k', 0, 5),
-                ('b', 0, 5),
-                ('b', 0, 5),
-                ('k', 0, 5),
-                ('k', 0, 2),
-                ('b', 0, 2),
+                ('k', 1, 5),
+                ('b', 1, 5),
+                ('b', 1, 5),
+                ('k', 1, 5),
+                ('k', 1, 2),
+                ('b', 1, 2),
             ]
         );
     }
@@ -2040,7 +2087,7 @@ mod tests {
         let mut ours = |r| Ok(k(r));
         let (mine, their) = alternate::<()>((2, 7), &mut ours, None).unwrap();
         assert_eq!((mine.len(), their), (7, None));
-        assert_eq!(log.take(), [('k', 2, 0), ('k', 0, 5), ('k', 0, 2)]);
+        assert_eq!(log.take(), [('k', 2, 0), ('k', 1, 5), ('k', 1, 2)]);
     }
 
     #[test]
@@ -2056,8 +2103,30 @@ mod tests {
         };
         let mut theirs = |(_, n)| Ok::<_, ()>(vec![Duration::ZERO; n]);
         let err = alternate((1, 10), &mut ours, Some(&mut theirs)).unwrap_err();
-        assert!(matches!(err, Error::InvalidArgument(_)), "{err:?}");
+        assert!(matches!(err.kernel, Error::InvalidArgument(_)), "{err:?}");
+        assert!(err.baseline_before.is_none(), "{err:?}");
         assert_eq!(calls, 2);
+    }
+
+    /// A baseline's sticky fault poisons the context, and the kernel's next
+    /// round fails: its error carries the baseline's, the cause.
+    #[test]
+    fn a_kernel_failing_after_the_baseline_keeps_the_baseline_error() {
+        // The warm-up runs; the first round (after the baseline's failed
+        // warm-up) fails.
+        let mut calls = 0;
+        let mut ours = |(_, n)| {
+            calls += 1;
+            if calls == 1 {
+                Ok(vec![Duration::ZERO; n])
+            } else {
+                Err(Error::InvalidArgument("context poisoned".into()))
+            }
+        };
+        let mut theirs = |_| Err::<Vec<Duration>, _>("illegal address");
+        let err = alternate((1, 10), &mut ours, Some(&mut theirs)).unwrap_err();
+        assert!(matches!(err.kernel, Error::InvalidArgument(_)), "{err:?}");
+        assert_eq!(err.baseline_before, Some("illegal address"));
     }
 
     #[test]

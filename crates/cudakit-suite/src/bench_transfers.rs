@@ -215,24 +215,19 @@ pub fn bidirectional(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<
     // policy is the process's; restored after), with streaming copies
     // off for one row.
     // Two threads for all the rounds, meeting at a barrier before each
-    // (as `registered_once`'s), so that no row's samples include thread
-    // spawns.
+    // (as `registered_once`'s), so that no sample includes a thread spawn.
     let mut both_pageable = || -> Result<Duration> {
         let start = std::sync::Barrier::new(2);
-        let (ups, downs) = std::thread::scope(|t| {
-            let up = t.spawn(|| {
-                meet_rounds(&start, samples, &mut || up_dev.copy_from_host(&up_pageable))
-            });
-            let down = t.spawn(|| {
+        let (ups, downs) = two_threads(
+            &start,
+            samples + 1,
+            || meet_rounds(&start, samples, &mut || up_dev.copy_from_host(&up_pageable)),
+            || {
                 meet_rounds(&start, samples, &mut || {
                     down_dev.copy_to_host(&mut down_pageable)
                 })
-            });
-            (
-                up.join().expect("upload thread"),
-                down.join().expect("download thread"),
-            )
-        });
+            },
+        )?;
         Ok(median(slower_of_each_round(&ups?, &downs?)))
     };
     let policy = staged::pageable_policy();
@@ -389,21 +384,17 @@ fn registered_once(
         }
     };
     let t0 = Instant::now();
-    let (ups, downs) = std::thread::scope(|t| {
-        let a = t.spawn(|| {
-            met(ctx.with_registered(up, |h| side(h.is_registered(), &mut || h.upload_to(up_dev))))
-        });
-        let b = t.spawn(|| {
+    let (ups, downs) = two_threads(
+        &start,
+        samples + 1,
+        || met(ctx.with_registered(up, |h| side(h.is_registered(), &mut || h.upload_to(up_dev)))),
+        || {
             met(ctx.with_registered(down, |h| {
                 let registered = h.is_registered();
                 side(registered, &mut || h.download_from(down_dev))
             }))
-        });
-        (
-            a.join().expect("upload thread"),
-            b.join().expect("download thread"),
-        )
-    });
+        },
+    )?;
     let total = t0.elapsed();
     let ((ups, up_reg), (downs, down_reg)) = (ups?, downs?);
     Ok((
@@ -411,6 +402,46 @@ fn registered_once(
         total / (samples as u32 + 1),
         up_reg && down_reg,
     ))
+}
+
+/// Runs `up` and `down` on two scoped threads, each of which meets the
+/// other at `start` for `rounds` rounds ([`meet_rounds`]), and returns what
+/// each returned (a panic of either is resumed here). Should the second
+/// thread fail to start, this thread meets the first one's rounds in its
+/// place, so that it does not wait at the barrier for ever, and the
+/// failure is returned.
+fn two_threads<U: Send, D: Send>(
+    start: &std::sync::Barrier,
+    rounds: usize,
+    up: impl FnOnce() -> U + Send,
+    down: impl FnOnce() -> D + Send,
+) -> Result<(U, D)> {
+    let spawn_failed = |e: std::io::Error| cudakit::Error::Io {
+        path: "(a benchmark thread)".into(),
+        message: format!("could not start a thread: {e}"),
+    };
+    std::thread::scope(|t| {
+        let up = std::thread::Builder::new()
+            .name("bench-upload".into())
+            .spawn_scoped(t, up)
+            .map_err(spawn_failed)?;
+        let down = match std::thread::Builder::new()
+            .name("bench-download".into())
+            .spawn_scoped(t, down)
+        {
+            Ok(down) => down,
+            Err(e) => {
+                for _ in 0..rounds {
+                    start.wait();
+                }
+                let _ = up.join();
+                return Err(spawn_failed(e));
+            }
+        };
+        let up = up.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        let down = down.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        Ok((up, down))
+    })
 }
 
 /// The longer of the two directions' times in each round of
@@ -768,6 +799,21 @@ mod tests {
         let times = other.expect("the other side ran").expect("no error");
         assert_eq!(times.len(), samples + 1);
         assert_eq!(done.load(Ordering::Relaxed), samples + 1);
+    }
+
+    #[test]
+    fn two_threads_meet_every_round_and_return_both_results() {
+        let start = Barrier::new(2);
+        let samples = 4;
+        let (up, down) = two_threads(
+            &start,
+            samples + 1,
+            || meet_rounds(&start, samples, &mut || Ok(())),
+            || meet_rounds(&start, samples, &mut || Ok(())),
+        )
+        .expect("both threads start");
+        assert_eq!(up.expect("up").len(), samples + 1);
+        assert_eq!(down.expect("down").len(), samples + 1);
     }
 
     #[test]

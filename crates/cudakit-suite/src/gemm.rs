@@ -997,6 +997,9 @@ mod tests {
         assert_eq!(persistent_grid(k, 8192, 8192, 132), [128, 1, 1]);
         // Fewer units than slots: one cluster each.
         assert_eq!(persistent_grid(k, 1024, 1024, 132), [32, 1, 1]);
+        // 133 units: 3 waves on 66 slots, 45 clusters (gpu_matmul's
+        // 1700x4700 case, where two clusters walk one unit fewer).
+        assert_eq!(persistent_grid(k, 1700, 4700, 132), [90, 1, 1]);
         for sms in [1, 2, 3, 78, 114, 132, 133] {
             let slots = (sms / 2).max(1);
             for m in [1, 128, 300, 2500, 4096, 4097, 8192, 12345] {
