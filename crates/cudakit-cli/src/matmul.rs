@@ -1150,39 +1150,33 @@ impl<'a> Run<'a> {
         // cuBLAS on the same operands (the staged A and B; for a
         // device-transposed tf32 B, the caller's B), into a C of its own,
         // timed in the same rounds as the kernel.
-        let (kernel_times, cublas) = match o.compare {
-            Compare::None => (
-                self.time_sides::<CublasError>(&launches, &stream, None)?.0,
-                None,
-            ),
-            _ => match self.cublas_setup::<G>() {
-                Err(e) => (
-                    self.time_sides::<CublasError>(&launches, &stream, None)?.0,
-                    Some(Err(e)),
-                ),
-                Ok((handle, cublas_c)) => {
-                    let [a, b] = product.operands();
-                    let dims = [g.m, g.n, g.k];
-                    let precision = Precision::of(kernel);
-                    let mut theirs = |runs| {
-                        handle.time_gemm(
-                            &stream,
-                            precision,
-                            dims,
-                            a,
-                            b,
-                            &cublas_c,
-                            (1.0, 0.0),
-                            runs,
-                        )
-                    };
-                    let (times, theirs) = self.time_sides(&launches, &stream, Some(&mut theirs))?;
-                    (
-                        times,
-                        theirs.map(|t| t.map(|t| self.cublas_run(&handle, t))),
-                    )
-                }
-            },
+        let baseline = (o.compare != Compare::None).then(|| self.cublas_setup::<G>());
+        let [a_op, b_op] = product.operands();
+        let (dims, precision) = ([g.m, g.n, g.k], Precision::of(kernel));
+        let mut theirs = match &baseline {
+            Some(Ok((handle, cublas_c))) => Some(|runs| {
+                handle.time_gemm(
+                    &stream,
+                    precision,
+                    dims,
+                    a_op,
+                    b_op,
+                    cublas_c,
+                    (1.0, 0.0),
+                    runs,
+                )
+            }),
+            _ => None,
+        };
+        let (kernel_times, their_times) = self.time_sides(
+            &launches,
+            &stream,
+            theirs.as_mut().map(|f| f as &mut Side<'_, CublasError>),
+        )?;
+        let cublas = match baseline {
+            None => None,
+            Some(Err(e)) => Some(Err(e)),
+            Some(Ok((handle, _))) => their_times.map(|t| t.map(|t| self.cublas_run(&handle, t))),
         };
         let (c, dtoh) = self.download(product.c(), &stream)?;
         let timed = Timed {
@@ -1249,41 +1243,39 @@ impl<'a> Run<'a> {
         // cuBLASLt on the staged operands and scales, FAST_ACCUM on (the
         // kernel's accumulation), into a poisoned C of its own, timed in
         // the same rounds as the kernel; that C is checked too.
-        let (kernel_times, cublas, cublas_c) = match o.compare {
-            Compare::None => {
-                let (times, _) = self.time_sides::<CublasError>(&launches, &stream, None)?;
-                (times, None, None)
-            }
-            _ => match self.cublaslt_setup() {
-                Err(e) => {
-                    let (times, _) = self.time_sides::<CublasError>(&launches, &stream, None)?;
-                    (times, Some(Err(e)), None)
-                }
-                Ok((lt, lt_c)) => {
-                    let ((a, lda), (b, ldb), scale_ptrs) = product.operands();
-                    let dims = [g.m, g.n, g.k];
-                    let mut theirs = |runs| {
-                        lt.time_fp8(
-                            &stream,
-                            dims,
-                            (a, lda, A::ELEM),
-                            (b, ldb, Elem::E4m3),
-                            &lt_c,
-                            scale_ptrs,
-                            (scales.alpha, scales.beta),
-                            true,
-                            runs,
-                        )
-                    };
-                    let (times, theirs) = self.time_sides(&launches, &stream, Some(&mut theirs))?;
-                    match theirs
-                        .map(|t| t.and_then(|t| Ok((self.cublaslt_run(&lt, t), lt_c.to_vec()?))))
-                    {
-                        Some(Ok((run, c))) => (times, Some(Ok(run)), Some(c)),
-                        Some(Err(e)) => (times, Some(Err(e)), None),
-                        None => (times, None, None),
-                    }
-                }
+        let baseline = (o.compare != Compare::None).then(|| self.cublaslt_setup());
+        let ((a_dev, lda), (b_dev, ldb), scale_ptrs) = product.operands();
+        let dims = [g.m, g.n, g.k];
+        let mut theirs = match &baseline {
+            Some(Ok((lt, lt_c))) => Some(|runs| {
+                lt.time_fp8(
+                    &stream,
+                    dims,
+                    (a_dev, lda, A::ELEM),
+                    (b_dev, ldb, Elem::E4m3),
+                    lt_c,
+                    scale_ptrs,
+                    (scales.alpha, scales.beta),
+                    true,
+                    runs,
+                )
+            }),
+            _ => None,
+        };
+        let (kernel_times, their_times) = self.time_sides(
+            &launches,
+            &stream,
+            theirs.as_mut().map(|f| f as &mut Side<'_, CublasError>),
+        )?;
+        let (cublas, cublas_c) = match baseline {
+            None => (None, None),
+            Some(Err(e)) => (Some(Err(e)), None),
+            Some(Ok((lt, lt_c))) => match their_times
+                .map(|t| t.and_then(|t| Ok((self.cublaslt_run(&lt, t), lt_c.to_vec()?))))
+            {
+                Some(Ok((run, c))) => (Some(Ok(run)), Some(c)),
+                Some(Err(e)) => (Some(Err(e)), None),
+                None => (None, None),
             },
         };
         let (c, dtoh) = self.download(product.c(), &stream)?;

@@ -220,7 +220,7 @@ pub fn bidirectional(ctx: &Context, bytes: usize, samples: usize) -> Result<Vec<
         let start = std::sync::Barrier::new(2);
         let (ups, downs) = two_threads(
             &start,
-            samples + 1,
+            samples,
             || meet_rounds(&start, samples, &mut || up_dev.copy_from_host(&up_pageable)),
             || {
                 meet_rounds(&start, samples, &mut || {
@@ -386,7 +386,7 @@ fn registered_once(
     let t0 = Instant::now();
     let (ups, downs) = two_threads(
         &start,
-        samples + 1,
+        samples,
         || met(ctx.with_registered(up, |h| side(h.is_registered(), &mut || h.upload_to(up_dev)))),
         || {
             met(ctx.with_registered(down, |h| {
@@ -405,14 +405,14 @@ fn registered_once(
 }
 
 /// Runs `up` and `down` on two scoped threads, each of which meets the
-/// other at `start` for `rounds` rounds ([`meet_rounds`]), and returns what
+/// other at `start` for the `samples + 1` rounds of [`meet_rounds`], and returns what
 /// each returned (a panic of either is resumed here). Should the second
 /// thread fail to start, this thread meets the first one's rounds in its
 /// place, so that it does not wait at the barrier for ever, and the
 /// failure is returned.
 fn two_threads<U: Send, D: Send>(
     start: &std::sync::Barrier,
-    rounds: usize,
+    samples: usize,
     up: impl FnOnce() -> U + Send,
     down: impl FnOnce() -> D + Send,
 ) -> Result<(U, D)> {
@@ -431,7 +431,7 @@ fn two_threads<U: Send, D: Send>(
         {
             Ok(down) => down,
             Err(e) => {
-                for _ in 0..rounds {
+                for _ in 0..=samples {
                     start.wait();
                 }
                 let _ = up.join();
@@ -807,7 +807,7 @@ mod tests {
         let samples = 4;
         let (up, down) = two_threads(
             &start,
-            samples + 1,
+            samples,
             || meet_rounds(&start, samples, &mut || Ok(())),
             || meet_rounds(&start, samples, &mut || Ok(())),
         )
